@@ -1,0 +1,1 @@
+"""The language-server face: `ckp-lsp`."""
