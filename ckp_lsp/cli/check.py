@@ -1,0 +1,119 @@
+"""``ckp check``: every finding of the banks, files or folders named."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..core.checks import check_file, check_index
+from ..core.findings import Finding, Severity
+from ..core.workspace import resolve_targets
+from .output import display_path, paint
+
+_NAMES = {
+    Severity.ERROR: "error",
+    Severity.WARNING: "warning",
+    Severity.INFORMATION: "info",
+    Severity.HINT: "hint",
+}
+_COLOURS = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFORMATION: "36", Severity.HINT: "2"}
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("check", help="report the findings of banks, folders holding banks, or files")
+    p.add_argument("paths", nargs="*", type=Path, default=[Path(".")], metavar="PATH")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--select", default="", help="only these codes (comma-separated; a prefix selects a group)")
+    p.add_argument("--ignore", default="", help="leave out these codes (comma-separated prefixes)")
+    p.set_defaults(run=run)
+
+
+def _codes(value: str) -> tuple[str, ...]:
+    return tuple(c.strip().upper() for c in value.split(",") if c.strip())
+
+
+def collect(paths: list[Path]) -> tuple[list[tuple[Path, Finding]], list[str], int]:
+    """Findings of ``paths`` as (file, finding), the problems met, and how many files were checked."""
+    targets = resolve_targets(paths)
+    results: list[tuple[Path, Finding]] = []
+    checked = 0
+    for t in targets.targets:
+        bank = t.bank
+        rels = sorted(bank.files) if t.files is None else sorted(t.files)
+        for rel in rels:
+            checked += 1
+            results.extend((bank.root / rel, f) for f in check_file(bank, rel))
+        for rel, why in sorted(bank.unreadable.items()):
+            targets.problems.append(f"{bank.root / rel}: cannot be read ({why}), skipped")
+        if t.with_index:
+            results.extend((bank.index_path, f) for f in check_index(bank))
+    return results, targets.problems + _config_problems(targets), checked
+
+
+def _config_problems(targets: Any) -> list[str]:
+    return [f"configuration: {p}" for t in targets.targets for p in t.bank.config.problems]
+
+
+def run(args: argparse.Namespace) -> int:
+    results, problems, checked = collect(args.paths)
+    select, ignore = _codes(args.select), _codes(args.ignore)
+    results = [
+        (p, f)
+        for p, f in results
+        if (not select or f.code.startswith(select)) and not (ignore and f.code.startswith(ignore))
+    ]
+    for problem in problems:
+        print(f"ckp: {problem}", file=sys.stderr)
+    if checked == 0 and not results:
+        print("ckp: nothing to check", file=sys.stderr)
+        return 2
+    if args.format == "json":
+        print(json.dumps(_as_json(results, checked), indent=2, ensure_ascii=False))
+    else:
+        _print_text(results, checked)
+    return 1 if any(f.severity == Severity.ERROR for _, f in results) else 0
+
+
+def _summary(results: list[tuple[Path, Finding]], checked: int) -> dict[str, int]:
+    count = {name: 0 for name in ("error", "warning", "info", "hint")}
+    for _, f in results:
+        count[_NAMES[f.severity]] += 1
+    return {"files": checked, "errors": count["error"], "warnings": count["warning"], "information": count["info"], "hints": count["hint"]}
+
+
+def _as_json(results: list[tuple[Path, Finding]], checked: int) -> dict[str, Any]:
+    return {
+        "diagnostics": [
+            {
+                "file": display_path(path),
+                "range": {
+                    "start": {"line": f.span.start_line, "character": f.span.start_col},
+                    "end": {"line": f.span.end_line, "character": f.span.end_col},
+                },
+                "severity": int(f.severity),
+                "code": f.code,
+                "message": f.message,
+            }
+            for path, f in results
+        ],
+        "summary": _summary(results, checked),
+    }
+
+
+def _print_text(results: list[tuple[Path, Finding]], checked: int) -> None:
+    colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    for path, f in results:
+        where = f"{display_path(path)}:{f.span.start_line + 1}:{f.span.start_col + 1}:"
+        sev = paint(_NAMES[f.severity], _COLOURS[f.severity], colour)
+        print(f"{paint(where, '1', colour)} {sev} {paint(f.code, '1', colour)} {f.message}")
+    s = _summary(results, checked)
+    files = f"{s['files']} file{'s' if s['files'] != 1 else ''}"
+    if not results:
+        print(f"All checks passed ({files}).")
+        return
+    parts = [f"{s['errors']} error(s)", f"{s['warnings']} warning(s)", f"{s['information']} info"]
+    print(f"Found {len(results)} finding(s) in {files}: " + ", ".join(parts) + ".")

@@ -1,0 +1,42 @@
+"""``ckp index``: write ``_index.md`` (or check that it is current)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..core.bank import Bank
+from ..core.config import config_for_bank
+from ..core.discovery import bank_of
+from ..core.index import update_index_text
+from ..core.writes import write_atomic
+from .output import display_path
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("index", help="regenerate a bank's _index.md (everything outside the markers is kept)")
+    p.add_argument("bank", type=Path, metavar="BANK")
+    p.add_argument("--check", action="store_true", help="exit 1 when the index is out of date; write nothing")
+    p.add_argument("--format", choices=("table", "blocks"), default=None)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    root = bank_of(args.bank) if args.bank.exists() else None
+    if root is None:
+        print(f"ckp: {args.bank}: not a memory bank", file=sys.stderr)
+        return 2
+    bank = Bank.load(root, config_for_bank(root))
+    new = update_index_text(bank.index_text, bank, args.format)
+    where = display_path(bank.index_path)
+    if new == bank.index_text:
+        print(f"{where} is up to date ({len(bank.by_concept)} concepts).")
+        return 0
+    if args.check:
+        print(f"{where} is out of date: run `ckp index {display_path(root)}`.")
+        return 1
+    write_atomic(bank.index_path, new, expected=bank.index_text)
+    print(f"Wrote {where} ({len(bank.by_concept)} concepts).")
+    return 0

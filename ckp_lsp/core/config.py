@@ -1,0 +1,150 @@
+"""Configuration: ``.ckp.toml`` at the workspace or bank root, overridable by editor settings."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from .findings import CODES, Severity
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+CONFIG_NAME = ".ckp.toml"
+STALENESS = ("validated", "git", "mtime")
+INDEX_FORMATS = ("table", "blocks")
+PROVIDERS = ("offline", "openai", "anthropic", "command")
+_SEVERITIES = {
+    "error": Severity.ERROR,
+    "warning": Severity.WARNING,
+    "information": Severity.INFORMATION,
+    "info": Severity.INFORMATION,
+    "hint": Severity.HINT,
+    "off": None,
+}
+
+
+@dataclass(frozen=True)
+class LlmConfig:
+    """Which compiler recompiles headers, and how to reach it."""
+
+    provider: str = "offline"
+    model: str | None = None
+    base_url: str | None = None
+    command: str | None = None
+    timeout: float = 60.0
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings of SPEC and the issues, with their defaults."""
+
+    banks: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ("README.md",)
+    staleness: str = "validated"
+    index_format: str = "table"
+    index_budget_tokens: int = 4000
+    index_update_on_save: bool = False
+    diagnostics: dict[str, Severity | None] = field(default_factory=dict)
+    llm: LlmConfig = field(default_factory=LlmConfig)
+    problems: tuple[str, ...] = ()  # what was wrong in the settings, for the user to see
+
+    def merged(self, settings: dict[str, Any]) -> Config:
+        """This config with ``settings`` (``.ckp.toml`` keys or editor ``ckp.*`` keys) on top."""
+        return _merge(self, settings)
+
+
+def load_config(*folders: Path, base: Config | None = None) -> Config:
+    """Config from the first ``.ckp.toml`` in each of ``folders``, later folders overriding."""
+    config = base or Config()
+    for folder in folders:
+        path = folder / CONFIG_NAME
+        if not path.is_file():
+            continue
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            config = replace(config, problems=(*config.problems, f"{path}: {exc}"))
+            continue
+        config = config.merged(data)
+    return config
+
+
+def _merge(config: Config, s: dict[str, Any]) -> Config:
+    problems = list(config.problems)
+    changes: dict[str, Any] = {}
+
+    def pick(key: str, allowed: tuple[str, ...]) -> None:
+        if key in s and s[key] is not None:
+            if s[key] in allowed:
+                changes[key] = s[key]
+            else:
+                problems.append(f"{key} = {s[key]!r} is not one of {', '.join(allowed)}")
+
+    pick("staleness", STALENESS)
+    pick("index_format", INDEX_FORMATS)
+    if isinstance(s.get("banks"), list):
+        changes["banks"] = tuple(str(b) for b in s["banks"])
+    if isinstance(s.get("exclude"), list):
+        changes["exclude"] = tuple(str(b) for b in s["exclude"])
+    budget = s.get("index_budget_tokens")
+    if isinstance(budget, int) and budget > 0:
+        changes["index_budget_tokens"] = budget
+    index = s.get("index")
+    if isinstance(index, dict):
+        if isinstance(index.get("updateOnSave", index.get("update_on_save")), bool):
+            changes["index_update_on_save"] = index.get("updateOnSave", index.get("update_on_save"))
+        if isinstance(index.get("budget_tokens"), int):
+            changes["index_budget_tokens"] = index["budget_tokens"]
+        if index.get("format") in INDEX_FORMATS:
+            changes["index_format"] = index["format"]
+    diags = s.get("diagnostics")
+    if isinstance(diags, dict):
+        merged = dict(config.diagnostics)
+        for code, sev in diags.items():
+            code = str(code).upper()
+            if code not in CODES or str(sev).lower() not in _SEVERITIES:
+                problems.append(f"diagnostics: {code} = {sev!r} is not a known code and severity")
+                continue
+            merged[code] = _SEVERITIES[str(sev).lower()]
+        changes["diagnostics"] = merged
+    llm = s.get("llm")
+    if isinstance(llm, dict):
+        changes["llm"] = _merge_llm(config.llm, llm, problems)
+    changes["problems"] = tuple(problems)
+    return replace(config, **changes)
+
+
+def _merge_llm(llm: LlmConfig, s: dict[str, Any], problems: list[str]) -> LlmConfig:
+    changes: dict[str, Any] = {}
+    provider = s.get("provider")
+    if provider is not None:
+        if provider in PROVIDERS:
+            changes["provider"] = provider
+        else:
+            problems.append(f"llm.provider = {provider!r} is not one of {', '.join(PROVIDERS)}")
+    for key, name in (
+        ("model", "model"),
+        ("base_url", "base_url"),
+        ("baseUrl", "base_url"),
+        ("command", "command"),
+    ):
+        if isinstance(s.get(key), str) and s[key]:
+            changes[name] = s[key]
+    if isinstance(s.get("timeout"), (int, float)) and s["timeout"] > 0:
+        changes["timeout"] = float(s["timeout"])
+    return replace(llm, **changes)
+
+
+def config_for_bank(bank_root: Path, base: Config | None = None) -> Config:
+    """Config of a bank: ``.ckp.toml`` files from the repository (or filesystem) root down to the bank."""
+    chain = []
+    for folder in (bank_root, *bank_root.parents):
+        chain.append(folder)
+        if (folder / ".git").exists():
+            break
+    return load_config(*reversed(chain), base=base)

@@ -1,0 +1,63 @@
+"""CKP dates: ``YYYY-MM`` or ``YYYY-MM-DD``, compared at the coarser precision of the two."""
+
+from __future__ import annotations
+
+import calendar
+import datetime as _dt
+import re
+from dataclasses import dataclass
+
+_DATE = re.compile(r"^(\d{4})-(\d{2})(?:-(\d{2}))?$")
+
+
+@dataclass(frozen=True, slots=True)
+class CkpDate:
+    """A month (``day`` is None) or a day."""
+
+    year: int
+    month: int
+    day: int | None = None
+
+    def __str__(self) -> str:
+        if self.day is None:
+            return f"{self.year:04d}-{self.month:02d}"
+        return f"{self.year:04d}-{self.month:02d}-{self.day:02d}"
+
+    def _key(self, precise: bool) -> tuple[int, int, int]:
+        return (self.year, self.month, (self.day or 0) if precise else 0)
+
+    def is_after(self, other: CkpDate) -> bool:
+        """Whether this date is later than ``other`` at the coarser precision of the two."""
+        precise = self.day is not None and other.day is not None
+        return self._key(precise) > other._key(precise)
+
+
+def parse_date(text: str) -> CkpDate | None:
+    """A CkpDate, or None when ``text`` is malformed or impossible (``2025-13``, ``2026-02-30``)."""
+    m = _DATE.match(text.strip())
+    if not m:
+        return None
+    year, month = int(m.group(1)), int(m.group(2))
+    if not 1 <= month <= 12 or year < 1:
+        return None
+    if m.group(3) is None:
+        return CkpDate(year, month)
+    day = int(m.group(3))
+    if not 1 <= day <= calendar.monthrange(year, month)[1]:
+        return None
+    return CkpDate(year, month, day)
+
+
+def from_date(d: _dt.date) -> CkpDate:
+    """CkpDate of a calendar day."""
+    return CkpDate(d.year, d.month, d.day)
+
+
+def today() -> CkpDate:
+    """Today, as a day."""
+    return from_date(_dt.date.today())
+
+
+def current_month() -> str:
+    """The current month as ``YYYY-MM``: what re-validating writes."""
+    return _dt.date.today().strftime("%Y-%m")

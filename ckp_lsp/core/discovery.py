@@ -1,0 +1,123 @@
+"""Finding banks (SPEC §1) and their knowledge files."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+INDEX_NAME = "_index.md"
+BANK_DIR_NAME = "memory-bank"
+INDEX_START = "<!-- ckp:index:start -->"
+INDEX_END = "<!-- ckp:index:end -->"
+SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__"})
+
+
+def _skipped(name: str) -> bool:
+    return name in SKIP_DIRS or name.startswith(".")
+
+
+def is_ckp_index(path: Path) -> bool:
+    """Whether ``path`` is an ``_index.md`` of CKP (markers or header blocks), not a site generator's."""
+    try:
+        with path.open("r", encoding="utf-8", errors="replace") as fh:
+            head = fh.read(65536)
+    except OSError:
+        return False
+    return INDEX_START in head or ("\nCONCEPT:" in head and "\nANSWERS_WHEN:" in head)
+
+
+def is_bank_root(folder: Path, configured: Iterable[Path] = ()) -> bool:
+    """Whether ``folder`` is a bank by its name, its index or the configuration."""
+    if folder.name == BANK_DIR_NAME:
+        return True
+    if any(folder == c for c in configured):
+        return True
+    index = folder / INDEX_NAME
+    return index.is_file() and is_ckp_index(index)
+
+
+def find_banks(roots: Iterable[Path], configured: Iterable[Path] = ()) -> list[Path]:
+    """Every bank at or below ``roots``; banks never nest, so the search stops at a bank."""
+    conf = [c.resolve() for c in configured]
+    found: list[Path] = []
+    for root in roots:
+        root = root.resolve()
+        found.extend(_walk_banks(root, conf))
+    seen: set[Path] = set()
+    out = []
+    for b in found:
+        if b not in seen and not any(p in seen for p in b.parents):
+            seen.add(b)
+            out.append(b)
+    return sorted(out)
+
+
+def _walk_banks(root: Path, configured: list[Path]) -> Iterator[Path]:
+    if is_bank_root(root, configured):
+        yield root
+        return
+    try:
+        entries = sorted(os.scandir(root), key=lambda e: e.name)
+    except OSError:
+        return
+    for e in entries:
+        if e.is_dir(follow_symlinks=False) and not _skipped(e.name):
+            yield from _walk_banks(Path(e.path), configured)
+
+
+def bank_of(path: Path, configured: Iterable[Path] = ()) -> Path | None:
+    """The bank that holds ``path`` (the outermost bank among its ancestors)."""
+    conf = [c.resolve() for c in configured]
+    path = path.resolve()
+    start = path if path.is_dir() else path.parent
+    best = None
+    for folder in (start, *start.parents):
+        if is_bank_root(folder, conf):
+            best = folder
+    return best
+
+
+def is_excluded(relpath: str, exclude: Iterable[str]) -> bool:
+    """Whether a bank-relative path matches one of the ``exclude`` globs."""
+    name = relpath.rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatch(relpath, g) or fnmatch.fnmatch(name, g) for g in exclude)
+
+
+def is_knowledge_path(relpath: str, exclude: Iterable[str]) -> bool:
+    """Whether a bank-relative path names a knowledge file (SPEC §1)."""
+    return relpath.endswith(".md") and relpath != INDEX_NAME and not is_excluded(relpath, exclude)
+
+
+def knowledge_files(bank: Path, exclude: Iterable[str] = ()) -> list[str]:
+    """Bank-relative POSIX paths of the bank's knowledge files, sorted; symlinked folders are not followed."""
+    exclude = tuple(exclude)
+    out: list[str] = []
+    stack = [(bank, "")]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for e in entries:
+            rel = prefix + e.name
+            if e.is_dir(follow_symlinks=False):
+                if not _skipped(e.name):
+                    stack.append((Path(e.path), rel + "/"))
+            elif e.name.endswith(".md") and is_knowledge_path(rel, exclude) and _inside(e, bank):
+                out.append(rel)
+    out.sort()
+    return out
+
+
+def _inside(entry: os.DirEntry[str], bank: Path) -> bool:
+    """A file that is a symlink counts only when it points inside the bank."""
+    if not entry.is_symlink():
+        return entry.is_file()
+    try:
+        target = Path(entry.path).resolve(strict=True)
+    except (OSError, RuntimeError):
+        return False
+    return target.is_file() and bank.resolve() in target.parents

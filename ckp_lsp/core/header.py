@@ -1,0 +1,253 @@
+"""The CKP header of SPEC §2, in both forms, with the position of every key, value and item.
+
+Parsing never raises: a YAML error or an unclosed front matter is recorded on the header.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import yaml
+from frontmatter.default_handlers import YAMLHandler
+
+from .text import Span, span_of, split_lines
+
+CKP_FIELDS = (
+    "CONCEPT",
+    "TLDR",
+    "ANSWERS_WHEN",
+    "SIMILAR_HIGH",
+    "SIMILAR_MID",
+    "CONFIDENCE",
+    "VALIDATED",
+)
+REQUIRED_FIELDS = ("CONCEPT", "TLDR", "ANSWERS_WHEN")
+LIST_FIELDS = frozenset({"ANSWERS_WHEN", "SIMILAR_HIGH", "SIMILAR_MID"})
+TIER_FIELDS = {"SIMILAR_HIGH": "HIGH", "SIMILAR_MID": "MID"}
+
+_BARE_KEY = re.compile(r"[A-Z][A-Z0-9_]*:")
+_UPPER_KEY = re.compile(r"^[A-Z][A-Z0-9_]*$")
+_FM_KEY = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?=\s|$)")
+
+Form = Literal["bare", "frontmatter"]
+
+
+class _StringLoader(yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader):  # type: ignore[misc]
+    """Safe YAML loader that keeps every scalar but null a string (dates stay as written)."""
+
+
+_StringLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag == "tag:yaml.org,2002:null"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_YAML = YAMLHandler()
+
+
+@dataclass(slots=True)
+class Item:
+    """One comma- or list-separated item of a value: a keyword or a relationship entry."""
+
+    text: str
+    span: Span
+
+
+@dataclass(slots=True)
+class Field:
+    """One ``KEY: value`` of the header, as written."""
+
+    key: str
+    key_span: Span
+    value: str
+    value_span: Span
+    items: list[Item]
+    line: int
+
+
+@dataclass(slots=True)
+class Header:
+    """A parsed header: its form, every field in order, and where it ends."""
+
+    form: Form
+    fields: list[Field] = field(default_factory=list)
+    end_line: int = 0  # first line after the header (after the closing fence)
+    yaml_error: tuple[str, Span] | None = None
+    user_keys: list[str] = field(default_factory=list)
+
+    def first(self, key: str) -> Field | None:
+        for f in self.fields:
+            if f.key == key:
+                return f
+        return None
+
+
+def parse_header(text: str) -> Header | None:
+    """The header of a knowledge file (BOM already stripped), or None when it has none."""
+    if text.startswith("---"):
+        lines = split_lines(text)
+        if lines[0].rstrip() == "---":
+            return _parse_front_matter(lines)
+        return None
+    if not _BARE_KEY.match(text):
+        return None
+    return _parse_bare(text)
+
+
+def _split_items(line_no: int, line: str, start: int, end: int) -> list[Item]:
+    """Comma-separated items of ``line[start:end]``, each with its own tight span."""
+    items = []
+    pos = start
+    while pos <= end:
+        comma = line.find(",", pos, end)
+        stop = end if comma < 0 else comma
+        a, b = pos, stop
+        while a < b and line[a].isspace():
+            a += 1
+        while b > a and line[b - 1].isspace():
+            b -= 1
+        if b > a:
+            items.append(Item(line[a:b], span_of(line_no, line, a, b)))
+        if comma < 0:
+            break
+        pos = comma + 1
+    return items
+
+
+def _bare_field(line_no: int, line: str, colon: int) -> Field:
+    key = line[:colon]
+    end = len(line.rstrip())
+    start = colon + 1
+    while start < end and line[start].isspace():
+        start += 1
+    value = line[start:end]
+    vspan = (
+        span_of(line_no, line, start, end) if end > start else span_of(line_no, line, colon + 1, colon + 1)
+    )
+    if key in LIST_FIELDS:
+        items = _split_items(line_no, line, start, end)
+    else:
+        items = [Item(value, vspan)] if value else []
+    return Field(key, span_of(line_no, line, 0, colon), value, vspan, items, line_no)
+
+
+def _parse_bare(text: str) -> Header:
+    header = Header("bare")
+    # Only the header lines are split: bodies can be large and are never needed here.
+    pos, line_no, n = 0, 0, len(text)
+    match = _BARE_KEY.match
+    while pos < n:
+        nl = text.find("\n", pos)
+        stop = n if nl < 0 else nl
+        line = text[pos:stop]
+        if line.endswith("\r"):
+            line = line[:-1]
+        m = match(line)
+        if not m:
+            break
+        header.fields.append(_bare_field(line_no, line, m.end() - 1))
+        line_no += 1
+        if nl < 0:
+            break
+        pos = nl + 1
+    header.end_line = line_no
+    return header
+
+
+def _as_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (list, dict)):
+        return ", ".join(_as_text(v) for v in value) if isinstance(value, list) else str(value)
+    return str(value).strip()
+
+
+def _parse_front_matter(lines: list[str]) -> Header:
+    header = Header("frontmatter")
+    close = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
+    if close is None:
+        header.end_line = len(lines)
+        header.yaml_error = (
+            "the front matter is not closed: add a line '---' after the header",
+            Span.on_line(0, 0, 3),
+        )
+        return header
+    header.end_line = close + 1
+    try:
+        data = _YAML.load("\n".join(lines[1:close]), Loader=_StringLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = 1 + (mark.line if mark is not None else 0)
+        line = min(max(line, 1), close - 1) if close > 1 else 0
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        header.yaml_error = (
+            f"the front matter is not valid YAML ({problem}): fix the YAML so the header can be read",
+            Span.on_line(line, 0, len(lines[line])),
+        )
+        return header
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        header.yaml_error = (
+            "the front matter is not a mapping of KEY: value lines: rewrite it as one",
+            Span.on_line(1, 0, len(lines[1])) if close > 1 else Span.on_line(0, 0, 3),
+        )
+        return header
+    keys = [(i, m) for i in range(1, close) if (m := _FM_KEY.match(lines[i]))]
+    for n, (i, m) in enumerate(keys):
+        key = m.group(1)
+        if not _UPPER_KEY.match(key):
+            header.user_keys.append(key)
+            continue
+        region_end = keys[n + 1][0] if n + 1 < len(keys) else close
+        header.fields.append(_fm_field(lines, i, m.end(), key, data.get(key), region_end))
+    return header
+
+
+def _fm_field(lines: list[str], line_no: int, colon_end: int, key: str, value: Any, region_end: int) -> Field:
+    line = lines[line_no]
+    key_span = span_of(line_no, line, 0, len(key))
+    inline_end = len(line.rstrip())
+    inline_start = colon_end
+    while inline_start < inline_end and line[inline_start].isspace():
+        inline_start += 1
+    if inline_end > inline_start:
+        vspan = span_of(line_no, line, inline_start, inline_end)
+    else:
+        last = region_end - 1
+        while last > line_no and not lines[last].strip():
+            last -= 1
+        vspan = Span(line_no, len(key) + 1, last, len(lines[last])) if last > line_no else key_span
+    if isinstance(value, list):
+        texts = [_as_text(v) for v in value]
+    elif key in LIST_FIELDS:
+        texts = [t.strip() for t in _as_text(value).split(",")]
+    else:
+        texts = [_as_text(value)]
+    texts = [t for t in texts if t]
+    items = _locate(lines, line_no, inline_start, region_end, texts, vspan)
+    return Field(key, key_span, _as_text(value), vspan, items, line_no)
+
+
+def _locate(
+    lines: list[str], line_no: int, col: int, region_end: int, texts: list[str], fallback: Span
+) -> list[Item]:
+    """Items with spans found by searching their text forward through the field's lines."""
+    items = []
+    cur_line, cur_col = line_no, col
+    for t in texts:
+        found = None
+        probe = t.split("\n", 1)[0]
+        for i in range(cur_line, region_end):
+            start = cur_col if i == cur_line else 0
+            j = lines[i].find(probe, start)
+            if j >= 0:
+                found = (i, j)
+                break
+        if found is None:
+            items.append(Item(t, fallback))
+            continue
+        i, j = found
+        items.append(Item(t, span_of(i, lines[i], j, j + len(probe))))
+        cur_line, cur_col = i, j + len(probe)
+    return items

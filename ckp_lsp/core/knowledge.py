@@ -1,0 +1,380 @@
+"""A knowledge file: its parsed header in SPEC terms, and the findings it has on its own.
+
+Findings that need the rest of the bank (unknown or duplicate concepts, staleness, keyword
+claims) are computed by ``checks``; everything here depends on the file's text alone.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from rapidfuzz import process
+
+from .dates import CkpDate, parse_date, today
+from .findings import Finding, Severity
+from .header import (
+    CKP_FIELDS,
+    LIST_FIELDS,
+    REQUIRED_FIELDS,
+    TIER_FIELDS,
+    Field,
+    Header,
+    Item,
+    parse_header,
+)
+from .text import Span
+
+CONCEPT_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+_ENTRY_RE = re.compile(r"^([^:\s]+)(?::(.*))?$")
+TIER_CAPS = {"HIGH": 3, "MID": 5}
+MAX_KEYWORDS = 20
+MAX_TLDR = 200
+CONFIDENCES = ("high", "medium", "low")
+_SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z0-9])")
+
+
+@dataclass(slots=True)
+class Relationship:
+    """An entry of SIMILAR_HIGH or SIMILAR_MID: a concept and the date it was validated."""
+
+    concept: str
+    tier: str
+    span: Span
+    concept_span: Span
+    date_text: str | None = None
+    date: CkpDate | None = None
+    date_span: Span | None = None
+
+
+@dataclass(slots=True)
+class KnowledgeFile:
+    """One knowledge file of a bank."""
+
+    path: str  # relative to the bank root, POSIX separators
+    header: Header | None
+    size: int = 0  # characters, for token estimates
+    concept: str | None = None
+    concept_span: Span | None = None
+    tldr: str = ""
+    keywords: list[Item] = field(default_factory=list)
+    relationships: list[Relationship] = field(default_factory=list)
+    confidence: str = ""
+    validated: CkpDate | None = None
+    validated_text: str = ""
+    local: list[Finding] = field(default_factory=list)
+
+    @property
+    def high(self) -> list[Relationship]:
+        return [r for r in self.relationships if r.tier == "HIGH"]
+
+    @property
+    def mid(self) -> list[Relationship]:
+        return [r for r in self.relationships if r.tier == "MID"]
+
+    @property
+    def tokens(self) -> int:
+        return -(-self.size // 4)
+
+
+def slugify(text: str) -> str:
+    """A valid concept name for ``text`` (``JWT Authentication`` -> ``jwt-authentication``)."""
+    slug = re.sub(r"[^a-z0-9._-]+", "-", text.strip().lower())
+    slug = re.sub(r"-{2,}", "-", slug).strip("-._")
+    return slug or "concept"
+
+
+def closest(word: str, choices: list[str] | tuple[str, ...], cutoff: float = 60) -> str | None:
+    """The closest of ``choices`` to ``word`` (rapidfuzz), or None when nothing is close."""
+    if not choices:
+        return None
+    best = process.extractOne(word, choices, score_cutoff=cutoff)
+    return best[0] if best else None
+
+
+def read_knowledge_file(path: str, text: str, utf8: bool = True) -> KnowledgeFile:
+    """Parse ``text`` (BOM stripped) into a KnowledgeFile with its file-local findings."""
+    kf = KnowledgeFile(path, parse_header(text), len(text))
+    if not utf8:
+        kf.local.append(
+            Finding.of(
+                "CKP009",
+                Span(0, 0, 0, 0),
+                "the file is not valid UTF-8: save it as UTF-8 so its header can be read",
+            )
+        )
+    header = kf.header
+    if header is None:
+        first = text.split("\n", 1)[0].rstrip("\r")
+        kf.local.append(
+            Finding.of(
+                "CKP001",
+                Span(0, 0, 0, len(first)),
+                "this knowledge file has no CKP header: add CONCEPT, TLDR and ANSWERS_WHEN lines "
+                "at the top (quick fix: insert a compiled header)",
+            )
+        )
+        return kf
+    if header.yaml_error is not None:
+        message, span = header.yaml_error
+        kf.local.append(Finding.of("CKP006", span, message))
+        return kf
+    _read_fields(kf, header)
+    return kf
+
+
+def _read_fields(kf: KnowledgeFile, header: Header) -> None:
+    seen: dict[str, Field] = {}
+    out = kf.local
+    for f in header.fields:
+        if f.key not in CKP_FIELDS:
+            guess = closest(f.key, CKP_FIELDS)
+            hint = f": did you mean {guess}?" if guess else ": CKP fields are " + ", ".join(CKP_FIELDS)
+            out.append(Finding.of("CKP003", f.key_span, f"unknown field {f.key}{hint}", suggestion=guess))
+            continue
+        if f.key in seen:
+            out.append(
+                Finding.of(
+                    "CKP004",
+                    f.key_span,
+                    f"{f.key} appears twice (first on line {seen[f.key].line + 1}): keep one",
+                    first_line=seen[f.key].line,
+                )
+            )
+            continue
+        seen[f.key] = f
+        if not f.items and f.key in REQUIRED_FIELDS:
+            out.append(Finding.of("CKP005", f.key_span, f"{f.key} is empty: give it a value"))
+            continue
+        _READERS[f.key](kf, f)
+    last = header.fields[-1].line if header.fields else 0
+    anchor = Span(last, 0, last, 0) if header.form == "bare" else Span(0, 0, 0, 3)
+    for key in REQUIRED_FIELDS:
+        if key not in seen:
+            out.append(
+                Finding.of(
+                    "CKP002",
+                    anchor,
+                    f"the required field {key} is missing: add a line '{key}: …'",
+                    field=key,
+                )
+            )
+    if "VALIDATED" not in seen:
+        missing = Finding.of(
+            "CKP002",
+            anchor,
+            "VALIDATED is missing: add 'VALIDATED: YYYY-MM' with the month the header was last checked",
+            field="VALIDATED",
+        )
+        missing.severity = Severity.WARNING
+        out.append(missing)
+    _check_relationship_set(kf)
+
+
+def _check_relationship_set(kf: KnowledgeFile) -> None:
+    """CKP042-CKP044: self-relations and concepts listed twice, in one tier or in both."""
+    seen: dict[tuple[str, str], Relationship] = {}
+    high = {r.concept for r in kf.relationships if r.tier == "HIGH"}
+    for rel in kf.relationships:
+        if kf.concept is not None and rel.concept == kf.concept:
+            kf.local.append(
+                Finding.of(
+                    "CKP042",
+                    rel.span,
+                    f"this file relates to itself ('{rel.concept}'): remove the entry",
+                )
+            )
+            continue
+        if (rel.concept, rel.tier) in seen:
+            kf.local.append(
+                Finding.of(
+                    "CKP043",
+                    rel.span,
+                    f"'{rel.concept}' appears twice in SIMILAR_{rel.tier}: remove the duplicate",
+                    concept=rel.concept,
+                )
+            )
+            continue
+        seen[(rel.concept, rel.tier)] = rel
+        if rel.tier == "MID" and rel.concept in high:
+            kf.local.append(
+                Finding.of(
+                    "CKP044",
+                    rel.span,
+                    f"'{rel.concept}' is in both SIMILAR_HIGH and SIMILAR_MID: keep it in one tier",
+                    concept=rel.concept,
+                )
+            )
+
+
+def _read_concept(kf: KnowledgeFile, f: Field) -> None:
+    item = f.items[0]
+    kf.concept, kf.concept_span = item.text, item.span
+    if not CONCEPT_RE.match(item.text):
+        slug = slugify(item.text)
+        kf.local.append(
+            Finding.of(
+                "CKP010",
+                item.span,
+                f"'{item.text}' is not a valid concept name (lower-case letters, digits, '.', '_', '-'): "
+                f"use '{slug}'",
+                suggestion=slug,
+            )
+        )
+
+
+def _read_tldr(kf: KnowledgeFile, f: Field) -> None:
+    kf.tldr = f.value
+    if len(f.value) > MAX_TLDR:
+        kf.local.append(
+            Finding.of(
+                "CKP020",
+                f.value_span,
+                f"TLDR is {len(f.value)} characters: shorten it to one sentence of at most {MAX_TLDR}",
+            )
+        )
+    elif _SENTENCE_END.search(f.value):
+        kf.local.append(
+            Finding.of("CKP020", f.value_span, "TLDR has more than one sentence: keep one sentence")
+        )
+
+
+def _read_keywords(kf: KnowledgeFile, f: Field) -> None:
+    kf.keywords = f.items
+    seen: set[str] = set()
+    for item in f.items:
+        norm = item.text.casefold()
+        if norm in seen:
+            kf.local.append(
+                Finding.of("CKP030", item.span, f"keyword '{item.text}' appears twice: remove it")
+            )
+        seen.add(norm)
+    if len(f.items) > MAX_KEYWORDS:
+        extra = f.items[MAX_KEYWORDS:]
+        span = Span(
+            extra[0].span.start_line,
+            extra[0].span.start_col,
+            extra[-1].span.end_line,
+            extra[-1].span.end_col,
+        )
+        kf.local.append(
+            Finding.of(
+                "CKP031",
+                span,
+                f"{len(f.items)} keywords: keep at most {MAX_KEYWORDS} (the ones a question would use)",
+            )
+        )
+
+
+def _read_tier(kf: KnowledgeFile, f: Field) -> None:
+    tier = TIER_FIELDS[f.key]
+    rels = []
+    for item in f.items:
+        rel = _read_entry(kf, item, tier)
+        if rel is not None:
+            rels.append(rel)
+    cap = TIER_CAPS[tier]
+    if len(f.items) > cap:
+        extra = f.items[cap:]
+        span = Span(
+            extra[0].span.start_line,
+            extra[0].span.start_col,
+            extra[-1].span.end_line,
+            extra[-1].span.end_col,
+        )
+        kf.local.append(
+            Finding.of(
+                "CKP045",
+                span,
+                f"{f.key} has {len(f.items)} entries: keep at most {cap}, the most important first",
+                cap=cap,
+                field=f.key,
+            )
+        )
+    kf.relationships.extend(rels)
+
+
+def _read_entry(kf: KnowledgeFile, item: Item, tier: str) -> Relationship | None:
+    m = _ENTRY_RE.match(item.text)
+    if not m or not CONCEPT_RE.match(m.group(1)):
+        kf.local.append(
+            Finding.of(
+                "CKP040",
+                item.span,
+                f"'{item.text}' is not a relationship entry: write concept:YYYY-MM (e.g. jwt:2025-05)",
+            )
+        )
+        return None
+    concept = m.group(1)
+    s = item.span
+    concept_span = Span(s.start_line, s.start_col, s.start_line, s.start_col + len(concept))
+    rel = Relationship(concept, tier, s, concept_span)
+    if m.group(2) is None:
+        kf.local.append(
+            Finding.of(
+                "CKP046",
+                s,
+                f"the relationship to '{concept}' has no date: add ':YYYY-MM', the month it was validated",
+                concept=concept,
+            )
+        )
+        return rel
+    rel.date_text = m.group(2)
+    rel.date_span = Span(s.start_line, concept_span.end_col + 1, s.end_line, s.end_col)
+    rel.date = _check_date(kf, rel.date_text, rel.date_span, f"relationship to '{concept}'")
+    return rel
+
+
+def _check_date(kf: KnowledgeFile, text: str, span: Span, what: str) -> CkpDate | None:
+    date = parse_date(text)
+    if date is None:
+        kf.local.append(
+            Finding.of(
+                "CKP051",
+                span,
+                f"'{text}' is not a valid date for the {what}: write YYYY-MM or YYYY-MM-DD",
+            )
+        )
+        return None
+    if date.is_after(today()):
+        kf.local.append(
+            Finding.of(
+                "CKP052",
+                span,
+                f"the {what} is dated {date}, in the future: use today's month or earlier",
+            )
+        )
+    return date
+
+
+def _read_confidence(kf: KnowledgeFile, f: Field) -> None:
+    kf.confidence = f.value
+    if f.value.lower() not in CONFIDENCES:
+        guess = closest(f.value.lower(), CONFIDENCES, cutoff=0)
+        kf.local.append(
+            Finding.of(
+                "CKP060",
+                f.value_span,
+                f"CONFIDENCE '{f.value}' is not high, medium or low: use '{guess}'",
+                suggestion=guess,
+            )
+        )
+
+
+def _read_validated(kf: KnowledgeFile, f: Field) -> None:
+    if not f.items:
+        return
+    kf.validated_text = f.value
+    kf.validated = _check_date(kf, f.value, f.value_span, "VALIDATED date")
+
+
+_READERS = {
+    "CONCEPT": _read_concept,
+    "TLDR": _read_tldr,
+    "ANSWERS_WHEN": _read_keywords,
+    "SIMILAR_HIGH": _read_tier,
+    "SIMILAR_MID": _read_tier,
+    "CONFIDENCE": _read_confidence,
+    "VALIDATED": _read_validated,
+}
+assert set(_READERS) == set(CKP_FIELDS) and set(_READERS) >= LIST_FIELDS

@@ -1,0 +1,101 @@
+"""Positions in the core's own terms: zero-based lines and UTF-16 columns, as LSP counts them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+BOM = "\ufeff"
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A range in a document: zero-based lines, UTF-16 columns, end exclusive."""
+
+    start_line: int
+    start_col: int
+    end_line: int
+    end_col: int
+
+    @classmethod
+    def on_line(cls, line: int, start: int, end: int) -> Span:
+        return cls(line, start, line, end)
+
+    def contains(self, line: int, col: int) -> bool:
+        """Whether (line, col) lies inside the span, both ends included (a cursor at the end counts)."""
+        if line < self.start_line or line > self.end_line:
+            return False
+        if line == self.start_line and col < self.start_col:
+            return False
+        return not (line == self.end_line and col > self.end_col)
+
+
+def utf16_len(s: str) -> int:
+    """Length of ``s`` in UTF-16 code units."""
+    if s.isascii():
+        return len(s)
+    return len(s.encode("utf-16-le")) // 2
+
+
+def utf16_col(line: str, index: int) -> int:
+    """UTF-16 column of the code-point ``index`` in ``line``."""
+    return index if line.isascii() else utf16_len(line[:index])
+
+
+def index_of_utf16(line: str, col: int) -> int:
+    """Code-point index in ``line`` of the UTF-16 column ``col`` (clamped to the line)."""
+    if line.isascii():
+        return min(col, len(line))
+    units = 0
+    for i, ch in enumerate(line):
+        if units >= col:
+            return i
+        units += 2 if ord(ch) > 0xFFFF else 1
+    return len(line)
+
+
+def span_of(line_no: int, line: str, start: int, end: int) -> Span:
+    """Span of code points [start, end) of ``line``."""
+    if line.isascii():
+        return Span(line_no, start, line_no, end)
+    return Span(line_no, utf16_col(line, start), line_no, utf16_col(line, end))
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines of ``text`` without their endings (``\\n``, ``\\r\\n`` or a lone ``\\r``)."""
+    if "\r" not in text:
+        return text.split("\n")
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def newline_of(text: str) -> str:
+    """The line ending ``text`` uses first (``\\n`` when it has none)."""
+    i = text.find("\n")
+    if i > 0 and text[i - 1] == "\r":
+        return "\r\n"
+    if i < 0 and "\r" in text:
+        return "\r"
+    return "\n"
+
+
+def line_offsets(text: str) -> list[int]:
+    """Offset of the start of every line of ``text`` (``\\n`` and ``\\r\\n`` endings)."""
+    offsets = [0]
+    find = text.find
+    i = find("\n")
+    while i >= 0:
+        offsets.append(i + 1)
+        i = find("\n", i + 1)
+    return offsets
+
+
+def decode(data: bytes) -> tuple[str, bool]:
+    """Text of ``data`` without a BOM, and whether it was valid UTF-8 (invalid bytes replaced)."""
+    try:
+        text = data.decode("utf-8")
+        ok = True
+    except UnicodeDecodeError:
+        text = data.decode("utf-8", errors="replace")
+        ok = False
+    if text.startswith(BOM):
+        text = text[1:]
+    return text, ok

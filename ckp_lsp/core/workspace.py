@@ -1,0 +1,65 @@
+"""From paths a user names to the banks (and files within them) to work on."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .bank import Bank
+from .config import Config, config_for_bank
+from .discovery import INDEX_NAME, bank_of, find_banks
+
+
+@dataclass
+class Target:
+    """A bank, and the files of it that were asked for (None: all of them)."""
+
+    bank: Bank
+    files: set[str] | None = None
+    with_index: bool = True
+
+
+@dataclass
+class Targets:
+    targets: list[Target] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def resolve_targets(paths: Iterable[Path], base: Config | None = None) -> Targets:
+    """Banks for ``paths``: a bank, a folder holding banks, or files inside banks."""
+    out = Targets()
+    by_root: dict[Path, Target] = {}
+
+    def target(root: Path) -> Target:
+        if root not in by_root:
+            by_root[root] = Target(Bank.load(root, config_for_bank(root, base)), set(), False)
+            out.targets.append(by_root[root])
+        return by_root[root]
+
+    configured = [Path(b) for b in (base.banks if base else ())]
+    for path in paths:
+        if not path.exists():
+            out.problems.append(f"{path}: no such file or folder")
+            continue
+        path = path.resolve()
+        if path.is_file():
+            root = bank_of(path, configured)
+            if root is None:
+                out.problems.append(f"{path}: not inside a memory bank (no memory-bank folder or _index.md above it)")
+                continue
+            t = target(root)
+            rel = path.relative_to(root).as_posix()
+            if rel == INDEX_NAME:
+                t.with_index = True
+            elif t.files is not None:
+                t.files.add(rel)
+            continue
+        root = bank_of(path, configured)
+        roots = [root] if root is not None else find_banks([path], configured)
+        if not roots:
+            out.problems.append(f"{path}: no memory bank found here")
+        for r in roots:
+            t = target(r)
+            t.files, t.with_index = None, True
+    return out
