@@ -29,13 +29,13 @@ def parse_answer(text: str) -> Answer:
     payload = fenced.group("inner").strip() if fenced else stripped
     try:
         data = json.loads(payload)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise CompileError(
             f"the model answered with text that is not a JSON header object; {_RETRY}"
         ) from None
     if not isinstance(data, dict):
         raise CompileError(
-            f"the model answered with a JSON {_json_kind(data)}, not a header object; {_RETRY}"
+            f"the model answered with JSON that is {_json_kind(data)}, not a header object; {_RETRY}"
         )
     fields = {str(k).strip().upper(): v for k, v in data.items()}
     missing = [k for k in ("TLDR", "ANSWERS_WHEN") if fields.get(k) is None]
@@ -43,15 +43,15 @@ def parse_answer(text: str) -> Answer:
         raise CompileError(f"the model's answer has no {' and no '.join(missing)}; {_RETRY}")
     tldr = fields["TLDR"]
     if not isinstance(tldr, str):
-        raise CompileError(f"the model's TLDR is a {_json_kind(tldr)}, not a string; {_RETRY}")
+        raise CompileError(f"the model's TLDR is {_json_kind(tldr)}, not a string; {_RETRY}")
     confidence = fields.get("CONFIDENCE")
     if confidence is not None and not isinstance(confidence, str):
         raise CompileError(
-            f"the model's CONFIDENCE is a {_json_kind(confidence)}, not high, medium or low; {_RETRY}"
+            f"the model's CONFIDENCE is {_json_kind(confidence)}, not high, medium or low; {_RETRY}"
         )
     concept = fields.get("CONCEPT")
     if concept is not None and not isinstance(concept, str):
-        raise CompileError(f"the model's CONCEPT is a {_json_kind(concept)}, not a name; {_RETRY}")
+        raise CompileError(f"the model's CONCEPT is {_json_kind(concept)}, not a name; {_RETRY}")
     return Answer(
         tldr=tldr,
         answers_when=_string_list(fields["ANSWERS_WHEN"], "ANSWERS_WHEN"),
@@ -119,6 +119,7 @@ def answer_problems(ans: Answer, *, needs_concept: bool = False, taken: Collecti
 
 
 _NOT_SLUG = re.compile(r"[^a-z0-9._-]+")
+_DASH_RUN = re.compile(r"-{2,}")
 _LEADING_NON_ALNUM = re.compile(r"\A[^a-z0-9]+")
 _TRAILING_SEPARATORS = re.compile(r"[._-]+\Z")
 
@@ -128,7 +129,7 @@ def slugify(text: str) -> str:
     # Accents fold to their base letter (Café -> cafe) rather than to a dash.
     decomposed = unicodedata.normalize("NFKD", text)
     ascii_ish = "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
-    slug = _NOT_SLUG.sub("-", ascii_ish)
+    slug = _DASH_RUN.sub("-", _NOT_SLUG.sub("-", ascii_ish))  # `a - b` -> `a-b`, not `a---b`
     slug = _LEADING_NON_ALNUM.sub("", slug)
     return _TRAILING_SEPARATORS.sub("", slug)
 
@@ -148,18 +149,18 @@ def sentence_count(text: str) -> int:
 
 
 def _json_kind(value: Any) -> str:
-    """The JSON name of a decoded value's type, for messages."""
+    """The JSON name of a decoded value's type with its article, for messages: `an array`."""
     if value is None:
         return "null"
     if isinstance(value, bool):
-        return "boolean"
+        return "a boolean"
     if isinstance(value, (int, float)):
-        return "number"
+        return "a number"
     if isinstance(value, str):
-        return "string"
+        return "a string"
     if isinstance(value, list):
-        return "array"
-    return "object"
+        return "an array"
+    return "an object"
 
 
 def _string_list(value: Any, key: str) -> list[str]:
@@ -171,7 +172,7 @@ def _string_list(value: Any, key: str) -> list[str]:
     elif isinstance(value, list) and all(isinstance(v, str) for v in value):
         items = value
     else:
-        raise CompileError(f"the model's {key} is a {_json_kind(value)}, not a list of strings; {_RETRY}")
+        raise CompileError(f"the model's {key} is {_json_kind(value)}, not a list of strings; {_RETRY}")
     # An item holding commas would turn into several keywords once written, so split it now.
     return [part.strip() for item in items for part in item.split(",") if part.strip()]
 
