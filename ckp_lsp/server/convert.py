@@ -1,0 +1,49 @@
+"""The one place where core values become LSP types."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.uris import from_fs_path, to_fs_path
+
+from ..core.findings import CODES, Finding
+from ..core.text import Span
+
+DOCS_URL = "https://github.com/ckp-lsp/ckp-lsp#diagnostic-codes"
+
+
+def to_range(span: Span) -> types.Range:
+    return types.Range(
+        start=types.Position(line=span.start_line, character=span.start_col),
+        end=types.Position(line=span.end_line, character=span.end_col),
+    )
+
+
+def to_diagnostic(f: Finding) -> types.Diagnostic:
+    return types.Diagnostic(
+        range=to_range(f.span),
+        message=f.message,
+        severity=types.DiagnosticSeverity(int(f.severity)),
+        code=f.code,
+        source="ckp",
+        data={"code": f.code, **f.data} if f.data else {"code": f.code},
+        tags=[types.DiagnosticTag.Unnecessary] if f.code in ("CKP043",) else None,
+    )
+
+
+def title_of(code: str) -> str:
+    return CODES.get(code, (None, code))[1]
+
+
+def uri_of(path: Path) -> str:
+    return from_fs_path(str(path)) or path.as_uri()
+
+
+def path_of(uri: str) -> Path | None:
+    fs = to_fs_path(uri)
+    return Path(fs) if fs else None
+
+
+def location(path: Path, span: Span) -> types.Location:
+    return types.Location(uri=uri_of(path), range=to_range(span))

@@ -1,0 +1,134 @@
+"""Publishing findings: pushed (versioned, debounced) or pulled, for every document that has any."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from lsprotocol import types
+
+from ..core.findings import Finding, Severity
+from .convert import to_diagnostic, uri_of
+from .state import Dirty, Doc, WorkspaceState
+
+#: dependents of a change are re-checked at most this long after it (seconds)
+DEBOUNCE = 0.1
+
+
+def result_id(diags: list[types.Diagnostic]) -> str:
+    h = hashlib.blake2b(digest_size=8)
+    for d in diags:
+        h.update(f"{d.code}{d.range}{d.severity}{d.message}".encode())
+    return h.hexdigest()
+
+
+class Publisher:
+    """Knows what the client was sent, and sends what changed."""
+
+    def __init__(
+        self,
+        state: WorkspaceState,
+        publish: Callable[[types.PublishDiagnosticsParams], None],
+        versions: Callable[[str], int | None],
+    ) -> None:
+        self.state = state
+        self._publish = publish
+        self._versions = versions
+        self.pull = False  # the client pulls open documents' diagnostics
+        self.workspace_pull = False  # the client pulls the workspace's too
+        self.on_refresh: Callable[[], None] | None = None
+        self.on_counts: Callable[[dict[str, int]], None] | None = None
+        self.pushed: set[str] = set()
+        self.counts: dict[str, tuple[int, int]] = {}
+        self._pending = Dirty()
+        self._timer: asyncio.TimerHandle | None = None
+
+    # --- scheduling ---------------------------------------------------------------------------
+
+    def now(self, docs: Iterable[Doc]) -> None:
+        """Publish ``docs`` at once (the document being typed in)."""
+        for doc in docs:
+            self._send(doc)
+
+    def later(self, dirty: Dirty) -> None:
+        """Publish ``dirty`` documents after the debounce delay, coalescing bursts of changes."""
+        self._pending.update(dirty)
+        if self._timer is None:
+            loop = asyncio.get_event_loop()
+            self._timer = loop.call_later(DEBOUNCE, self.flush)
+
+    def flush(self) -> None:
+        self._timer = None
+        dirty, self._pending = self._pending, Dirty()
+        docs = self.state.expand(dirty)
+        for doc in docs:
+            self._send(doc)
+        if self.pull and self.on_refresh is not None and docs:
+            self.on_refresh()
+        self._report_counts()
+
+    def publish_all(self, docs: Iterable[Doc], only_nonempty: bool = True) -> None:
+        """The first publication after indexing: documents with findings only."""
+        for doc in docs:
+            self._send(doc, only_nonempty)
+        self._report_counts()
+
+    # --- sending ------------------------------------------------------------------------------
+
+    def diagnostics(self, doc: Doc) -> list[types.Diagnostic]:
+        found = self.state.findings(doc)
+        self._count(doc, found)
+        return [to_diagnostic(f) for f in found]
+
+    def _count(self, doc: Doc, found: list[Finding]) -> None:
+        key = uri_of(doc.bank.root / doc.rel)
+        errors = sum(1 for f in found if f.severity == Severity.ERROR)
+        warnings = sum(1 for f in found if f.severity == Severity.WARNING)
+        if errors or warnings:
+            self.counts[key] = (errors, warnings)
+        else:
+            self.counts.pop(key, None)
+
+    def _pushes(self, path: Path) -> bool:
+        """Whether this document's findings are pushed (pulled ones are not)."""
+        if not self.pull:
+            return True
+        return not self.workspace_pull and path not in self.state.open
+
+    def _send(self, doc: Doc, only_nonempty: bool = False) -> None:
+        path = doc.bank.root / doc.rel
+        uri = uri_of(path)
+        if not self._pushes(path):
+            self.diagnostics(doc)
+            self.clear(uri)
+            return
+        diags = self.diagnostics(doc)
+        if not diags and (only_nonempty or uri not in self.pushed):
+            return
+        self._publish(types.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=self._versions(uri)))
+        if diags:
+            self.pushed.add(uri)
+        else:
+            self.pushed.discard(uri)
+
+    def clear(self, uri: str) -> None:
+        """Withdraw pushed diagnostics of ``uri`` (it is now pulled, or gone)."""
+        if uri in self.pushed:
+            self.pushed.discard(uri)
+            self._publish(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    def clear_all(self) -> None:
+        for uri in list(self.pushed):
+            self.clear(uri)
+
+    def _report_counts(self) -> None:
+        if self.on_counts is None:
+            return
+        concepts = sum(len(b.by_concept) for b in self.state.banks.values())
+        errors = sum(e for e, _ in self.counts.values())
+        warnings = sum(w for _, w in self.counts.values())
+        self.on_counts(
+            {"concepts": concepts, "errors": errors, "warnings": warnings, "banks": len(self.state.banks)}
+        )

@@ -1,0 +1,1 @@
+"""Editor features: each a pure function of (bank, document, position) returning LSP values."""

@@ -1,0 +1,205 @@
+"""The one owner of the workspace's state: every bank, kept live from editor and disk events.
+
+Every change goes through ``WorkspaceState``; each says which documents' findings may have
+changed, so the diagnostics are re-computed for exactly those.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..core.bank import Bank, read_text
+from ..core.checks import check_file, check_index
+from ..core.config import Config, config_for_bank
+from ..core.discovery import INDEX_NAME, find_banks, is_knowledge_path
+from ..core.findings import Finding
+from ..core.index import row_values
+from ..core.knowledge import KnowledgeFile
+
+
+@dataclass
+class Dirty:
+    """Documents whose findings may have changed: (bank root, rel) pairs and banks whose index did."""
+
+    files: set[tuple[Path, str]] = field(default_factory=set)
+    indexes: set[Path] = field(default_factory=set)
+
+    def update(self, other: Dirty) -> None:
+        self.files |= other.files
+        self.indexes |= other.indexes
+
+    def __bool__(self) -> bool:
+        return bool(self.files or self.indexes)
+
+
+@dataclass(frozen=True)
+class Doc:
+    """Where a path lies: its bank and its bank-relative path (``_index.md`` included)."""
+
+    bank: Bank
+    rel: str
+
+    @property
+    def is_index(self) -> bool:
+        return self.rel == INDEX_NAME
+
+    @property
+    def file(self) -> KnowledgeFile | None:
+        return self.bank.files.get(self.rel)
+
+
+class WorkspaceState:
+    """Banks of the workspace folders, with open documents' text overlaid on the disk's."""
+
+    def __init__(self) -> None:
+        self.folders: list[Path] = []
+        self.settings: dict[str, Any] = {}
+        self.banks: dict[Path, Bank] = {}
+        self.open: dict[Path, str] = {}  # path -> editor text of open documents
+
+    # --- loading -------------------------------------------------------------------------------
+
+    def base_config(self) -> Config:
+        return Config().merged(self.settings) if self.settings else Config()
+
+    def config_for(self, root: Path) -> Config:
+        """``.ckp.toml`` files down to the bank, then editor settings on top."""
+        config = config_for_bank(root)
+        return config.merged(self.settings) if self.settings else config
+
+    def discover(self) -> list[Path]:
+        """Bank roots under the workspace folders (settings' ``banks`` included)."""
+        configured = [self._abs(b) for b in self.base_config().banks]
+        return find_banks(self.folders, configured)
+
+    def _abs(self, p: str) -> Path:
+        path = Path(p).expanduser()
+        if not path.is_absolute() and self.folders:
+            path = self.folders[0] / path
+        return path.resolve()
+
+    @staticmethod
+    def load_bank(root: Path, config: Config) -> Bank:
+        """Read one bank from disk (safe to call off the event loop: touches no shared state)."""
+        return Bank.load(root, config)
+
+    def install(self, bank: Bank) -> Dirty:
+        """Adopt a freshly loaded bank, overlaying open documents' text."""
+        self.banks[bank.root] = bank
+        dirty = Dirty(indexes={bank.root})
+        for path, text in self.open.items():
+            doc = self.doc(path)
+            if doc is not None and doc.bank is bank:
+                dirty.update(self._set_text(doc, text))
+        dirty.files |= {(bank.root, rel) for rel in bank.files}
+        return dirty
+
+    def reload_all(self, banks: Iterable[Bank]) -> Dirty:
+        """Replace every bank (after a settings change or a new workspace folder)."""
+        self.banks = {}
+        dirty = Dirty()
+        for bank in banks:
+            dirty.update(self.install(bank))
+        return dirty
+
+    # --- lookups ------------------------------------------------------------------------------
+
+    def bank_for(self, path: Path) -> Bank | None:
+        for folder in (path.parent, *path.parent.parents):
+            bank = self.banks.get(folder)
+            if bank is not None:
+                return bank
+        return None
+
+    def doc(self, path: Path) -> Doc | None:
+        """The bank and bank-relative path of ``path``, if it is a knowledge file or an index."""
+        bank = self.bank_for(path)
+        if bank is None:
+            return None
+        rel = path.relative_to(bank.root).as_posix()
+        if rel != INDEX_NAME and not is_knowledge_path(rel, bank.config.exclude):
+            return None
+        return Doc(bank, rel)
+
+    def findings(self, doc: Doc) -> list[Finding]:
+        return check_index(doc.bank) if doc.is_index else check_file(doc.bank, doc.rel)
+
+    def all_docs(self) -> Iterator[Doc]:
+        for bank in self.banks.values():
+            for rel in bank.files:
+                yield Doc(bank, rel)
+            if bank.index_text is not None or bank.files:
+                yield Doc(bank, INDEX_NAME)
+
+    def expand(self, dirty: Dirty) -> list[Doc]:
+        """The documents named by ``dirty``."""
+        out = []
+        for root, rel in sorted(dirty.files):
+            bank = self.banks.get(root)
+            if bank is not None and rel in bank.files:
+                out.append(Doc(bank, rel))
+        for root in sorted(dirty.indexes):
+            bank = self.banks.get(root)
+            if bank is not None:
+                out.append(Doc(bank, INDEX_NAME))
+        return out
+
+    # --- changes ------------------------------------------------------------------------------
+
+    def _set_text(self, doc: Doc, text: str, utf8: bool = True) -> Dirty:
+        if doc.is_index:
+            doc.bank.index_text = text
+            return Dirty(indexes={doc.bank.root})
+        old = doc.bank.files.get(doc.rel)
+        before = row_values(old) if old is not None else None
+        affected = doc.bank.set_file(doc.rel, text, utf8)
+        dirty = Dirty(files={(doc.bank.root, r) for r in affected})
+        if before != row_values(doc.bank.files[doc.rel]):
+            dirty.indexes.add(doc.bank.root)
+        return dirty
+
+    def opened(self, path: Path, text: str) -> Dirty:
+        self.open[path] = text
+        doc = self.doc(path)
+        return self._set_text(doc, text) if doc is not None else Dirty()
+
+    def changed(self, path: Path, text: str) -> Dirty:
+        return self.opened(path, text)
+
+    def closed(self, path: Path) -> Dirty:
+        """The editor closed a document: the disk's text is the truth again."""
+        self.open.pop(path, None)
+        return self.disk_changed(path)
+
+    def disk_changed(self, path: Path) -> Dirty:
+        """A file was created or changed on disk (ignored while the editor has it open)."""
+        if path in self.open:
+            return Dirty()
+        doc = self.doc(path)
+        if doc is None:
+            return Dirty()
+        try:
+            text, utf8 = read_text(path)
+        except FileNotFoundError:
+            return self.disk_deleted(path)
+        except OSError as exc:
+            doc.bank.unreadable[doc.rel] = exc.strerror or str(exc)
+            return Dirty()
+        if doc.is_index:
+            return self._set_text(doc, text)
+        return self._set_text(doc, text, utf8)
+
+    def disk_deleted(self, path: Path) -> Dirty:
+        doc = self.doc(path)
+        if doc is None or path in self.open:
+            return Dirty()
+        if doc.is_index:
+            doc.bank.index_text = None
+            return Dirty(indexes={doc.bank.root})
+        if doc.rel not in doc.bank.files:
+            return Dirty()
+        affected = doc.bank.remove_file(doc.rel)
+        return Dirty(files={(doc.bank.root, r) for r in affected}, indexes={doc.bank.root})

@@ -1,0 +1,151 @@
+"""End-to-end fixtures: the real server over stdio, driven by editor-like clients (pytest-lsp).
+
+Every test runs twice: as VS Code talks (pushed diagnostics, dynamic file watchers) and as
+Neovim talks (pulled diagnostics, no dynamic registration).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "samples"
+CLIENTS = {"vscode": "visual-studio-code", "neovim": "neovim"}
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A copy of the bundled samples: the mentat bank and the broken bank."""
+    ws = tmp_path / "ws"
+    shutil.copytree(SAMPLES, ws)
+    return ws
+
+
+@pytest_lsp.fixture(
+    params=list(CLIENTS),
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "ckp_lsp", "--stdio"]),
+)
+async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, workspace: Path):
+    caps = client_capabilities(CLIENTS[request.param])
+    lsp_client.registrations = []  # type: ignore[attr-defined]
+    lsp_client.status = []  # type: ignore[attr-defined]
+
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params: types.RegistrationParams) -> None:
+        lsp_client.registrations.extend(params.registrations)  # type: ignore[attr-defined]
+
+    @lsp_client.feature("ckp/status")
+    def status(*params: object) -> None:
+        lsp_client.status.append(params[-1])  # type: ignore[attr-defined]
+
+    lsp_client.flavour = request.param  # type: ignore[attr-defined]
+    lsp_client.workspace_path = workspace  # type: ignore[attr-defined]
+    lsp_client.set_configuration({"staleness": "validated"}, section="ckp")
+    params = types.InitializeParams(
+        capabilities=caps,
+        workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
+        root_uri=workspace.as_uri(),
+    )
+    await lsp_client.initialize_session(params)
+    yield
+    await lsp_client.shutdown_session()
+
+
+def pulls(client: LanguageClient) -> bool:
+    return getattr(client, "flavour", "") == "neovim"
+
+
+async def wait_until(pred: Callable[[], bool], timeout: float = 10.0, step: float = 0.05) -> None:
+    """Wait for ``pred()`` to hold, failing the test after ``timeout`` seconds."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not pred():
+        if loop.time() > end:
+            raise AssertionError(f"condition not met within {timeout} s")
+        await asyncio.sleep(step)
+
+
+async def wait_indexed(client: LanguageClient, timeout: float = 15.0) -> None:
+    """Wait until the server has indexed the workspace (its progress report ended)."""
+
+    def ended() -> bool:
+        return any(
+            isinstance(v, types.WorkDoneProgressEnd)
+            for values in client.progress_reports.values()
+            for v in values
+        )
+
+    await wait_until(ended, timeout)
+
+
+def open_doc(client: LanguageClient, path: Path, text: str | None = None, version: int = 1) -> str:
+    uri = path.as_uri()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri,
+                language_id="markdown",
+                version=version,
+                text=path.read_text() if text is None else text,
+            )
+        )
+    )
+    return uri
+
+
+def change_doc(client: LanguageClient, uri: str, text: str, version: int) -> None:
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+
+
+async def diagnostics(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
+    """The diagnostics the editor shows for ``uri``: pulled (Neovim-like) or the last pushed."""
+    if pulls(client):
+        report = await client.text_document_diagnostic_async(
+            types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+        return list(getattr(report, "items", []) or [])
+    return list(client.diagnostics.get(uri, []))
+
+
+async def wait_diagnostics(
+    client: LanguageClient, uri: str, pred: Callable[[list[types.Diagnostic]], bool], timeout: float = 10.0
+) -> list[types.Diagnostic]:
+    """Poll the editor's view of ``uri`` until ``pred`` holds; return the diagnostics."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while True:
+        diags = await diagnostics(client, uri)
+        if pred(diags):
+            return diags
+        if loop.time() > end:
+            raise AssertionError(
+                f"diagnostics of {uri} never matched: {[(d.code, d.message) for d in diags]}"
+            )
+        await asyncio.sleep(0.05)
+
+
+def codes(diags: list[types.Diagnostic]) -> set[str]:
+    return {str(d.code) for d in diags}
+
+
+def pos(path: Path, needle: str, offset: int = 0) -> types.Position:
+    """Position of the first ``needle`` in ``path`` (plus ``offset`` characters)."""
+    for i, line in enumerate(path.read_text().splitlines()):
+        j = line.find(needle)
+        if j >= 0:
+            return types.Position(line=i, character=j + offset)
+    raise AssertionError(f"{needle!r} not in {path}")
