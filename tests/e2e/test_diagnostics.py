@@ -23,7 +23,6 @@ async def test_open_file_shows_its_findings(client: LanguageClient):
 
 
 async def test_unopened_files_with_findings_are_published(client: LanguageClient):
-    ws = client.workspace_path
     await wait_indexed(client)
     if pulls(client):
         report = await client.workspace_diagnostic_async(

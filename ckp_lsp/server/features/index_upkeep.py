@@ -1,0 +1,53 @@
+"""Keeping ``_index.md`` current from the editor: the Regenerate index command and update on save."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from ...core.bank import Bank
+from ...core.index import update_index_text
+from ...core.text import split_lines
+from ..convert import uri_of
+
+if TYPE_CHECKING:
+    from ..server import CkpServer
+
+
+def index_edit(bank: Bank) -> types.WorkspaceEdit | None:
+    """A WorkspaceEdit that makes the bank's ``_index.md`` current, or None when it already is."""
+    old = bank.index_text
+    new = update_index_text(old, bank)
+    if new == old:
+        return None
+    uri = uri_of(bank.index_path)
+    if old is None:
+        return types.WorkspaceEdit(
+            document_changes=[
+                types.CreateFile(uri=uri, options=types.CreateFileOptions(ignore_if_exists=True)),
+                types.TextDocumentEdit(
+                    text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None),
+                    edits=[types.TextEdit(range=_whole(""), new_text=new)],
+                ),
+            ]
+        )
+    return types.WorkspaceEdit(changes={uri: [types.TextEdit(range=_whole(old), new_text=new)]})
+
+
+def _whole(text: str) -> types.Range:
+    lines = split_lines(text)
+    return types.Range(
+        start=types.Position(line=0, character=0),
+        end=types.Position(line=len(lines) - 1, character=len(lines[-1].encode("utf-16-le")) // 2),
+    )
+
+
+def on_save(ls: CkpServer, uri: str) -> None:
+    """With ``ckp.index.updateOnSave``, rewrite the index when a saved header changed it."""
+    doc = ls.doc_at(uri)
+    if doc is None or doc.is_index or not doc.bank.config.index_update_on_save:
+        return
+    edit = index_edit(doc.bank)
+    if edit is not None:
+        ls.spawn(ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=edit, label="Update CKP index")))
