@@ -39,6 +39,7 @@ class Bank:
         self.index_text: str | None = None
         self.unreadable: dict[str, str] = {}
         self._dates: dict[str, CkpDate] | None = None
+        self.generation = 0  # bumped whenever a concept appears in or leaves ``by_concept``
 
     @classmethod
     def load(cls, root: Path, config: Config | None = None) -> Bank:
@@ -104,6 +105,8 @@ class Bank:
     def _add(self, kf: KnowledgeFile) -> None:
         self.files[kf.path] = kf
         if kf.concept:
+            if kf.concept not in self.by_concept:
+                self.generation += 1
             self.by_concept.setdefault(kf.concept, []).append(kf.path)
         for rel in kf.relationships:
             self.backlinks.setdefault(rel.concept, set()).add(kf.path)
@@ -117,6 +120,7 @@ class Bank:
             paths.remove(kf.path)
             if not paths:
                 del self.by_concept[kf.concept]
+                self.generation += 1
         for rel in kf.relationships:
             names = self.backlinks.get(rel.concept)
             if names is not None:
