@@ -43,6 +43,15 @@ async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, wor
     def register(params: types.RegistrationParams) -> None:
         lsp_client.registrations.extend(params.registrations)  # type: ignore[attr-defined]
 
+    lsp_client.texts = {}  # type: ignore[attr-defined]
+    lsp_client.applied = []  # type: ignore[attr-defined]
+
+    @lsp_client.feature(types.WORKSPACE_APPLY_EDIT)
+    def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        lsp_client.applied.append(params)  # type: ignore[attr-defined]
+        apply_workspace_edit(lsp_client, params.edit)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
     @lsp_client.feature("ckp/status")
     def status(*params: object) -> None:
         lsp_client.status.append(params[-1])  # type: ignore[attr-defined]
@@ -89,6 +98,8 @@ async def wait_indexed(client: LanguageClient, timeout: float = 15.0) -> None:
 
 def open_doc(client: LanguageClient, path: Path, text: str | None = None, version: int = 1) -> str:
     uri = path.as_uri()
+    text = path.read_text() if text is None else text
+    client.texts[uri] = (version, text)  # type: ignore[attr-defined]
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(
             text_document=types.TextDocumentItem(
@@ -103,6 +114,7 @@ def open_doc(client: LanguageClient, path: Path, text: str | None = None, versio
 
 
 def change_doc(client: LanguageClient, uri: str, text: str, version: int) -> None:
+    client.texts[uri] = (version, text)  # type: ignore[attr-defined]
     client.text_document_did_change(
         types.DidChangeTextDocumentParams(
             text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
@@ -149,3 +161,47 @@ def pos(path: Path, needle: str, offset: int = 0) -> types.Position:
         if j >= 0:
             return types.Position(line=i, character=j + offset)
     raise AssertionError(f"{needle!r} not in {path}")
+
+
+def _offset(text: str, pos: types.Position) -> int:
+    lines = text.split("\n")
+    if pos.line >= len(lines):
+        return len(text)
+    start = sum(len(line) + 1 for line in lines[: pos.line])
+    line = lines[pos.line]
+    units = 0
+    for i, ch in enumerate(line):
+        if units >= pos.character:
+            return start + i
+        units += 2 if ord(ch) > 0xFFFF else 1
+    return start + len(line)
+
+
+def apply_text_edits(text: str, edits: list[types.TextEdit]) -> str:
+    """``text`` with LSP text edits applied, as an editor does."""
+    spans = sorted(((_offset(text, e.range.start), _offset(text, e.range.end), e.new_text) for e in edits), reverse=True)
+    for a, b, new in spans:
+        text = text[:a] + new + text[b:]
+    return text
+
+
+def apply_workspace_edit(client: LanguageClient, edit: types.WorkspaceEdit) -> None:
+    """Apply a WorkspaceEdit: open documents change in the editor (didChange), others on disk."""
+    per_uri: dict[str, list[types.TextEdit]] = {}
+    for uri, edits in (edit.changes or {}).items():
+        per_uri.setdefault(uri, []).extend(edits)
+    for change in edit.document_changes or []:
+        if isinstance(change, types.TextDocumentEdit):
+            per_uri.setdefault(change.text_document.uri, []).extend(change.edits)  # type: ignore[arg-type]
+        elif isinstance(change, types.CreateFile):
+            Path(change.uri.removeprefix("file://")).touch()
+        elif isinstance(change, types.RenameFile):
+            Path(change.old_uri.removeprefix("file://")).rename(change.new_uri.removeprefix("file://"))
+    for uri, edits in per_uri.items():
+        texts = client.texts  # type: ignore[attr-defined]
+        if uri in texts:
+            version, text = texts[uri]
+            change_doc(client, uri, apply_text_edits(text, edits), version + 1)
+        else:
+            path = Path(uri.removeprefix("file://"))
+            path.write_text(apply_text_edits(path.read_text() if path.exists() else "", edits))

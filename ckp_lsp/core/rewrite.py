@@ -1,0 +1,150 @@
+"""Replacing a file's header and nothing else: the body stays byte-for-byte identical.
+
+The header keeps its form (bare or front matter), its line endings, the user's own front-matter
+keys and any unknown upper-case fields.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from .header import CKP_FIELDS, LIST_FIELDS, Header, parse_header
+from .text import newline_of, split_lines
+
+_PLAIN_YAML = re.compile(r"^[A-Za-z0-9_(][^\n\r\"'{}\[\]`]*$")
+_YAML_WORDS = frozenset({"null", "~", "true", "false", "yes", "no", "on", "off"})
+
+
+@dataclass(frozen=True)
+class HeaderRegion:
+    """Where the header ends: the offset and line the body starts at."""
+
+    header: Header | None
+    body_offset: int
+    body_line: int
+
+
+def header_region(text: str) -> HeaderRegion:
+    """The header of ``text`` (BOM stripped) and where its body begins."""
+    header = parse_header(text)
+    if header is None:
+        return HeaderRegion(None, 0, 0)
+    offset, line = 0, 0
+    while line < header.end_line:
+        nl = text.find("\n", offset)
+        if nl < 0:
+            return HeaderRegion(header, len(text), header.end_line)
+        offset, line = nl + 1, line + 1
+    return HeaderRegion(header, offset, header.end_line)
+
+
+def body_of(text: str) -> str:
+    """Everything after the header."""
+    return text[header_region(text).body_offset :]
+
+
+def _yaml_scalar(value: str) -> str:
+    if not value:
+        return '""'
+    plain = (
+        _PLAIN_YAML.match(value)
+        and not value.endswith((" ", ":"))
+        and ": " not in value
+        and " #" not in value
+        and value.lower() not in _YAML_WORDS
+    )
+    if plain:
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def render_header(
+    values: dict[str, str | list[str]],
+    form: str,
+    nl: str,
+    header: Header | None = None,
+    lines: list[str] | None = None,
+) -> str:
+    """Header text for ``values`` (CKP fields in SPEC order), ending with a newline.
+
+    With an existing front matter, the user's keys are kept verbatim in their order.
+    """
+    ordered = [(k, values[k]) for k in CKP_FIELDS if k in values and values[k] not in ("", [])]
+    if form == "bare":
+        width = max(len(k) for k, _ in ordered) + 2 if ordered else 0
+        out = [f"{(k + ':').ljust(width)}{', '.join(v) if isinstance(v, list) else v}" for k, v in ordered]
+        out += _kept_bare_fields(header, lines)
+        return nl.join(out) + nl
+    body = []
+    block_style = _block_list_keys(header)
+    for k, v in ordered:
+        if isinstance(v, list) and k in block_style:
+            body.append(f"{k}:")
+            body.extend(f"  - {_yaml_scalar(item)}" for item in v)
+        else:
+            text = ", ".join(v) if isinstance(v, list) else v
+            body.append(f"{k}: {_yaml_scalar(text)}")
+    before, after = _user_lines(header, lines)
+    close = lines[header.end_line - 1] if header is not None and lines and header.end_line > 0 else "---"
+    return nl.join(["---", *before, *body, *after, close]) + nl
+
+
+def _kept_bare_fields(header: Header | None, lines: list[str] | None) -> list[str]:
+    """Upper-case fields that are not CKP's: the user's, kept as written."""
+    if header is None or lines is None or header.form != "bare":
+        return []
+    return [lines[f.line] for f in header.fields if f.key not in CKP_FIELDS]
+
+
+def _block_list_keys(header: Header | None) -> set[str]:
+    if header is None or header.form != "frontmatter":
+        return set()
+    return {f.key for f in header.fields if f.key in LIST_FIELDS and f.value_span.end_line > f.line}
+
+
+def _user_lines(header: Header | None, lines: list[str] | None) -> tuple[list[str], list[str]]:
+    """The front matter's lines that are not a CKP field's (user keys, comments): before and after them."""
+    if header is None or lines is None or header.form != "frontmatter":
+        return [], []
+    owned: set[int] = set()
+    starts = sorted(f.line for f in header.fields)
+    ends = {}
+    for f in header.fields:
+        nxt = [s for s in starts if s > f.line]
+        ends[f.line] = f.value_span.end_line + 1 if f.value_span.end_line > f.line else f.line + 1
+        if nxt:
+            ends[f.line] = min(ends[f.line], nxt[0])
+    for f in header.fields:
+        if f.key in CKP_FIELDS:
+            owned.update(range(f.line, ends[f.line]))
+    first = min(owned) if owned else header.end_line
+    kept = [i for i in range(1, header.end_line - 1) if i not in owned]
+    return [lines[i] for i in kept if i < first], [lines[i] for i in kept if i > first]
+
+
+def replace_header(
+    text: str, values: dict[str, str | list[str]], default_form: str = "bare"
+) -> tuple[str, str]:
+    """``(new header text, the text it replaces)``: ``text`` = old + body, new + body is the result."""
+    region = header_region(text)
+    nl = newline_of(text)
+    header = region.header
+    form = header.form if header is not None else default_form
+    lines = split_lines(text[: region.body_offset]) if header is not None else None
+    new = render_header(values, form, nl, header, lines)
+    old = text[: region.body_offset]
+    if header is None or (region.body_offset == len(text) and not text.endswith(("\n", "\r"))):
+        # No header before (or nothing after it): keep a blank line between header and body.
+        if header is None:
+            new += nl if text and not text.startswith(("\n", "\r\n")) else ""
+        else:
+            new = new[: -len(nl)]
+    return new, old
+
+
+def rewrite(text: str, values: dict[str, str | list[str]], default_form: str = "bare") -> str:
+    """``text`` with its header replaced by ``values``; the body is untouched."""
+    new, old = replace_header(text, values, default_form)
+    return new + text[len(old) :]

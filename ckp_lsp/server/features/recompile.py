@@ -1,0 +1,109 @@
+"""The Recompile CKP header command: progress, cancellation, a timeout, and an undoable edit."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from ...core.compile.compiler import compile_header, provider_for
+from ...core.compile.model import CompileError
+from .actions import replace_prefix_edit, text_edit
+
+if TYPE_CHECKING:
+    from ..server import CkpServer
+
+_tokens = itertools.count(1)
+
+
+def _tell(ls: CkpServer, message: str, kind: types.MessageType = types.MessageType.Error) -> None:
+    ls.window_show_message(types.ShowMessageParams(type=kind, message=message))
+
+
+async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
+    """Recompile the header of ``uri`` and apply it as a WorkspaceEdit; a dict says what happened."""
+    doc = ls.doc_at(uri)
+    if doc is None or doc.is_index:
+        _tell(ls, "CKP: Recompile works on knowledge files inside a memory bank.")
+        return {"applied": False, "reason": "not a knowledge file"}
+    opened = ls.workspace.text_documents.get(uri)
+    if opened is not None:
+        text, version = opened.source, opened.version
+    else:
+        from ...core.bank import read_text
+
+        text, version = read_text(doc.bank.root / doc.rel)[0], None
+    llm = doc.bank.config.llm
+    try:
+        provider = provider_for(llm)
+    except CompileError as exc:
+        _tell(ls, f"CKP: cannot recompile: {exc}")
+        return {"applied": False, "reason": str(exc)}
+    name = llm.provider if provider is not None else "offline"
+    token = f"ckp-recompile-{next(_tokens)}"
+    progress = await _begin(ls, token, f"Recompiling {doc.rel} ({name})")
+    work = asyncio.ensure_future(
+        asyncio.to_thread(compile_header, doc.bank, doc.rel, text, provider, llm.timeout)
+    )
+    if progress:
+        cancel = ls.work_done_progress.tokens.get(token)
+        if cancel is not None:
+            cancel.add_done_callback(lambda _f: work.cancel())
+    try:
+        compiled = await asyncio.wait_for(asyncio.shield(work), timeout=llm.timeout + 5)
+    except asyncio.CancelledError:
+        work.cancel()
+        _end(ls, token, progress, "cancelled")
+        return {"applied": False, "reason": "cancelled"}
+    except asyncio.TimeoutError:
+        _end(ls, token, progress, "timed out")
+        _tell(
+            ls,
+            f"CKP: the {name} compiler gave no answer within {llm.timeout:.0f} s; raise ckp.llm.timeout or try again.",
+        )
+        return {"applied": False, "reason": "timeout"}
+    except CompileError as exc:
+        _end(ls, token, progress, "failed")
+        _tell(ls, f"CKP: recompile failed: {exc}")
+        return {"applied": False, "reason": str(exc)}
+    current = ls.workspace.text_documents.get(uri)
+    if (current.source if current is not None else text) != text:
+        _end(ls, token, progress, "refused")
+        _tell(
+            ls,
+            "CKP: the document changed while the header was compiling; nothing was applied, run Recompile again.",
+            types.MessageType.Warning,
+        )
+        return {"applied": False, "reason": "document changed"}
+    if compiled.text == text:
+        _end(ls, token, progress, "header already up to date")
+        return {"applied": False, "reason": "unchanged"}
+    edit = text_edit(uri, version, [replace_prefix_edit(compiled.replaced, compiled.header)])
+    _end(ls, token, progress, "applying")
+    result = await ls.workspace_apply_edit_async(
+        types.ApplyWorkspaceEditParams(edit=edit, label="Recompile CKP header")
+    )
+    if not result.applied:
+        _tell(
+            ls,
+            f"CKP: the editor did not apply the recompiled header ({result.failure_reason or 'no reason given'}).",
+        )
+    return {"applied": bool(result.applied), "cached": compiled.cached, "provider": name}
+
+
+async def _begin(ls: CkpServer, token: str, title: str) -> bool:
+    if not ls.supports("window.work_done_progress"):
+        return False
+    try:
+        await ls.work_done_progress.create_async(token)
+    except Exception:
+        return False
+    ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, cancellable=True))
+    return True
+
+
+def _end(ls: CkpServer, token: str, progress: bool, message: str) -> None:
+    if progress:
+        ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))

@@ -1,0 +1,184 @@
+"""Quick fixes, fix-all, recompile and routing through the real server, as an editor applies them."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import sys
+from pathlib import Path
+
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from .conftest import (
+    apply_workspace_edit,
+    change_doc,
+    codes,
+    open_doc,
+    wait_diagnostics,
+    wait_indexed,
+    wait_until,
+)
+
+#: a file of the broken bank where each fixable code occurs
+FIXABLE = {
+    "CKP050": "jwt.md",
+    "CKP046": "jwt.md",
+    "CKP041": "logging.md",
+    "CKP042": "logging.md",
+    "CKP043": "database.md",
+    "CKP044": "cors.md",
+    "CKP045": "database.md",
+    "CKP003": "http-headers.md",
+    "CKP030": "http-headers.md",
+    "CKP010": "jwt-authentication.md",
+    "CKP060": "oauth2.md",
+    "CKP001": "notes/deployment-notes.md",
+    "CKP070": "_index.md",
+}
+
+
+async def _actions(
+    client: LanguageClient, uri: str, diags: list[types.Diagnostic], only: list[str] | None = None
+):
+    end = max(
+        (d.range.end for d in diags),
+        key=lambda p: (p.line, p.character),
+        default=types.Position(line=0, character=0),
+    )
+    return await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(start=types.Position(line=0, character=0), end=end),
+            context=types.CodeActionContext(diagnostics=diags, only=only),
+        )
+    )
+
+
+async def test_every_quick_fix_removes_its_diagnostic(client: LanguageClient):
+    bank = client.workspace_path / "broken/memory-bank"
+    await wait_indexed(client)
+    for code, name in FIXABLE.items():
+        uri = (
+            open_doc(client, bank / name, version=1)
+            if uri_not_open(client, bank / name)
+            else (bank / name).as_uri()
+        )
+        diags = await wait_diagnostics(client, uri, lambda d, c=code: c in codes(d))
+        target = next(d for d in diags if d.code == code)
+        actions = await _actions(client, uri, [target]) or []
+        fixes = [
+            a
+            for a in actions
+            if isinstance(a, types.CodeAction) and a.kind == types.CodeActionKind.QuickFix and a.diagnostics
+        ]
+        assert fixes, f"{code}: no quick fix offered"
+        fix = next((a for a in fixes if a.is_preferred), fixes[0])
+        assert fix.edit is not None, f"{code}: the fix carries no edit"
+        apply_workspace_edit(client, fix.edit)  # as an editor applies it
+        line = target.range.start.line
+
+        def gone(d: list[types.Diagnostic], c: str = code, ln: int = line) -> bool:
+            return not any(x.code == c and x.range.start.line == ln for x in d)
+
+        await wait_diagnostics(client, uri, gone)
+
+
+def action_command(action: types.CodeAction | types.Command) -> types.Command | None:
+    """The command of a code action.
+
+    lsprotocol's client side reads any action carrying a command as a Command whose ``command``
+    is the whole action, stringified; editors read it correctly.
+    """
+    if isinstance(action, types.CodeAction):
+        return action.command
+    if action.command.startswith("{"):
+        raw = ast.literal_eval(action.command)
+        return types.Command(title=raw["title"], command=raw["command"], arguments=raw.get("arguments"))
+    return action
+
+
+def uri_not_open(client: LanguageClient, path: Path) -> bool:
+    return path.as_uri() not in client.texts
+
+
+async def test_fix_all_applies_every_safe_fix(client: LanguageClient):
+    path = client.workspace_path / "broken/memory-bank/http-headers.md"
+    await wait_indexed(client)
+    uri = open_doc(client, path)
+    diags = await wait_diagnostics(client, uri, lambda d: {"CKP003", "CKP030"} <= codes(d))
+    actions = await _actions(client, uri, diags, only=["source.fixAll.ckp"]) or []
+    assert [a.kind for a in actions] == ["source.fixAll.ckp"]
+    apply_workspace_edit(client, actions[0].edit)
+    after = await wait_diagnostics(client, uri, lambda d: not ({"CKP003", "CKP030"} & codes(d)))
+    assert "CKP020" in codes(after)  # not a safe fix: left for the user
+    body = path.read_text().split("\n\n", 1)[1]
+    assert client.texts[uri][1].endswith(body)
+
+
+async def test_recompile_applies_a_workspace_edit_with_progress(client: LanguageClient):
+    path = client.workspace_path / "mentat/memory-bank/patterns/jwt.md"
+    await wait_indexed(client)
+    uri = open_doc(client, path)
+    original = path.read_text()
+    actions = await _actions(client, uri, [], only=[types.CodeActionKind.RefactorRewrite]) or []
+    recompile = next(a for a in actions if a.title == "Recompile CKP header")
+    command = action_command(recompile)
+    assert command is not None and command.command == "ckp.recompile"
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=command.command, arguments=command.arguments)
+    )
+    assert result["applied"] is True
+    assert client.applied, "the server did not send workspace/applyEdit"
+    titles = [
+        v.title
+        for values in client.progress_reports.values()
+        for v in values
+        if isinstance(v, types.WorkDoneProgressBegin)
+    ]
+    assert any(t.startswith("Recompiling patterns/jwt.md") for t in titles)
+    new = client.texts[uri][1]
+    body = original[original.index("\n\n") :]
+    assert new.endswith(body) and new != original
+    assert path.read_text() == original  # an edit in the editor, never a write behind its back
+
+
+async def test_recompile_is_refused_when_the_document_changed_meanwhile(
+    client: LanguageClient, tmp_path: Path
+):
+    slow = tmp_path / "slow_model.py"
+    slow.write_text(
+        "import sys, time, json\nsys.stdin.read()\ntime.sleep(1.5)\n"
+        "print(json.dumps({'TLDR': 'Tokens.', 'ANSWERS_WHEN': ['jwt'], 'CONFIDENCE': 'high'}))\n"
+    )
+    (client.workspace_path / "mentat/memory-bank/.ckp.toml").write_text(
+        f'[llm]\nprovider = "command"\ncommand = "{sys.executable} {slow}"\n'
+    )
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"ckp": {}}))
+    path = client.workspace_path / "mentat/memory-bank/patterns/jwt.md"
+    await wait_indexed(client)
+    uri = open_doc(client, path)
+    pending = asyncio.ensure_future(
+        client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="ckp.recompile", arguments=[uri])
+        )
+    )
+    await asyncio.sleep(0.5)
+    change_doc(client, uri, path.read_text() + "\nOne more line.\n", 2)
+    result = await pending
+    assert result["applied"] is False and result["reason"] == "document changed"
+    await wait_until(lambda: any("changed while" in m.message for m in client.messages))
+    assert not client.applied
+
+
+async def test_route_command_returns_the_declaration(client: LanguageClient):
+    await wait_indexed(client)
+    uri = (client.workspace_path / "mentat/memory-bank/projects/mentat.md").as_uri()
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(
+            command="ckp.route",
+            arguments=[{"bank": uri, "query": "How does mentat fetch ISTAT data via SDMX?"}],
+        )
+    )
+    assert result["declaration"].startswith("[CKP: loaded ")
+    assert "mentat-istat" in [e["concept"] for e in result["loaded"]]
