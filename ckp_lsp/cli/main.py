@@ -3,26 +3,53 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 from .. import __version__
-from . import check, index_cmd
 
-COMMANDS = [check, index_cmd]
+#: The command modules of this package, each with ``add_parser(sub)`` and ``run(args)``; module
+#: ``x_y_cmd`` (or ``x_y``) registers command ``x-y``. Only the module of the command being run
+#: is imported, so a command starts as fast as its own imports (``ckp route`` on a large bank).
+COMMANDS = [
+    "check",
+    "fix_cmd",
+    "index_cmd",
+    "compile_cmd",
+    "route_cmd",
+    "bench_cmd",
+    "graph_cmd",
+    "init_cmd",
+    "agent_rules_cmd",
+]
 
 
-def parser() -> argparse.ArgumentParser:
+def command_name(module: str) -> str:
+    """The command a module registers: ``agent_rules_cmd`` -> ``agent-rules``."""
+    return module.removesuffix("_cmd").replace("_", "-")
+
+
+def _modules(argv: Sequence[str]) -> list[ModuleType]:
+    """The command modules to register: the one ``argv`` names, or all of them (help, a typo)."""
+    wanted = next((a for a in argv if not a.startswith("-")), None)
+    names = [m for m in COMMANDS if command_name(m) == wanted] or COMMANDS
+    return [importlib.import_module(f"{__package__}.{m}") for m in names]
+
+
+def parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ckp", description="Check, index, route and compile CKP memory banks.")
     p.add_argument("--version", action="version", version=f"ckp {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for module in COMMANDS:
+    for module in _modules(argv):
         module.add_parser(sub)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    p = parser(argv)
     args = p.parse_args(argv)
     if not getattr(args, "run", None):
         p.print_help(sys.stderr)

@@ -1,0 +1,77 @@
+"""Wall time of ``ckp route`` (a subprocess, start-up included) on a generated bank.
+
+``python benchmarks/route_bench.py [--files 10000] [--runs 7] [--bank DIR]``: generates the bank
+once (cached under the system temp folder), writes its index, then times each query.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from genbank import generate
+
+QUERIES = (
+    "How does the billing ledger reconcile invoice payments?",
+    "Which service retries failed webhook deliveries to partners?",
+    "kubernetes deploy canary release",
+    "How is the paymnet gateway configured?",  # a typo
+    "How do I bake sourdough bread?",  # out of domain
+)
+TARGET_MS = 300
+
+
+def _ckp() -> list[str]:
+    found = shutil.which("ckp", path=str(Path(sys.executable).parent))
+    return [found] if found else [sys.executable, "-m", "ckp_lsp.cli.main"]
+
+
+def prepare(folder: Path, files: int) -> Path:
+    """A bank of ``files`` generated files with a current index (reused when already there)."""
+    bank = folder / "memory-bank"
+    marker = folder / f".generated-{files}"
+    if not marker.exists():
+        shutil.rmtree(folder, ignore_errors=True)
+        generate(bank, files, seed=0)
+        subprocess.run([*_ckp(), "index", str(bank)], check=True, capture_output=True)
+        marker.touch()
+    return bank
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--files", type=int, default=10_000)
+    p.add_argument("--runs", type=int, default=7, help="runs per query; the median is reported")
+    p.add_argument("--bank", type=Path, default=None, help="an existing bank instead of a generated one")
+    args = p.parse_args(argv)
+    bank = args.bank or prepare(Path(tempfile.gettempdir()) / f"ckp-route-bench-{args.files}", args.files)
+    ckp = _ckp()
+    print(f"ckp route on {bank} ({args.files:,} files), median of {args.runs} runs, start-up included:")
+    medians = []
+    for query in QUERIES:
+        times = []
+        for _ in range(args.runs):
+            start = time.perf_counter()
+            done = subprocess.run([*ckp, "route", str(bank), query], capture_output=True, text=True)
+            times.append((time.perf_counter() - start) * 1000)
+            if done.returncode != 0:
+                print(done.stderr, file=sys.stderr)
+                return 1
+        medians.append(statistics.median(times))
+        line = done.stdout.splitlines()[0]
+        print(f"  {medians[-1]:6.0f} ms  {query}\n            {line[:110]}{'…' if len(line) > 110 else ''}")
+    worst = max(medians)
+    print(f"worst median {worst:.0f} ms (target {TARGET_MS} ms): {'ok' if worst <= TARGET_MS else 'OVER'}")
+    return 0 if worst <= TARGET_MS else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,91 @@
+"""``ckp bench``: route a file of queries, check their expectations and show the token saving."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .output import display_path
+
+if TYPE_CHECKING:
+    from ..core.bench import BenchReport
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("bench", help="route a file of queries: expectations met, tokens with and without CKP")
+    p.add_argument("bank", type=Path, metavar="BANK")
+    p.add_argument("--queries", type=Path, required=True, metavar="FILE", help="YAML or JSON list of queries")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument(
+        "--sizes",
+        type=_sizes,
+        default=(),
+        metavar="N,N,...",
+        help="also measure growing subsets of the bank of these many files (e.g. 3,11,30)",
+    )
+    p.set_defaults(run=run)
+
+
+def _sizes(value: str) -> tuple[int, ...]:
+    try:
+        sizes = tuple(int(v) for v in value.split(",") if v.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{value}' is not a comma-separated list of numbers") from None
+    if not sizes or min(sizes) < 1:
+        raise argparse.ArgumentTypeError("sizes are whole numbers of at least 1")
+    return sizes
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..core.bank import Bank
+    from ..core.bench import BenchError, load_queries, run_bench
+    from ..core.config import config_for_bank
+    from ..core.discovery import bank_of
+
+    root = bank_of(args.bank) if args.bank.exists() else None
+    if root is None:
+        print(f"ckp: {args.bank}: not a memory bank", file=sys.stderr)
+        return 2
+    try:
+        queries = load_queries(args.queries)
+    except BenchError as exc:
+        print(f"ckp: {exc}", file=sys.stderr)
+        return 2
+    report = run_bench(Bank.load(root, config_for_bank(root)), queries, args.sizes)
+    for n in report.skipped_sizes:
+        print(f"ckp: --sizes {n}: the bank has {report.files} files, size skipped", file=sys.stderr)
+    if args.format == "json":
+        print(json.dumps(report.as_dict(), indent=2, ensure_ascii=False))
+    else:
+        _print_text(report, display_path(root))
+    return 0 if report.ok else 1
+
+
+def _print_text(report: BenchReport, where: str) -> None:
+    print(f"{where}: {report.files} knowledge files, {len(report.outcomes)} queries\n")
+    for n, o in enumerate(report.outcomes, 1):
+        t = o.result.tokens
+        print(f"{n:>2}. {o.query.text}")
+        print(f"    {o.result.declaration}")
+        verdict = "ok" if o.ok else "FAILED"
+        print(
+            f"    {len(o.result.loaded)} file(s), {t.with_ckp:,} tokens with CKP vs {t.without_ckp:,} "
+            f"without ({t.reduction:.0%} less): {verdict}"
+        )
+        for why in o.failures:
+            print(f"    - {why}")
+    print()
+    print("| Files | Tokens without CKP | Tokens with CKP | Reduction |")
+    print("|---:|---:|---:|---:|")
+    for row in report.sizes:
+        print(f"| {row.files} | {row.without_ckp:,} | {row.with_ckp:,} | {row.reduction:.0%} |")
+    print()
+    loaded, expected = report.must_load
+    print(
+        f"Routing: {report.passed}/{len(report.outcomes)} queries meet their expectations; "
+        f"recall {report.recall:.0%} ({loaded}/{expected} must-load concepts); "
+        f"mean reduction {report.reduction:.0%}."
+    )

@@ -1,0 +1,30 @@
+"""``ckp graph``: the relationships of a bank as a Mermaid or Graphviz graph."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("graph", help="print the relationship graph (HIGH solid, MID dashed, stale red)")
+    p.add_argument("bank", type=Path, metavar="BANK")
+    p.add_argument("--format", choices=("mermaid", "dot"), default="mermaid")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..core.bank import Bank
+    from ..core.config import config_for_bank
+    from ..core.discovery import bank_of
+    from ..core.graph import build_graph, to_dot, to_mermaid
+
+    root = bank_of(args.bank) if args.bank.exists() else None
+    if root is None:
+        print(f"ckp: {args.bank}: not a memory bank", file=sys.stderr)
+        return 2
+    graph = build_graph(Bank.load(root, config_for_bank(root)))
+    sys.stdout.write(to_dot(graph) if args.format == "dot" else to_mermaid(graph))
+    return 0

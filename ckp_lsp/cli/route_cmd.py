@@ -1,0 +1,54 @@
+"""``ckp route``: which files an agent following the pattern loads for a query, and why."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..core.route import RouteTokens
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("route", help="show which files a query loads (SPEC §6) and the tokens it costs")
+    p.add_argument("bank", type=Path, metavar="BANK")
+    p.add_argument("query", metavar="QUERY")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    # Imported here so that `ckp route` on a large bank pays only for what it uses.
+    from ..core.config import config_for_bank
+    from ..core.discovery import bank_of
+    from ..core.route import Router, describe
+    from ..core.route_table import read_route_table
+
+    root = bank_of(args.bank) if args.bank.exists() else None
+    if root is None:
+        print(f"ckp: {args.bank}: not a memory bank", file=sys.stderr)
+        return 2
+    result = Router(read_route_table(root, config_for_bank(root))).route(args.query)
+    if args.format == "json":
+        print(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
+        return 0
+    print(result.declaration)
+    width = max((len(e.file) for e in result.loaded), default=0)
+    for e in result.loaded:
+        print(f"  {e.file:<{width}}  {describe(e)}  (~{e.tokens:,} tokens)")
+    if result.matched_not_loaded:
+        shown = ", ".join(f"{e.concept} ({e.score})" for e in result.matched_not_loaded[:5])
+        more = len(result.matched_not_loaded) - 5
+        print(f"Also matched, not loaded: {shown}" + (f" and {more} more" if more > 0 else ""))
+    print(_cost_line(result.tokens))
+    return 0
+
+
+def _cost_line(t: RouteTokens) -> str:
+    return (
+        f"Tokens: {t.with_ckp:,} with CKP (index {t.index:,} + loaded {t.loaded:,}), "
+        f"{t.without_ckp:,} without: {t.reduction:.0%} less."
+    )

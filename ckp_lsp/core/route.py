@@ -1,0 +1,281 @@
+"""Routing (SPEC §6): which files an agent following the pattern loads for a query, and what it costs."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .route_table import SEPARATOR, RouteTable, related, table_of_bank
+
+if TYPE_CHECKING:
+    from .bank import Bank
+
+MAX_PRIMARY = 3
+#: tokens this long (query and keyword) may match with a typo
+FUZZY_MIN_LENGTH = 5
+#: rapidfuzz ratio (normalised Indel similarity, 0-100) a typo must reach: one letter dropped,
+#: added or swapped in a long word passes; a different short word ("model"/"modal") does not
+FUZZY_CUTOFF = 85.0
+_WORD = re.compile(r"[^\W_]+")
+
+
+def normalize(text: str) -> str:
+    """Unicode NFKC, case-folded."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def words(text: str) -> list[str]:
+    """The word tokens of ``text``, normalised; ``-``, ``.`` and ``_`` separate words."""
+    return _WORD.findall(normalize(text))
+
+
+@dataclass(slots=True)
+class RouteEntry:
+    """A file the router loaded (or matched without loading), and why."""
+
+    concept: str
+    file: str
+    reason: str  # "match", "high" or "mid"; "match" for a file matched but not loaded
+    keywords: list[str]  # the file's keywords the query matched, as written
+    via: str | None  # the primary concept that pulled a HIGH or MID file in
+    tokens: int
+
+    @property
+    def score(self) -> int:
+        return len(self.keywords)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "concept": self.concept,
+            "file": self.file,
+            "reason": self.reason,
+            "keywords": self.keywords,
+            "via": self.via,
+            "tokens": self.tokens,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RouteTokens:
+    """Token estimates of one query: the index, the loaded files, and the totals with and without CKP."""
+
+    index: int
+    loaded: int
+    with_ckp: int
+    without_ckp: int
+
+    @property
+    def reduction(self) -> float:
+        """The share of tokens CKP saves, 0-1."""
+        return 1 - self.with_ckp / self.without_ckp if self.without_ckp else 0.0
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "index": self.index,
+            "loaded": self.loaded,
+            "with_ckp": self.with_ckp,
+            "without_ckp": self.without_ckp,
+        }
+
+
+@dataclass
+class RouteResult:
+    """What the router decided for one query."""
+
+    query: str
+    loaded: list[RouteEntry]
+    matched_not_loaded: list[RouteEntry]
+    out_of_domain: bool
+    declaration: str
+    tokens: RouteTokens
+    files: int  # knowledge files in the bank (Y of the declaration)
+    primaries: list[RouteEntry] = field(default_factory=list)
+
+    @property
+    def concepts(self) -> list[str]:
+        return [e.concept for e in self.loaded]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "loaded": [e.as_dict() for e in self.loaded],
+            "matched_not_loaded": [e.as_dict() for e in self.matched_not_loaded],
+            "out_of_domain": self.out_of_domain,
+            "declaration": self.declaration,
+            "tokens": self.tokens.as_dict(),
+        }
+
+
+def _stems(token: str) -> Iterable[str]:
+    """The token and its singular or plural forms (``s``/``es``) that a keyword may be written in."""
+    yield token
+    if len(token) >= 2:
+        yield token + "s"
+        yield token + "es"
+    if token.endswith("s") and len(token) >= 3:
+        yield token[:-1]
+    if token.endswith("es") and len(token) >= 4:
+        yield token[:-2]
+
+
+def _keyword_lines(table: RouteTable) -> list[str]:
+    """Each file's keywords and concept (last), normalised and joined by SEPARATOR.
+
+    Normalising every file at once costs one call instead of one per keyword.
+    """
+    raw = "\n".join(k + SEPARATOR + c for k, c in zip(table.keywords, table.concepts, strict=True))
+    norm = (raw.lower() if raw.isascii() else normalize(raw)).replace(SEPARATOR + " ", SEPARATOR)
+    lines = norm.split("\n")
+    if len(lines) == len(table):
+        return lines
+    # A value held a line break: normalise file by file.
+    return [normalize(k + SEPARATOR + c) for k, c in zip(table.keywords, table.concepts, strict=True)]
+
+
+class Router:
+    """A bank's routing table, built once; ``route`` then costs a few set look-ups per query."""
+
+    def __init__(self, source: Bank | RouteTable) -> None:
+        table = source if isinstance(source, RouteTable) else table_of_bank(source)
+        self.table = table
+        self.files = len(table)
+        self.index_tokens = table.index_tokens
+        self.total_tokens = sum(-(-n // 4) for n in table.sizes)
+        self._by_concept: dict[str, int] = {}
+        for i, c in enumerate(table.concepts):
+            if c and c not in self._by_concept:
+                self._by_concept[c] = i
+        # Where each distinct keyword occurs (file * stride + position); then each distinct
+        # keyword is split into words once, and filed under its longest word: a keyword can only
+        # match when that word does, so a query looks at each candidate keyword once.
+        lines = _keyword_lines(table)
+        self._stride = stride = max((line.count(SEPARATOR) for line in lines), default=0) + 1
+        occurs: defaultdict[str, list[int]] = defaultdict(list)
+        for i, line in enumerate(lines):
+            if table.concepts[i]:  # a file without a concept has no index row: nothing routes to it
+                base = i * stride
+                for j, kw in enumerate(line.split(SEPARATOR)):
+                    occurs[kw].append(base + j)
+        self._occurs = occurs
+        self._lines = lines
+        self._words: dict[str, tuple[str, ...]] = {}
+        self._anchored: defaultdict[str, list[str]] = defaultdict(list)
+        for kw in occurs:
+            toks = self._words[kw] = tuple(dict.fromkeys(_WORD.findall(kw)))
+            if toks:
+                self._anchored[max(toks, key=len)].append(kw)
+        self.vocabulary = frozenset(t for toks in self._words.values() for t in toks)
+        self._long = sorted(t for t in self.vocabulary if len(t) >= FUZZY_MIN_LENGTH)
+        self._typos: dict[str, frozenset[str]] = {}
+
+    # --- matching ------------------------------------------------------------------------------
+
+    def matched_tokens(self, query: str) -> set[str]:
+        """The bank's keyword words that occur in ``query`` (as written, as a plural, or with a typo)."""
+        vocab = self.vocabulary
+        out: set[str] = set()
+        for q in set(words(query)):
+            hits = [s for s in _stems(q) if s in vocab]
+            if hits:
+                out.update(hits)
+            elif len(q) >= FUZZY_MIN_LENGTH:
+                # Only a word the bank does not know can be a typo of one it does.
+                out.update(self._typo_of(q))
+        return out
+
+    def _typo_of(self, q: str) -> frozenset[str]:
+        found = self._typos.get(q)
+        if found is None:
+            from rapidfuzz import fuzz, process
+
+            close = process.extract(q, self._long, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF, limit=None)
+            found = self._typos[q] = frozenset(c[0] for c in close)
+        return found
+
+    def written_keywords(self, i: int) -> list[str]:
+        """File ``i``'s keywords as written, its concept last."""
+        return [k.strip() for k in self.table.keywords[i].split(SEPARATOR)] + [self.table.concepts[i]]
+
+    def _keyword_line(self, i: int) -> list[str]:
+        """File ``i``'s keywords and concept, normalised."""
+        return self._lines[i].split(SEPARATOR)
+
+    def scores(self, query: str) -> dict[int, list[str]]:
+        """For each file with a matching keyword, its distinct matching keywords as written, in header order."""
+        matched = self.matched_tokens(query)
+        found: defaultdict[int, list[int]] = defaultdict(list)
+        stride = self._stride
+        for t in matched:
+            for kw in self._anchored.get(t, ()):
+                toks = self._words[kw]
+                if len(toks) == 1 or matched.issuperset(toks):
+                    for at in self._occurs[kw]:
+                        found[at // stride].append(at % stride)
+        hits: dict[int, list[str]] = {}
+        for i, js in found.items():
+            written = self.written_keywords(i)
+            norm = self._keyword_line(i)
+            seen: set[frozenset[str]] = set()
+            out = hits[i] = []
+            for j in sorted(js):
+                key = frozenset(self._words[norm[j]])
+                if key not in seen:
+                    seen.add(key)
+                    out.append(written[j])
+        return hits
+
+    # --- routing -------------------------------------------------------------------------------
+
+    def route(self, query: str) -> RouteResult:
+        """The files to load for ``query`` (SPEC §6), the declaration line and the token estimates."""
+        t = self.table
+        hits = self.scores(query)
+        ranked = sorted(hits, key=lambda i: (-len(hits[i]), t.concepts[i], t.paths[i]))
+        primaries = ranked[:MAX_PRIMARY]
+
+        def entry(i: int, reason: str, via: str | None) -> RouteEntry:
+            return RouteEntry(t.concepts[i], t.paths[i], reason, hits.get(i, []), via, -(-t.sizes[i] // 4))
+
+        loaded: dict[int, RouteEntry] = {i: entry(i, "match", None) for i in primaries}
+        for p in primaries:
+            pulled = [(c, "high") for c in related(t.high[p])] + [(c, "mid") for c in related(t.mid[p])]
+            for concept, reason in pulled:
+                i = self._by_concept.get(concept)
+                if i is None or i in loaded or (reason == "mid" and i not in hits):
+                    continue
+                loaded[i] = entry(i, reason, t.concepts[p])
+        entries = list(loaded.values())
+        rest = [entry(i, "match", None) for i in ranked if i not in loaded]
+        loaded_tokens = sum(e.tokens for e in entries)
+        tokens = RouteTokens(
+            self.index_tokens, loaded_tokens, self.index_tokens + loaded_tokens, self.total_tokens
+        )
+        first = [loaded[i] for i in primaries]
+        line = declaration(first, len(entries), self.files)
+        return RouteResult(query, entries, rest, not entries, line, tokens, self.files, first)
+
+
+def declaration(primaries: list[RouteEntry], loaded: int, files: int) -> str:
+    """The one line an agent declares (SPEC §6 step 5)."""
+    if not primaries:
+        return f"[CKP: loaded 0/{files} files — out of domain]"
+    groups = "; ".join(f"{e.file} via {', '.join(e.keywords)}" for e in primaries)
+    return f"[CKP: loaded {loaded}/{files} files — match: {groups}]"
+
+
+def route(bank: Bank, query: str) -> RouteResult:
+    """Route one query over ``bank``; build a ``Router`` once to route many."""
+    return Router(bank).route(query)
+
+
+def describe(e: RouteEntry) -> str:
+    """Why a file was loaded, in words: its keywords, or the primary file that pulled it in."""
+    if e.reason == "high":
+        return f"HIGH of {e.via}" + (f" (also matches {', '.join(e.keywords)})" if e.keywords else "")
+    if e.reason == "mid":
+        return f"MID of {e.via}, matches {', '.join(e.keywords)}"
+    return "matches " + ", ".join(e.keywords)

@@ -1,0 +1,239 @@
+"""What the router needs of a bank: each file's concept, keywords, relationships and size.
+
+A table comes from a loaded ``Bank``, or straight from disk. On disk, a large bank is read the
+way the pattern intends an agent to read it: from ``_index.md``, whose rows are the headers.
+Only the files the index is not current for (changed after it was written, or missing from it)
+are opened; the others are only listed, and their size in bytes stands in for characters
+(equal for ASCII text). Small banks, and banks without an index, are read in full.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .discovery import INDEX_END, INDEX_NAME, INDEX_START, SKIP_DIRS
+from .index import tokens
+
+if TYPE_CHECKING:
+    from .bank import Bank
+    from .config import Config
+    from .knowledge import KnowledgeFile
+
+#: below this many files, reading every file costs less than it saves
+FULL_READ_LIMIT = 500
+#: separates keywords in a table: a keyword as written may hold a comma (a YAML list item)
+SEPARATOR = "\x1f"
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+_ROW_COLUMNS = ("CONCEPT", "ANSWERS_WHEN", "SIMILAR_HIGH", "SIMILAR_MID")
+
+
+@dataclass
+class RouteTable:
+    """The routing view of a bank, one column entry per knowledge file, sorted by path.
+
+    Columns rather than an object per file: a 10,000-file bank is read in a few milliseconds.
+    """
+
+    paths: list[str] = field(default_factory=list)
+    concepts: list[str] = field(default_factory=list)  # "" for a file without CONCEPT
+    keywords: list[str] = field(default_factory=list)  # ANSWERS_WHEN items joined by SEPARATOR
+    high: list[str] = field(default_factory=list)  # SIMILAR_HIGH as written: "jwt:2025-05, oauth2"
+    mid: list[str] = field(default_factory=list)  # SIMILAR_MID as written
+    sizes: list[int] = field(default_factory=list)  # characters
+    index_tokens: int = 0
+
+    def add(self, path: str, concept: str, keywords: str, high: str, mid: str, size: int) -> None:
+        self.paths.append(path)
+        self.concepts.append(concept)
+        self.keywords.append(keywords)
+        self.high.append(high)
+        self.mid.append(mid)
+        self.sizes.append(size)
+
+    def add_file(self, kf: KnowledgeFile) -> None:
+        """Add a parsed knowledge file."""
+        self.add(
+            kf.path,
+            " ".join((kf.concept or "").split()),
+            SEPARATOR.join(" ".join(i.text.split()) for i in kf.keywords),
+            ", ".join(r.concept for r in kf.relationships if r.tier == "HIGH"),
+            ", ".join(r.concept for r in kf.relationships if r.tier == "MID"),
+            kf.size,
+        )
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+
+def related(value: str) -> list[str]:
+    """The concepts of a SIMILAR_* value: ``jwt:2025-05, oauth2`` -> ``["jwt", "oauth2"]``."""
+    return [e.partition(":")[0].strip() for e in value.split(",") if e.strip()]
+
+
+def table_of_bank(bank: Bank) -> RouteTable:
+    """The table of a loaded bank; without ``_index.md`` the index is the one `ckp index` would write."""
+    from .index import update_index_text
+
+    return table_of_files(
+        (bank.files[p] for p in sorted(bank.files)),
+        tokens(bank.index_text if bank.index_text is not None else update_index_text(None, bank)),
+    )
+
+
+def table_of_files(files: Iterable[KnowledgeFile], index_tokens: int) -> RouteTable:
+    """The table of parsed knowledge files (in the order given)."""
+    table = RouteTable(index_tokens=index_tokens)
+    for kf in files:
+        table.add_file(kf)
+    return table
+
+
+def read_route_table(root: Path, config: Config, full_read_limit: int = FULL_READ_LIMIT) -> RouteTable:
+    """The table of the bank at ``root``, opening only the files ``_index.md`` is not current for."""
+    listing = _list_files(root, config.exclude)
+    index = _read_index(root / INDEX_NAME)
+    if index is None or len(listing) <= full_read_limit:
+        from .bank import Bank
+
+        return table_of_bank(Bank.load(root, config))
+    text, mtime_ns = index
+    rows = _index_rows(text)
+    table = RouteTable(index_tokens=tokens(text))
+    for rel, size, file_mtime_ns in listing:
+        row = rows.get(rel)
+        if row is not None and file_mtime_ns < mtime_ns:
+            concept, keywords, high, mid = row
+            table.add(rel, concept, keywords.replace(",", SEPARATOR), high, mid, size)
+            continue
+        kf = _read_file(root, rel)
+        if kf is not None:
+            table.add_file(kf)
+    return table
+
+
+def _exclusion(exclude: Iterable[str]) -> re.Pattern[str] | None:
+    """One pattern for the ``exclude`` globs, matched against a path and a file name as fnmatch does."""
+    globs = [fnmatch.translate(os.path.normcase(g)) for g in exclude]
+    return re.compile("|".join(f"(?:{g})" for g in globs)) if globs else None
+
+
+def _list_files(root: Path, exclude: Iterable[str]) -> list[tuple[str, int, int]]:
+    """(path, size in bytes, mtime in ns) of every knowledge file, sorted: the files of ``knowledge_files``."""
+    excluded = _exclusion(exclude)
+    out: list[tuple[str, int, int]] = []
+    real_root: Path | None = None
+    stack = [(str(root), "")]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for e in entries:
+            name = e.name
+            if e.is_dir(follow_symlinks=False):
+                if name not in SKIP_DIRS and not name.startswith("."):
+                    stack.append((e.path, prefix + name + "/"))
+                continue
+            rel = prefix + name
+            if not name.endswith(".md") or rel == INDEX_NAME:
+                continue
+            if excluded is not None and (
+                excluded.match(os.path.normcase(rel)) or excluded.match(os.path.normcase(name))
+            ):
+                continue
+            try:
+                st = e.stat()
+                if e.is_symlink():
+                    # A symlinked file counts only when it points inside the bank.
+                    real_root = real_root or root.resolve()
+                    if real_root not in Path(e.path).resolve(strict=True).parents:
+                        continue
+            except (OSError, RuntimeError):
+                continue
+            if stat.S_ISREG(st.st_mode):
+                out.append((rel, st.st_size, st.st_mtime_ns))
+    out.sort()
+    return out
+
+
+def _read_index(path: Path) -> tuple[str, int] | None:
+    """Text of ``_index.md`` (BOM stripped) and its mtime, or None when it cannot be read."""
+    try:
+        with path.open("rb") as fh:
+            mtime_ns = os.fstat(fh.fileno()).st_mtime_ns
+            data = fh.read()
+    except OSError:
+        return None
+    return data.decode("utf-8", errors="replace").removeprefix("\ufeff"), mtime_ns
+
+
+def _cells(line: str) -> list[str]:
+    s = line.strip()
+    if s.startswith("|"):
+        s = s[1:]
+    if s.endswith("|") and not s.endswith("\\|"):
+        s = s[:-1]
+    if "\\|" not in s:
+        return [c.strip() for c in s.split("|")]
+    return [c.strip().replace("\\|", "|") for c in _CELL_SPLIT.split(s)]
+
+
+def _index_rows(text: str) -> dict[str, tuple[str, str, str, str]]:
+    """The generated rows of ``_index.md`` by FILE: CONCEPT, ANSWERS_WHEN, SIMILAR_HIGH, SIMILAR_MID."""
+    start = text.find(INDEX_START)
+    end = text.find(INDEX_END, start + 1) if start >= 0 else -1
+    section = text[start + len(INDEX_START) : end] if start >= 0 and end >= 0 else text
+    lines = [line for line in section.splitlines() if line.lstrip().startswith("|")]
+    if not lines:
+        from .index import parse_index
+
+        out: dict[str, tuple[str, str, str, str]] = {}
+        for r in parse_index(text).rows:
+            v = r.values
+            if r.file:
+                out.setdefault(
+                    r.file,
+                    (
+                        r.concept,
+                        v.get("ANSWERS_WHEN", ""),
+                        v.get("SIMILAR_HIGH", ""),
+                        v.get("SIMILAR_MID", ""),
+                    ),
+                )
+        return out
+    columns = [c.upper() for c in _cells(lines[0])]
+    if "FILE" not in columns or "CONCEPT" not in columns:
+        return {}
+    width = len(columns)
+    # Cell k of a row is part k + 1 of the line split on "|"; a column the table lacks reads as
+    # the empty string appended to the parts.
+    at, c, k, h, m = (columns.index(name) + 1 if name in columns else -1 for name in ("FILE", *_ROW_COLUMNS))
+    rows: dict[str, tuple[str, str, str, str]] = {}
+    for line in lines[1:]:
+        parts = ["", *_cells(line)] if "\\|" in line else line.split("|")
+        if len(parts) <= width:
+            continue
+        parts.append("")
+        rel = parts[at].strip()
+        if rel not in rows and rel.strip("-: "):
+            rows[rel] = (parts[c].strip(), parts[k].strip(), parts[h].strip(), parts[m].strip())
+    return rows
+
+
+def _read_file(root: Path, rel: str) -> KnowledgeFile | None:
+    from .bank import read_text
+    from .knowledge import read_knowledge_file
+
+    try:
+        text, utf8 = read_text(root / rel)
+    except OSError:
+        return None
+    return read_knowledge_file(rel, text, utf8)
