@@ -6,6 +6,7 @@ so a language server re-checks exactly those.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -39,7 +40,11 @@ class Bank:
         self.index_text: str | None = None
         self.unreadable: dict[str, str] = {}
         self._dates: dict[str, CkpDate] | None = None
-        self.generation = 0  # bumped whenever a concept appears in or leaves ``by_concept``
+        self._in_git = True  # until git says the bank is not in a repository
+        self._edited: set[str] = set()  # texts that differ from the disk: uncommitted, so today
+        self._claimants: dict[str, list[tuple[str, str]]] = {}  # keyword -> sorted (concept, path)
+        self.generation = 0
+        self._sorted_concepts: tuple[int, list[str]] | None = None  # bumped whenever a concept appears in or leaves ``by_concept``
 
     @classmethod
     def load(cls, root: Path, config: Config | None = None) -> Bank:
@@ -67,8 +72,10 @@ class Bank:
             self.index_text = None
 
     def concepts(self) -> list[str]:
-        """Every concept declared in the bank, sorted."""
-        return sorted(self.by_concept)
+        """Every concept declared in the bank, sorted (cached per generation)."""
+        if self._sorted_concepts is None or self._sorted_concepts[0] != self.generation:
+            self._sorted_concepts = (self.generation, sorted(self.by_concept))
+        return self._sorted_concepts[1]
 
     def file_of(self, concept: str) -> KnowledgeFile | None:
         """The (first) file that declares ``concept``."""
@@ -84,13 +91,14 @@ class Bank:
         """Replace one file's text; returns the files whose findings may have changed."""
         old = self.files.get(rel)
         before = self._claim_state(old)
+        generation = self.generation
         if old is not None:
             self._drop(old)
         new = read_knowledge_file(rel, text, utf8)
         self._add(new)
-        if self._dates is not None and self.config.staleness != "validated":
-            self._dates.pop(rel, None)
-        return self._affected(old, new, before)
+        if self.config.staleness == "git":
+            self._note_edit(rel, text)
+        return self._affected(old, new, before, self.generation != generation)
 
     def remove_file(self, rel: str) -> set[str]:
         """Forget one file; returns the files whose findings may have changed."""
@@ -99,19 +107,23 @@ class Bank:
         if old is None:
             return set()
         before = self._claim_state(old)
+        generation = self.generation
         self._drop(old)
-        return self._affected(old, None, before) - {rel}
+        self._edited.discard(rel)
+        return self._affected(old, None, before, self.generation != generation) - {rel}
 
     def _add(self, kf: KnowledgeFile) -> None:
         self.files[kf.path] = kf
         if kf.concept:
             if kf.concept not in self.by_concept:
                 self.generation += 1
-            self.by_concept.setdefault(kf.concept, []).append(kf.path)
+            # Sorted, so that the order of updates never shows (file_of, CKP011's message).
+            bisect.insort(self.by_concept.setdefault(kf.concept, []), kf.path)
         for rel in kf.relationships:
             self.backlinks.setdefault(rel.concept, set()).add(kf.path)
         for item in kf.keywords:
             self.claims.setdefault(item.text.casefold(), set()).add(kf.path)
+            self._claimants.pop(item.text.casefold(), None)
 
     def _drop(self, kf: KnowledgeFile) -> None:
         del self.files[kf.path]
@@ -129,6 +141,7 @@ class Bank:
                     del self.backlinks[rel.concept]
         for item in kf.keywords:
             claimers = self.claims.get(item.text.casefold())
+            self._claimants.pop(item.text.casefold(), None)
             if claimers is not None:
                 claimers.discard(kf.path)
                 if not claimers:
@@ -139,16 +152,26 @@ class Bank:
             return {}
         return {k: self.claim_state(k) for k in {i.text.casefold() for i in kf.keywords}}
 
+    def claimants(self, keyword: str) -> list[tuple[str, str]]:
+        """(concept, file) of every file claiming ``keyword`` (casefolded), sorted; cached until it changes."""
+        cached = self._claimants.get(keyword)
+        if cached is None:
+            paths = self.claims.get(keyword, ())
+            cached = sorted((self.files[p].concept or "", p) for p in paths)
+            self._claimants[keyword] = cached
+        return cached
+
     def claim_state(self, keyword: str) -> tuple[int, tuple[str, ...]]:
-        """What CKP032 findings on ``keyword`` depend on: the count (capped) and the first claimers."""
+        """What CKP032 findings on ``keyword`` depend on: how many files claim it, and their concepts."""
         claimers = self.claims.get(keyword, set())
-        return min(len(claimers), CLAIM_LIMIT + 2), tuple(sorted(claimers)[: CLAIM_LIMIT + 2])
+        return len(claimers), tuple(sorted(self.files[p].concept or "" for p in claimers))
 
     def _affected(
         self,
         old: KnowledgeFile | None,
         new: KnowledgeFile | None,
         before: dict[str, tuple[int, tuple[str, ...]]],
+        concepts_changed: bool = False,
     ) -> set[str]:
         out: set[str] = set()
         for kf in (old, new):
@@ -166,6 +189,9 @@ class Bank:
         ) and self.config.staleness == "validated":
             # Backlinkers only care about the concept and its date.
             out = {new.path} | set(self.by_concept.get(new.concept or "", ()))
+        if concepts_changed:
+            # CKP041 suggests the closest concept of the bank: a name that came or went can change it.
+            out.update(p for c, paths in self.backlinks.items() if c not in self.by_concept for p in paths)
         keywords = set(before)
         if new is not None:
             keywords.update(i.text.casefold() for i in new.keywords)
@@ -186,11 +212,33 @@ class Bank:
         if mode == "mtime":
             return mtime_date(self.root / kf.path)
         if self._dates is None:
-            self._dates = git_dates(self.root) or {}
+            dates = git_dates(self.root)
+            self._in_git, self._dates = dates is not None, dates or {}
+        if not self._in_git:
+            return kf.validated  # not in a git repository: nothing to ask, fall back to VALIDATED
+        if kf.path in self._edited:
+            return today()
         date = self._dates.get(kf.path)
         if date is None and kf.path not in self._dates:
             return today()  # never committed: an uncommitted change counts as today
         return date
+
+    @property
+    def staleness_source(self) -> str:
+        """The staleness mode in effect: ``git`` outside a repository falls back to ``validated``."""
+        return self.config.staleness if self._in_git else "validated"
+
+    def _note_edit(self, rel: str, text: str) -> None:
+        """Git mode: a text unlike the disk's is an uncommitted change; one like it (opened, saved) is not."""
+        try:
+            on_disk = read_text(self.root / rel)[0] == text
+        except OSError:
+            on_disk = False
+        if on_disk:
+            self._edited.discard(rel)
+            self._dates = None  # a save may have changed what git reports: ask again
+        else:
+            self._edited.add(rel)
 
     def refresh_dates(self) -> None:
         """Forget cached commit dates (after a commit, a checkout)."""

@@ -7,7 +7,7 @@ from .bank import CLAIM_LIMIT, Bank
 from .findings import Finding, apply_overrides
 from .index import expected_rows, parse_index, row_differences, tokens
 from .knowledge import KnowledgeFile, closest
-from .text import Span
+from .text import Span, split_lines, utf16_len
 
 
 def check_file(bank: Bank, rel: str) -> list[Finding]:
@@ -37,19 +37,21 @@ def bank_findings(bank: Bank, kf: KnowledgeFile) -> list[Finding]:
                 )
             )
     for item in kf.keywords:
-        claimers = bank.claims.get(item.text.casefold(), set())
-        if len(claimers) > CLAIM_LIMIT:
-            others = sorted(c for c in (_concept(bank, p) for p in claimers if p != kf.path) if c)
-            if len(others) >= CLAIM_LIMIT:
-                shown = ", ".join(others[:CLAIM_LIMIT]) + (", …" if len(others) > CLAIM_LIMIT else "")
-                out.append(
-                    Finding.of(
-                        "CKP032",
-                        item.span,
-                        f"keyword '{item.text}' is also claimed by {CLAIM_LIMIT} or more other concepts "
-                        f"({shown}): routing on it is ambiguous, prefer a more specific keyword",
-                    )
+        claimers = bank.claims.get(item.text.casefold())
+        if claimers is None or len(claimers) <= CLAIM_LIMIT:
+            continue
+        others = [c for c, p in bank.claimants(item.text.casefold())[: CLAIM_LIMIT + 2] if p != kf.path and c]
+        if len(claimers) - 1 >= CLAIM_LIMIT:
+            shown = ", ".join(others[:CLAIM_LIMIT]) + (", …" if len(claimers) - 1 > CLAIM_LIMIT else "")
+            out.append(
+                Finding.of(
+                    "CKP032",
+                    item.span,
+                    f"keyword '{item.text}' is also claimed by {len(claimers) - 1} other concepts "
+                    f"({shown}): routing on it is ambiguous, prefer a more specific keyword",
+                    claimed_by=len(claimers) - 1,
                 )
+            )
     for rel in kf.relationships:
         if rel.concept == kf.concept:
             continue
@@ -72,7 +74,7 @@ def bank_findings(bank: Bank, kf: KnowledgeFile) -> list[Finding]:
         updated = bank.updated_date(target)
         if updated is not None and updated.is_after(rel.date):
             source = {"validated": "validated", "git": "last committed", "mtime": "modified"}[
-                bank.config.staleness
+                bank.staleness_source
             ]
             out.append(
                 Finding.of(
@@ -110,13 +112,13 @@ def check_index(bank: Bank) -> list[Finding]:
         return apply_overrides(out, bank.config.diagnostics)
     doc = parse_index(text)
     anchor_line = doc.start_line if doc.start_line is not None else 0
-    first = text.split("\n", 1)[0]
-    anchor = Span(anchor_line, 0, anchor_line, len(text.split("\n")[anchor_line].rstrip("\r")) if text else 0)
+    lines = split_lines(text)  # as the parser and editors count lines (a lone CR ends one too)
+    anchor = Span(anchor_line, 0, anchor_line, utf16_len(lines[anchor_line]))
     if doc.start_line is None and not doc.rows:
         out.append(
             Finding.of(
                 "CKP070",
-                Span(0, 0, 0, len(first.rstrip("\r"))),
+                Span(0, 0, 0, utf16_len(lines[0])),
                 "_index.md has no generated section (<!-- ckp:index:start --> … end): regenerate the index",
             )
         )

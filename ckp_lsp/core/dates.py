@@ -5,9 +5,11 @@ from __future__ import annotations
 import calendar
 import datetime as _dt
 import re
+import time
+from functools import lru_cache
 from dataclasses import dataclass
 
-_DATE = re.compile(r"^(\d{4})-(\d{2})(?:-(\d{2}))?$")
+_DATE = re.compile(r"^([0-9]{4})-([0-9]{2})(?:-([0-9]{2}))?$")  # ASCII digits only, as written
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +34,7 @@ class CkpDate:
         return self._key(precise) > other._key(precise)
 
 
+@lru_cache(maxsize=8192)
 def parse_date(text: str) -> CkpDate | None:
     """A CkpDate, or None when ``text`` is malformed or impossible (``2025-13``, ``2026-02-30``)."""
     m = _DATE.match(text.strip())
@@ -53,9 +56,16 @@ def from_date(d: _dt.date) -> CkpDate:
     return CkpDate(d.year, d.month, d.day)
 
 
+_today: tuple[float, CkpDate] = (0.0, CkpDate(1, 1, 1))
+
+
 def today() -> CkpDate:
-    """Today, as a day."""
-    return from_date(_dt.date.today())
+    """Today, as a day (asked of the clock at most once a second: checks call it per date)."""
+    global _today
+    now = time.monotonic()
+    if now - _today[0] > 1.0:
+        _today = (now, from_date(_dt.date.today()))
+    return _today[1]
 
 
 def current_month() -> str:

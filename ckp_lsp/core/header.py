@@ -6,6 +6,7 @@ Parsing never raises: a YAML error or an unclosed front matter is recorded on th
 from __future__ import annotations
 
 import re
+import reprlib
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -97,38 +98,36 @@ def parse_header(text: str) -> Header | None:
 def _split_items(line_no: int, line: str, start: int, end: int) -> list[Item]:
     """Comma-separated items of ``line[start:end]``, each with its own tight span."""
     items = []
+    ascii_line = line.isascii()
     pos = start
-    while pos <= end:
-        comma = line.find(",", pos, end)
-        stop = end if comma < 0 else comma
-        a, b = pos, stop
-        while a < b and line[a].isspace():
-            a += 1
-        while b > a and line[b - 1].isspace():
-            b -= 1
-        if b > a:
-            items.append(Item(line[a:b], span_of(line_no, line, a, b)))
-        if comma < 0:
-            break
-        pos = comma + 1
+    for part in line[start:end].split(","):
+        text = part.strip()
+        if text:
+            a = pos + len(part) - len(part.lstrip())
+            b = a + len(text)
+            span = Span(line_no, a, line_no, b) if ascii_line else span_of(line_no, line, a, b)
+            items.append(Item(text, span))
+        pos += len(part) + 1
     return items
 
 
 def _bare_field(line_no: int, line: str, colon: int) -> Field:
     key = line[:colon]
-    end = len(line.rstrip())
-    start = colon + 1
-    while start < end and line[start].isspace():
-        start += 1
-    value = line[start:end]
-    vspan = (
-        span_of(line_no, line, start, end) if end > start else span_of(line_no, line, colon + 1, colon + 1)
-    )
+    rest = line[colon + 1 :]
+    value = rest.strip()
+    start = colon + 1 + len(rest) - len(rest.lstrip())
+    end = start + len(value)
+    if line.isascii():
+        key_span = Span(line_no, 0, line_no, colon)
+        vspan = Span(line_no, start, line_no, end) if value else Span(line_no, colon + 1, line_no, colon + 1)
+    else:
+        key_span = span_of(line_no, line, 0, colon)
+        vspan = span_of(line_no, line, start, end) if value else span_of(line_no, line, colon + 1, colon + 1)
     if key in LIST_FIELDS:
         items = _split_items(line_no, line, start, end)
     else:
         items = [Item(value, vspan)] if value else []
-    return Field(key, span_of(line_no, line, 0, colon), value, vspan, items, line_no)
+    return Field(key, key_span, value, vspan, items, line_no)
 
 
 def _parse_bare(text: str) -> Header:
@@ -140,7 +139,10 @@ def _parse_bare(text: str) -> Header:
         nl = text.find("\n", pos)
         stop = n if nl < 0 else nl
         line = text[pos:stop]
-        if line.endswith("\r"):
+        cr = line.find("\r")
+        if 0 <= cr < len(line) - 1:  # a lone CR ends a line too, as editors count lines
+            line, nl = line[:cr], pos + cr
+        elif cr >= 0:
             line = line[:-1]
         m = match(line)
         if not m:
@@ -154,11 +156,14 @@ def _parse_bare(text: str) -> Header:
     return header
 
 
-def _as_text(value: Any) -> str:
+def _as_text(value: Any, nested: bool = False) -> str:
     if value is None:
         return ""
+    if isinstance(value, list) and not nested:
+        return ", ".join(_as_text(v, True) for v in value)
     if isinstance(value, (list, dict)):
-        return ", ".join(_as_text(v) for v in value) if isinstance(value, list) else str(value)
+        # Not a CKP value; reprlib bounds it, even when a YAML alias makes it contain itself.
+        return reprlib.repr(value)
     return str(value).strip()
 
 
@@ -175,7 +180,7 @@ def _parse_front_matter(lines: list[str]) -> Header:
     header.end_line = close + 1
     try:
         data = _YAML.load("\n".join(lines[1:close]), Loader=_StringLoader)
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, RecursionError) as exc:  # the pure-Python loader recurses
         mark = getattr(exc, "problem_mark", None)
         line = 1 + (mark.line if mark is not None else 0)
         line = min(max(line, 1), close - 1) if close > 1 else 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from rapidfuzz import process
+from rapidfuzz import fuzz, process
 
 from .dates import CkpDate, parse_date, today
 from .findings import Finding, Severity
@@ -23,7 +23,7 @@ from .header import (
     Item,
     parse_header,
 )
-from .text import Span
+from .text import Span, span_of, split_lines, utf16_len
 
 CONCEPT_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _ENTRY_RE = re.compile(r"^([^:\s]+)(?::(.*))?$")
@@ -88,7 +88,7 @@ def closest(word: str, choices: list[str] | tuple[str, ...], cutoff: float = 60)
     """The closest of ``choices`` to ``word`` (rapidfuzz), or None when nothing is close."""
     if not choices:
         return None
-    best = process.extractOne(word, choices, score_cutoff=cutoff)
+    best = process.extractOne(word, choices, scorer=fuzz.ratio, processor=None, score_cutoff=cutoff)
     return best[0] if best else None
 
 
@@ -99,17 +99,17 @@ def read_knowledge_file(path: str, text: str, utf8: bool = True) -> KnowledgeFil
         kf.local.append(
             Finding.of(
                 "CKP009",
-                Span(0, 0, 0, 0),
+                _first_replacement(text),
                 "the file is not valid UTF-8: save it as UTF-8 so its header can be read",
             )
         )
     header = kf.header
     if header is None:
-        first = text.split("\n", 1)[0].rstrip("\r")
+        first = text.split("\n", 1)[0].split("\r", 1)[0]  # a lone CR ends a line too
         kf.local.append(
             Finding.of(
                 "CKP001",
-                Span(0, 0, 0, len(first)),
+                Span(0, 0, 0, utf16_len(first)),
                 "this knowledge file has no CKP header: add CONCEPT, TLDR and ANSWERS_WHEN lines "
                 "at the top (quick fix: insert a compiled header)",
             )
@@ -121,6 +121,16 @@ def read_knowledge_file(path: str, text: str, utf8: bool = True) -> KnowledgeFil
         return kf
     _read_fields(kf, header)
     return kf
+
+
+def _first_replacement(text: str) -> Span:
+    """Where decoding first replaced an invalid byte (U+FFFD), else the start of the file."""
+    at = text.find("\ufffd")
+    if at < 0:
+        return Span(0, 0, 0, 0)
+    before = split_lines(text[:at])
+    col = len(before[-1])
+    return span_of(len(before) - 1, before[-1] + "\ufffd", col, col + 1)
 
 
 def _read_fields(kf: KnowledgeFile, header: Header) -> None:
@@ -354,7 +364,7 @@ def _read_confidence(kf: KnowledgeFile, f: Field) -> None:
         kf.local.append(
             Finding.of(
                 "CKP060",
-                f.value_span,
+                f.items[0].span if f.items else f.value_span,  # without the quotes of front matter
                 f"CONFIDENCE '{f.value}' is not high, medium or low: use '{guess}'",
                 suggestion=guess,
             )
@@ -365,7 +375,7 @@ def _read_validated(kf: KnowledgeFile, f: Field) -> None:
     if not f.items:
         return
     kf.validated_text = f.value
-    kf.validated = _check_date(kf, f.value, f.value_span, "VALIDATED date")
+    kf.validated = _check_date(kf, f.value, f.items[0].span, "VALIDATED date")
 
 
 _READERS = {

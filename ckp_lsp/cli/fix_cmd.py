@@ -1,0 +1,80 @@
+"""``ckp fix``: apply the safe quick fixes on disk, like ``ruff --fix``."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..core.bank import read_text
+from ..core.checks import check_file
+from ..core.fixes import fix_text
+from ..core.index import update_index_text
+from ..core.text import BOM
+from ..core.workspace import resolve_targets
+from ..core.writes import ChangedOnDisk, write_atomic
+from .output import display_path
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("fix", help="apply the safe quick fixes (and regenerate a drifted index) on disk")
+    p.add_argument("paths", nargs="*", type=Path, default=[Path(".")], metavar="PATH")
+    p.add_argument("--diff", action="store_true", help="show the changes instead of writing them")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    targets = resolve_targets(args.paths)
+    for problem in targets.problems:
+        print(f"ckp: {problem}", file=sys.stderr)
+    if not targets.targets:
+        print("ckp: nothing to fix", file=sys.stderr)
+        return 2
+    fixed = files = refused = 0
+    for t in targets.targets:
+        bank = t.bank
+        for rel in sorted(bank.files) if t.files is None else sorted(t.files):
+            path = bank.root / rel
+            try:
+                text = read_text(path)[0]
+                bom = path.read_bytes().startswith(BOM.encode())
+            except OSError:
+                continue
+            new, count = fix_text(bank, rel, text)
+            if not count:
+                continue
+            if args.diff:
+                _diff(path, text, new)
+            else:
+                try:
+                    write_atomic(path, new, expected=text, bom=bom)
+                except ChangedOnDisk as exc:
+                    refused += 1
+                    print(f"ckp: {exc}", file=sys.stderr)
+                    continue
+            bank.set_file(rel, new)
+            fixed += count
+            files += 1
+        if t.with_index:
+            new_index = update_index_text(bank.index_text, bank)
+            if new_index != bank.index_text:
+                if args.diff:
+                    _diff(bank.index_path, bank.index_text or "", new_index)
+                else:
+                    write_atomic(bank.index_path, new_index, expected=bank.index_text)
+                bank.index_text = new_index
+                fixed += 1
+                files += 1
+    remaining = sum(len(check_file(t.bank, rel)) for t in targets.targets for rel in t.bank.files)
+    verb = "Would fix" if args.diff else "Fixed"
+    print(f"{verb} {fixed} finding(s) in {files} file(s); {remaining} remaining (run `ckp check`).", file=sys.stderr)
+    return 1 if refused else 0
+
+
+def _diff(path: Path, old: str, new: str) -> None:
+    name = display_path(path)
+    sys.stdout.writelines(
+        difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{name}", f"b/{name}")
+    )
