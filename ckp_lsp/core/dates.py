@@ -6,8 +6,8 @@ import calendar
 import datetime as _dt
 import re
 import time
-from functools import lru_cache
 from dataclasses import dataclass
+from functools import lru_cache
 
 _DATE = re.compile(r"^([0-9]{4})-([0-9]{2})(?:-([0-9]{2}))?$")  # ASCII digits only, as written
 
