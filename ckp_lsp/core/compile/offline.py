@@ -28,7 +28,7 @@ _KEYWORD_THRESHOLD = 2.0  # past MIN_KEYWORDS, a term must weigh this much to be
 _MAX_IDENTIFIERS = 6
 _PROFILE_SIZE = 40  # the body's strongest terms, against which other concepts are compared
 _HIGH_OVERLAP = 0.45  # an explicit single mention with this much keyword overlap is HIGH
-_OVERLAP = 0.2  # repeated explicit mentions with this much overlap are HIGH; no mention: MID
+_OVERLAP = 0.25  # repeated explicit mentions with this much overlap are HIGH; no mention: MID
 _HIGH_PROSE = 800  # prose characters for CONFIDENCE high
 _LOW_WORDS = 8  # fewer words than this in the whole body is CONFIDENCE low
 
@@ -74,7 +74,7 @@ _STOP_TEXT = """
 """
 STOP_WORDS = frozenset(_STOP_TEXT.split())
 
-_ABBREVIATION_TEXT = "e.g i.e etc vs cf approx incl resp mr mrs ms dr prof st no fig vol ca al jr sr"
+_ABBREVIATION_TEXT = "e.g i.e vs cf approx incl resp mr mrs ms dr prof st no fig vol ca al jr sr"
 _ABBREVIATIONS = frozenset(f"{_ABBREVIATION_TEXT} inc ltd a.k.a u.s esp".split())
 
 # Text clean-up
@@ -86,30 +86,34 @@ _WS = re.compile(r"\s+")
 # Block structure
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*))?$")
-_ATX_CLOSE = re.compile(r"[ \t]+#+[ \t]*$")
+_ATX_CLOSE = re.compile(r"(?<![ \t])[ \t]+#+[ \t]*$")
 _SETEXT = re.compile(r" {0,3}(?:=+|-+)[ \t]*$")
 _BREAK = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+(.*))?$")
 _TASK = re.compile(r"\[[ xX]\][ \t]+")
 _QUOTE = re.compile(r"(?:[ \t]*>)+[ \t]?")
 _CALLOUT = re.compile(r"\[![A-Za-z]+\][+-]?")
-_TABLE_SEP = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)+\|?[ \t]*$")
+_TABLE_SEP = re.compile(r"[ \t]*(?:\|[ \t]*)?:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)+(?:\|[ \t]*)?$")
 _HTML_LINE = re.compile(r"[ \t]*<[A-Za-z/!?][^\n]*>[ \t]*$")
 _REF_DEF = re.compile(r" {0,3}\[[^\]\n]{1,200}\]:[ \t]*\S")
 _HEADER_LINE = re.compile(r"[A-Z][A-Z0-9_]*:")
+_YAML_KEY = re.compile(r"[\w.-]+[ \t]*:(?:[ \t]|$)")
 _YAML_LINE = re.compile(r"[ \t]*(?:[\w.-]+[ \t]*:|-[ \t]|#)|[ \t]")
 
 # Inline Markdown
 _CODE_SPAN = re.compile(r"(`+)([^`\n]{1,300}?)\1")
-_IMAGE = re.compile(r"!\[[^\]\n]{0,300}\]\([^)\n]{0,500}\)")
-_LINK = re.compile(r"\[([^\]\n]{0,300})\]\(([^)\s]{0,500})(?:[ \t]+\"[^\"\n]{0,300}\")?\)")
-_REF_LINK = re.compile(r"\[([^\]\n]{1,300})\]\[[^\]\n]{0,300}\]")
-_WIKI_LINK = re.compile(r"\[\[([^\]|\n]{1,200})(?:\|([^\]\n]{1,200}))?\]\]")
+_IMAGE = re.compile(r"!\[[^\[\]\n]{0,300}\]\([^()\n]{0,500}\)")
+_LINK = re.compile(r"\[([^\[\]\n]{0,300})\]\(([^()\s]{0,500})(?:[ \t]+\"[^\"\n]{0,300}\")?\)")
+_REF_LINK = re.compile(r"\[([^\[\]\n]{1,300})\]\[[^\[\]\n]{0,300}\]")
+_WIKI_LINK = re.compile(r"\[\[([^\[\]|\n]{1,200})(?:\|([^\[\]\n]{1,200}))?\]\]")
 _AUTOLINK = re.compile(r"<((?:https?|mailto|ftp):[^>\s]{1,500})>")
-_URL = re.compile(r"\b(?:https?|ftp)://\S{1,500}|\bwww\.\S{1,500}|\S{1,100}@\S{1,100}\.[a-z]{2,6}\b")
+_URL = re.compile(
+    r"\b(?:https?|ftp)://\S{1,500}|\bwww\.\S{1,500}"
+    r"|(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+"
+)
 _TAG = re.compile(r"</?[A-Za-z][^<>\n]{0,500}>")
-_FOOTNOTE = re.compile(r"\[\^[^\]\n]{0,100}\]")
-_STRONG = re.compile(r"(\*\*|__)(?=\S)([^\n]{1,300}?)(?<=\S)\1")
+_FOOTNOTE = re.compile(r"\[\^[^\[\]\n]{0,100}\]")
+_STRONG = re.compile(r"\*\*(?=\S)([^*\n]{1,300}?)(?<=\S)\*\*|__(?=\S)([^_\n]{1,300}?)(?<=\S)__")
 _EMPH = re.compile(
     r"(?<![\w*])\*(?=\S)([^*\n]{1,300}?)(?<=\S)\*(?![\w*])|(?<!\w)_(?=\S)([^_\n]{1,300}?)(?<=\S)_(?!\w)"
 )
@@ -118,8 +122,9 @@ _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>~<])")
 _PLACEHOLDER = re.compile(r"\x00(\d+)\x00")
 
 # Sentences and words
-_SENTENCE_END = re.compile(r"[.!?。！？]+[\"'”’)\]]*(?=\s|$)")
+_SENTENCE_END = re.compile(r"(?<![.!?。！？])[.!?。！？]+[\"'”’)\]]*(?=\s|$)")
 _WORD_BEFORE = re.compile(r"([\w.]+)$")
+_INNER_STOP = re.compile(r"(?<![.!?])[.!?]+(?=[\"'”’)\]]*\s+(?![a-z]))")  # reads as a second sentence
 _LETTER_WORD = re.compile(r"[^\W\d_]{2,}")
 _TOKEN = re.compile(r"\w+(?:[-.'’]\w+)*")
 _PART = re.compile(r"[^\W_]+")
@@ -132,7 +137,7 @@ _DEFINITION = re.compile(
     r"|val|object|record|protocol|impl)[ \t]+([A-Za-z_][A-Za-z0-9_]{2,60})"
 )
 _CODE_IDENTIFIER = re.compile(
-    r"(?<![\w.])(?:[A-Za-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)(?![\w(]?\w)"
+    r"(?<![\w.])(?:[A-Za-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)(?!\w)"
 )
 _CODE_TOKEN = re.compile(r"[A-Za-z_$@][\w$]*(?:(?:\.|::)[A-Za-z_]\w*)*")
 _CALL_SUFFIX = re.compile(r"\(.*\)$|\[\]$")
@@ -152,9 +157,17 @@ class _Term:
     """A keyword candidate: its weight, the spellings seen and its token keys."""
 
     score: float = 0.0
-    forms: Counter[str] = field(default_factory=Counter)
+    forms: dict[str, int] = field(default_factory=dict)
     keys: tuple[str, ...] = ()
     identifier: bool = False
+
+
+@dataclass(frozen=True)
+class _Segment:
+    """A run of body text in which concept names are looked for."""
+
+    text: str
+    emphatic: bool  # a heading or a code span: a name here is named on purpose
 
 
 @dataclass
@@ -166,7 +179,7 @@ class _Body:
     terms: dict[str, _Term]
     words: int  # word count of the whole body
     prose_chars: int
-    segments: list[tuple[str, bool]]  # plain text for mentions, and whether it is emphatic
+    segments: list[_Segment]  # the text in which concept names are looked for
     links: Counter[str]  # local link targets (file stem, case-folded)
     keys: set[str]  # every token key of the body
 
@@ -207,18 +220,18 @@ def _analyse(text: str) -> _Body:
     terms: dict[str, _Term] = {}
     _count_terms(blocks, terms)
     segments = _segments(blocks)
-    keys = {k for text, _ in segments for k in _part_keys(text)}
-    keys.update(k for b in blocks if b.kind == "code" for k in _part_keys(b.text))
+    code = (b.text for b in blocks if b.kind == "code")
+    words = _PART.findall("\n".join([*(s.text for s in segments), *code]))
     prose = (b for b in blocks if b.kind in ("paragraph", "quote", "item"))
     return _Body(
         blocks=blocks,
         headings=headings,
         terms=terms,
-        words=sum(len(_PART.findall(b.text)) for b in blocks),
+        words=len(words),
         prose_chars=sum(len(b.plain) for b in prose),
         segments=segments,
         links=_local_links(b.text for b in blocks if b.kind != "code"),
-        keys=keys,
+        keys={_stem(w) for w in set(words)},
     )
 
 
@@ -227,11 +240,11 @@ def _preamble_end(lines: list[str]) -> int:
     i = 0
     while i < len(lines) and not lines[i].strip():
         i += 1
-    if i < len(lines) and lines[i].strip() == "---":
-        for j in range(i + 1, min(len(lines), i + 200)):
+    if i < len(lines) and (lines[i].strip() == "---" or _YAML_KEY.match(lines[i])):
+        first = i + 1 if lines[i].strip() == "---" else i  # a remnant may have lost its opening
+        for j in range(first, min(len(lines), i + 200)):
             if lines[j].strip() in ("---", "..."):
-                inner = lines[i + 1 : j]
-                if all(not s.strip() or _YAML_LINE.match(s) for s in inner):
+                if all(not s.strip() or _YAML_LINE.match(s) for s in lines[first:j]):
                     i = j + 1
                 break
     while i < len(lines) and _HEADER_LINE.match(lines[i]):
@@ -262,7 +275,7 @@ class _Parser:
         if self.pending:
             if self.kind == "code":
                 self.blocks.append(_Block("code", "\n".join(self.pending)))
-            else:
+            elif any(line.strip() for line in self.pending):
                 text = " ".join(self.pending)
                 plain = _plain(text, code=self.kind == "heading")
                 self.blocks.append(_Block(self.kind, text, plain))
@@ -278,9 +291,9 @@ class _Parser:
                 self.fence = ""
             else:
                 self.pending.append(line)
-        elif _FENCE.match(line):
+        elif fence := _FENCE.match(line):
             self.flush("code")
-            self.fence = _FENCE.match(line).group(1)  # type: ignore[union-attr]
+            self.fence = fence.group(1)
         elif not line.strip():
             self.flush()
         elif not self._structure(line):
@@ -357,7 +370,8 @@ def _plain(md: str, *, code: bool = True, local_links: bool = True) -> str:
     if "<" in text:
         text = _TAG.sub(" ", _AUTOLINK.sub(r"\1", text))
     if "*" in text or "_" in text:
-        text = _EMPH.sub(lambda m: m.group(1) or m.group(2) or "", _STRONG.sub(r"\2", text))
+        text = _STRONG.sub(_emphasised, text)
+        text = _EMPH.sub(_emphasised, text).replace("**", "")
     if "~~" in text:
         text = _STRIKE.sub(r"\1", text)
     if "\\" in text:
@@ -367,6 +381,11 @@ def _plain(md: str, *, code: bool = True, local_links: bool = True) -> str:
     if spans:
         text = _PLACEHOLDER.sub(lambda m: spans[int(m.group(1))] if code else " · ", text)
     return _WS.sub(" ", text).strip()
+
+
+def _emphasised(m: re.Match[str]) -> str:
+    """The text inside an emphasis match (one of its two alternatives)."""
+    return m.group(1) or m.group(2) or ""
 
 
 def _link_text(m: re.Match[str], local_links: bool) -> str:
@@ -470,7 +489,7 @@ def _abbreviation_at(text: str, pos: int) -> bool:
 
 def _fit(sentence: str) -> str:
     """One sentence of at most MAX_TLDR characters that ends with punctuation."""
-    text = _WS.sub(" ", sentence).strip()
+    text = _one_sentence(_WS.sub(" ", sentence).strip())
     if text.endswith(":"):
         text = text[:-1]
     if len(text) > MAX_TLDR:
@@ -479,6 +498,16 @@ def _fit(sentence: str) -> str:
     if not text.endswith((".", "!", "?")):
         text += "."
     return text if len(text) > 1 else "Notes without explanatory text yet."
+
+
+def _one_sentence(text: str) -> str:
+    """Drop inner stops that read as a sentence end (CKP020); `e.g. JWT` becomes `e.g., JWT`."""
+
+    def fix(m: re.Match[str]) -> str:
+        word = _WORD_BEFORE.search(text[max(0, m.start() - 12) : m.start()])
+        return ".," if word and word.group(1).casefold() in ("e.g", "i.e") else ""
+
+    return _INNER_STOP.sub(fix, text)
 
 
 def _cut(text: str, limit: int) -> str:
@@ -565,9 +594,12 @@ def _add(terms: dict[str, _Term], form: str, weight: float, identifier: bool = F
     keys = _word_keys(form)
     if not keys:
         return
-    term = terms.setdefault(" ".join(keys), _Term(keys=keys))
+    key = " ".join(keys)
+    term = terms.get(key)
+    if term is None:
+        term = terms[key] = _Term(keys=keys)
     term.score += weight
-    term.forms[form] += 1
+    term.forms[form] = term.forms.get(form, 0) + 1
     term.identifier = term.identifier or identifier
 
 
@@ -588,7 +620,7 @@ def _count_terms(blocks: list[_Block], terms: dict[str, _Term]) -> None:
         else:
             _count_prose(block.plain, 1.0, terms, bigrams)
         for m in _STRONG.finditer(block.text):
-            _count_prose(_plain(m.group(2), code=False), 0.5, terms, Counter())
+            _count_prose(_plain(_emphasised(m), code=False), 0.5, terms, Counter())
     for phrase, n in bigrams.items():
         if n >= 2:
             _add(terms, phrase, 1.5 * n)
@@ -598,17 +630,26 @@ def _count_prose(text: str, weight: float, terms: dict[str, _Term], bigrams: Cou
     """Count the words of a prose text and its adjacent pairs of content words."""
     previous, previous_end = "", -1
     for m in _TOKEN.finditer(_URL.sub(" · ", text) if "/" in text or "@" in text else text):
-        word = _usable_word(m.group())
-        if not word:
+        info = _prose_word(m.group())
+        if info is None:
             previous = ""
             continue
-        identifier = _is_identifier(word)
-        factor = 0.6 if word.endswith("ed") and not identifier else 1.0
-        factor *= 1.5 if word.isupper() else 1.0
+        word, identifier, factor = info
         _add(terms, word, weight * factor, identifier)
         if previous and not identifier and m.start() == previous_end + 1:
             bigrams[f"{previous} {word.casefold()}"] += 1
         previous, previous_end = ("" if identifier else word.casefold()), m.end()
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _prose_word(token: str) -> tuple[str, bool, float] | None:
+    """A prose token as (keyword form, identifier or not, weight factor), or None."""
+    word = _usable_word(token)
+    if not word:
+        return None
+    identifier = _is_identifier(word)
+    factor = 0.6 if word.endswith("ed") and not identifier else 1.0  # participles weigh less
+    return word, identifier, factor * (1.5 if word.isupper() else 1.0)  # acronyms weigh more
 
 
 def _count_heading(text: str, terms: dict[str, _Term]) -> None:
@@ -762,16 +803,21 @@ def _content_keys(text: str) -> list[str]:
     return [k for k in _part_keys(text) if len(k) >= 2 and k not in STOP_WORDS]
 
 
-@functools.lru_cache(maxsize=4096)
 def _profile(other: ConceptSummary) -> _Profile:
     """Read another concept's header into token keys."""
-    name = tuple(_part_keys(other.concept))
+    return _profile_of(other.concept, other.tldr, tuple(other.answers_when))
+
+
+@functools.lru_cache(maxsize=4096)
+def _profile_of(concept: str, tldr_text: str, answers_when: tuple[str, ...]) -> _Profile:
+    """_profile, cached on the header's values."""
+    name = tuple(_part_keys(concept))
     keywords = []
-    for keyword in other.answers_when:
+    for keyword in answers_when:
         keys = tuple(_content_keys(keyword))
         if keys and keys != name:
             keywords.append(keys)
-    tldr = frozenset(_content_keys(other.tldr)) - set(name)
+    tldr = frozenset(_content_keys(tldr_text)) - set(name)
     everything = set(name) | tldr | {k for kw in keywords for k in kw}
     return _Profile(name, tuple(dict.fromkeys(keywords)), tldr, frozenset(everything))
 
@@ -784,6 +830,7 @@ def _relations(
     mentions = _mentions(body.segments, profiles)
     top = _top_keys(body)
     df: Counter[str] = Counter(k for p in profiles for k in p.keys)
+    weights = {k: 1.0 / (1.0 + 0.3 * (n - 1)) for k, n in df.items()}  # shared words tell less
     high: list[tuple[float, str]] = []
     mid: list[tuple[float, str]] = []
     for i, (other, profile) in enumerate(zip(others, profiles, strict=True)):
@@ -791,7 +838,7 @@ def _relations(
             continue
         links = body.links[other.concept.strip().casefold()]
         plain, strong = mentions[i]
-        overlap, hits = _overlap(profile, body.keys, top, df)
+        overlap, hits = _overlap(profile, body.keys, top, weights)
         tier = _tier(links + plain, links + strong, links, overlap, hits)
         strength = 2.0 * (links + strong) + links + plain + 3.0 * overlap
         if tier == "high":
@@ -835,58 +882,71 @@ def _camel_keys(form: str) -> list[str]:
     return [_stem(p) for p in _CAMEL_PARTS.findall(form)] if _CAMEL.search(form) else []
 
 
-def _overlap(profile: _Profile, keys: set[str], top: set[str], df: Counter[str]) -> tuple[float, int]:
+def _overlap(
+    profile: _Profile, keys: set[str], top: set[str], weights: dict[str, float]
+) -> tuple[float, int]:
     """How much of another concept's keywords and TLDR the body covers, and how many hits."""
-
-    def weight(k: str) -> float:
-        return 1.0 / (1.0 + 0.3 * max(0, df[k] - 1))
-
     total = found = 0.0
     hits = 0
     for kw in profile.keywords:
-        w = sum(weight(k) for k in kw) / len(kw)
+        w = sum(weights[k] for k in kw) / len(kw)
         total += w
         if all(k in keys for k in kw):
             found += w if all(k in top for k in kw) else w / 2
             hits += 1
-    tldr_total = sum(weight(k) for k in profile.tldr)
-    tldr_found = sum(weight(k) for k in profile.tldr if k in top)
+    tldr_total = sum(weights[k] for k in profile.tldr)
+    tldr_found = sum(weights[k] for k in profile.tldr if k in top)
     tldr_cover = tldr_found / tldr_total if tldr_total else 0.0
     if not total:
         return tldr_cover, sum(1 for k in profile.tldr if k in top)
     return 0.7 * found / total + 0.3 * tldr_cover, hits
 
 
-def _segments(blocks: list[_Block]) -> list[tuple[str, bool]]:
+def _segments(blocks: list[_Block]) -> list[_Segment]:
     """The body's text for finding concept names: headings and code spans are emphatic."""
-    segments: list[tuple[str, bool]] = []
+    segments: list[_Segment] = []
     for block in blocks:
         if block.kind == "code":
             continue
         has_local = "[[" in block.text or ".md" in block.text or ".markdown" in block.text
         text = _plain(block.text, code=False, local_links=False) if has_local else block.plain
-        segments.append((text, block.kind == "heading"))
+        segments.append(_Segment(text, block.kind == "heading"))
         if block.kind != "heading":
-            segments.extend((code, True) for code in _inline_code(block.text))
+            segments.extend(_Segment(code, True) for code in _inline_code(block.text))
     return segments
 
 
-def _mentions(segments: list[tuple[str, bool]], profiles: list[_Profile]) -> list[tuple[int, int]]:
+def _mentions(segments: list[_Segment], profiles: list[_Profile]) -> list[tuple[int, int]]:
     """For each other concept: how often its name occurs, and how often explicitly."""
     starts: dict[str, list[int]] = {}
     for i, profile in enumerate(profiles):
         if profile.name:
             starts.setdefault(profile.name[0], []).append(i)
     counts = [[0, 0] for _ in profiles]
-    for text, emphatic in segments:
-        tokens = [(m.start(), m.end(), _stem(m.group())) for m in _PART.finditer(text)]
+    if not starts:
+        return [(0, 0) for _ in profiles]
+    first_words = _first_words(tuple(sorted(starts)))
+    for segment in segments:
+        if not first_words.search(segment.text):
+            continue  # most text names no concept: skip tokenising it
+        tokens = [(m.start(), m.end(), _stem(m.group())) for m in _PART.finditer(segment.text)]
         for pos, (_, _, key) in enumerate(tokens):
             for i in starts.get(key, ()):
-                span = _match_name(text, tokens, pos, profiles[i].name)
+                span = _match_name(segment.text, tokens, pos, profiles[i].name)
                 if span:
                     counts[i][0] += 1
-                    counts[i][1] += _explicit(text, span, profiles[i].name, emphatic)
+                    counts[i][1] += _explicit(segment.text, span, profiles[i].name, segment.emphatic)
     return [(plain, strong) for plain, strong in counts]
+
+
+@functools.lru_cache(maxsize=64)
+def _first_words(keys: tuple[str, ...]) -> re.Pattern[str]:
+    """A pattern that finds any of the first words of concept names (with a plural ending)."""
+    forms = sorted(
+        {re.escape(k) + r"(?:e?s)?" for k in keys}
+        | {re.escape(k[:-1]) + "ies" for k in keys if k.endswith("y")}
+    )
+    return re.compile(r"(?<![^\W_])(?:" + "|".join(forms) + r")(?![^\W_])", re.IGNORECASE)
 
 
 def _match_name(
