@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -331,21 +330,10 @@ def test_same_input_gives_the_same_answer_whatever_the_order_of_others() -> None
     assert compile_body(text, concept=None, others=tuple(reversed(BANK)), path_hint="jwt") == first
 
 
-def test_a_huge_binary_ish_body_is_fast_and_safe() -> None:
+def test_a_huge_binary_ish_body_gives_a_valid_answer() -> None:
     noise = bytes(range(256)).decode("latin-1") * 4000 + "[" * 50_000 + "**_`" * 20_000
-    start = time.perf_counter()
     answer = compile_body(noise, concept=None, path_hint="")
-    assert time.perf_counter() - start < 5
     assert answer.tldr and 1 <= len(answer.answers_when) <= 20
-
-
-def test_a_five_kilobyte_body_compiles_quickly() -> None:
-    text = (body("jwt.md") * 3)[:5000]
-    compile_body(text)
-    start = time.perf_counter()
-    for _ in range(10):
-        compile_body(text)
-    assert (time.perf_counter() - start) / 10 < 0.05  # ~1 ms on a desktop; generous for CI
 
 
 MARKDOWN_BITS = st.sampled_from(
