@@ -65,11 +65,11 @@ def build_graph(bank: Bank) -> Graph:
 
 
 def _ids(graph: Graph) -> dict[str, str]:
-    """A node id for each concept that Mermaid and DOT accept without quoting surprises."""
+    """A Mermaid node id for each concept: prefixed, so that no concept reads as a keyword (``end``)."""
     ids: dict[str, str] = {}
     used: set[str] = set()
     for node in graph.nodes:
-        base = re.sub(r"[^A-Za-z0-9_]", "_", node.concept) or "concept"
+        base = "n_" + re.sub(r"[^A-Za-z0-9_]", "_", node.concept)
         ident, n = base, 2
         while ident in used:
             ident, n = f"{base}_{n}", n + 1

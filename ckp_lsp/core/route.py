@@ -122,6 +122,21 @@ def _stems(token: str) -> Iterable[str]:
         yield token[:-2]
 
 
+_ASCII_GAPS = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum() and c != "\n"})
+
+
+def _split_words(texts: list[str]) -> list[tuple[str, ...]]:
+    """The distinct words of each normalised text; ASCII texts all at once (``str.split`` is fast)."""
+    joined = "\n".join(texts)
+    if not joined.isascii() or joined.count("\n") != len(texts) - 1:
+        return [tuple(dict.fromkeys(_WORD.findall(t))) for t in texts]
+    out: list[tuple[str, ...]] = []
+    for line in joined.translate(_ASCII_GAPS).split("\n"):
+        parts = line.split()
+        out.append((parts[0],) if len(parts) == 1 else tuple(dict.fromkeys(parts)))
+    return out
+
+
 def _keyword_lines(table: RouteTable) -> list[str]:
     """Each file's keywords and concept (last), normalised and joined by SEPARATOR.
 
@@ -164,27 +179,28 @@ class Router:
         self._lines = lines
         self._words: dict[str, tuple[str, ...]] = {}
         self._anchored: defaultdict[str, list[str]] = defaultdict(list)
-        for kw in occurs:
-            toks = self._words[kw] = tuple(dict.fromkeys(_WORD.findall(kw)))
+        for kw, toks in zip(occurs, _split_words(list(occurs)), strict=True):
+            self._words[kw] = toks
             if toks:
-                self._anchored[max(toks, key=len)].append(kw)
+                self._anchored[toks[0] if len(toks) == 1 else max(toks, key=len)].append(kw)
         self.vocabulary = frozenset(t for toks in self._words.values() for t in toks)
         self._long = sorted(t for t in self.vocabulary if len(t) >= FUZZY_MIN_LENGTH)
         self._typos: dict[str, frozenset[str]] = {}
 
     # --- matching ------------------------------------------------------------------------------
 
-    def matched_tokens(self, query: str) -> set[str]:
-        """The bank's keyword words that occur in ``query`` (as written, as a plural, or with a typo)."""
+    def matched_tokens(self, query: str) -> dict[str, str]:
+        """The bank's keyword words that occur in ``query`` (as written, as a plural, or with a
+        typo), each with the query word it stands for."""
         vocab = self.vocabulary
-        out: set[str] = set()
-        for q in set(words(query)):
+        out: dict[str, str] = {}
+        for q in sorted(set(words(query)), reverse=True):  # ties: the alphabetically first word wins
             hits = [s for s in _stems(q) if s in vocab]
-            if hits:
-                out.update(hits)
-            elif len(q) >= FUZZY_MIN_LENGTH:
+            if not hits and len(q) >= FUZZY_MIN_LENGTH:
                 # Only a word the bank does not know can be a typo of one it does.
-                out.update(self._typo_of(q))
+                hits = sorted(self._typo_of(q))
+            for t in hits:
+                out[t] = q
         return out
 
     def _typo_of(self, q: str) -> frozenset[str]:
@@ -205,14 +221,18 @@ class Router:
         return self._lines[i].split(SEPARATOR)
 
     def scores(self, query: str) -> dict[int, list[str]]:
-        """For each file with a matching keyword, its distinct matching keywords as written, in header order."""
+        """For each file with a matching keyword, its distinct matching keywords as written, in header order.
+
+        Keywords that stand for the same query words (``cookie`` and ``cookies``, ``jwt`` as a
+        keyword and as the concept) are one keyword.
+        """
         matched = self.matched_tokens(query)
         found: defaultdict[int, list[int]] = defaultdict(list)
         stride = self._stride
         for t in matched:
             for kw in self._anchored.get(t, ()):
                 toks = self._words[kw]
-                if len(toks) == 1 or matched.issuperset(toks):
+                if len(toks) == 1 or matched.keys() >= set(toks):
                     for at in self._occurs[kw]:
                         found[at // stride].append(at % stride)
         hits: dict[int, list[str]] = {}
@@ -222,11 +242,15 @@ class Router:
             seen: set[frozenset[str]] = set()
             out = hits[i] = []
             for j in sorted(js):
-                key = frozenset(self._words[norm[j]])
+                key = frozenset(matched[t] for t in self._words[norm[j]])
                 if key not in seen:
                     seen.add(key)
                     out.append(written[j])
         return hits
+
+    def matches(self, query: str) -> dict[str, list[str]]:
+        """Concept -> its matching keywords as written, for every file ``query`` matches."""
+        return {self.table.concepts[i]: kws for i, kws in self.scores(query).items()}
 
     # --- routing -------------------------------------------------------------------------------
 

@@ -1,0 +1,1 @@
+export function total(): number { return 0; }

@@ -1,0 +1,179 @@
+"""The routing benchmark: queries files, expectations, token savings, growing subsets, the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ckp_lsp.cli.main import main
+from ckp_lsp.core.bank import Bank
+from ckp_lsp.core.bench import BenchError, Query, load_queries, run_bench, subset, subset_order
+from ckp_lsp.core.index import tokens, update_index_text
+from ckp_lsp.core.route import Router
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "route"
+BANK = DATA / "memory-bank"
+QUERIES = DATA / "queries.yaml"
+SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "mentat"
+
+
+@pytest.fixture(scope="module")
+def bank() -> Bank:
+    return Bank.load(BANK)
+
+
+# --- the queries file ----------------------------------------------------------------------------
+
+
+def test_yaml_queries_are_read_with_their_expectations() -> None:
+    queries = load_queries(QUERIES)
+    assert queries[0] == Query("How does the login flow use the guard?", ("auth", "jwt"), None, 2)
+    assert queries[-1] == Query("How do I bake sourdough bread?", (), True, None)
+
+
+def test_json_queries_are_read(tmp_path: Path) -> None:
+    path = tmp_path / "q.json"
+    path.write_text(json.dumps({"queries": [{"query": "jwt", "must_load": "jwt"}, "plain question"]}))
+    assert load_queries(path) == [Query("jwt", ("jwt",)), Query("plain question")]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{}", "expected a list of queries"),
+        ("- must_load: [a]", "needs a 'query' string"),
+        ("- query: x\n  must_laod: [a]", "unknown key(s) must_laod"),
+        ("- query: x\n  max_loaded: two", "max_loaded is a whole number"),
+        ("- query: x\n  out_of_domain: maybe", "out_of_domain is true or false"),
+        ("- query: [unclosed", "not valid YAML"),
+    ],
+)
+def test_bad_queries_files_say_what_is_wrong(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "q.yaml"
+    path.write_text(content)
+    with pytest.raises(BenchError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        load_queries(path)
+
+
+# --- expectations and savings ----------------------------------------------------------------------
+
+
+def test_every_expectation_met(bank: Bank) -> None:
+    report = run_bench(bank, load_queries(QUERIES))
+    assert report.ok
+    assert report.passed == 4
+    assert report.recall == 1.0
+    assert all(o.failures == [] for o in report.outcomes)
+
+
+def test_failed_expectations_are_named(bank: Bank) -> None:
+    queries = [
+        Query("How does the login flow use the guard?", must_load=("sessions", "nope"), max_loaded=1),
+        Query("bread", out_of_domain=False),
+        Query("eviction", out_of_domain=True),
+    ]
+    report = run_bench(bank, queries)
+    assert not report.ok
+    assert report.outcomes[0].failures == [
+        "did not load 'sessions'",
+        "must_load names 'nope', which is not a concept of this bank",
+        "loaded 2 files, at most 1 expected",
+    ]
+    assert report.outcomes[1].failures == ["expected a match, the query was out of domain"]
+    assert report.outcomes[2].failures[0].startswith("expected out of domain, loaded 3 file(s)")
+    assert report.recall == 0.0
+
+
+def test_reduction_is_the_mean_share_saved_per_query(bank: Bank) -> None:
+    report = run_bench(bank, load_queries(QUERIES))
+    shares = [1 - o.result.tokens.with_ckp / o.result.tokens.without_ckp for o in report.outcomes]
+    assert report.reduction == pytest.approx(sum(shares) / len(shares))
+    row = report.sizes[0]
+    assert row.files == 12
+    assert row.reduction == pytest.approx(report.reduction)
+
+
+# --- growing subsets -------------------------------------------------------------------------------
+
+
+def test_subsets_take_the_queries_concepts_first_then_names(bank: Bank) -> None:
+    order = subset_order(bank, [Query("q", ("jwt", "auth")), Query("r", ("database", "jwt"))])
+    assert order[:3] == ["jwt.md", "auth.md", "database.md"]
+    assert order[3:] == sorted(order[3:], key=lambda p: bank.files[p].concept or "")
+    assert len(order) == 12
+
+
+def test_a_subset_is_measured_with_its_own_rendered_index(bank: Bank) -> None:
+    queries = load_queries(QUERIES)
+    report = run_bench(bank, queries, sizes=(3, 12))
+    assert [r.files for r in report.sizes] == [3, 12]
+    small = subset(bank, subset_order(bank, queries)[:3])
+    index = tokens(update_index_text(None, small))
+    files = sum(kf.tokens for kf in small.files.values())
+    router = Router(small)
+    assert router.index_tokens == index
+    assert report.sizes[0].without_ckp == files
+    with_ckp = [router.route(q.text).tokens.with_ckp for q in queries]
+    assert report.sizes[0].with_ckp == round(sum(with_ckp) / len(with_ckp))
+    # The out-of-domain query costs the subset's index alone.
+    assert router.route(queries[-1].text).tokens.with_ckp == index
+
+
+def test_sizes_beyond_the_bank_are_skipped(bank: Bank) -> None:
+    report = run_bench(bank, load_queries(QUERIES), sizes=(3, 30))
+    assert [r.files for r in report.sizes] == [3]
+    assert report.skipped_sizes == [30]
+
+
+# --- the command -----------------------------------------------------------------------------------
+
+
+def test_cli_text_prints_queries_table_and_accuracy(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", str(BANK), "--queries", str(QUERIES)]) == 0
+    out = capsys.readouterr().out
+    assert "[CKP: loaded 2/12 files — match: auth.md via login flow, guard]" in out
+    assert "| Files | Tokens without CKP | Tokens with CKP | Reduction |" in out
+    assert "| 12 | 694 |" in out
+    assert "Routing: 4/4 queries meet their expectations; recall 100% (5/5 must-load concepts)" in out
+
+
+def test_cli_json_carries_files_reduction_recall_and_queries(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", str(BANK), "--queries", str(QUERIES), "--format", "json", "--sizes", "3,12"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["files"] == 12
+    assert 0 < data["reduction"] < 1
+    assert data["recall"] == 1.0
+    assert len(data["queries"]) == 4
+    assert data["queries"][0]["loaded"] == ["auth", "jwt"]
+    assert [s["files"] for s in data["sizes"]] == [3, 12]
+
+
+def test_cli_exits_1_when_an_expectation_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "q.yaml"
+    path.write_text("- query: bread\n  must_load: [auth]\n")
+    assert main(["bench", str(BANK), "--queries", str(path)]) == 1
+    assert "did not load 'auth'" in capsys.readouterr().out
+
+
+def test_cli_bad_queries_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", str(BANK), "--queries", str(tmp_path / "missing.yaml")]) == 2
+    assert "cannot be read" in capsys.readouterr().err
+
+
+def test_cli_bad_sizes_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["bench", str(BANK), "--queries", str(QUERIES), "--sizes", "3,x"])
+    assert "not a comma-separated list" in capsys.readouterr().err
+
+
+def test_sample_bank_meets_every_expectation_with_60_percent_saved(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    bank = SAMPLES / "memory-bank"
+    assert main(["bench", str(bank), "--queries", str(SAMPLES / "queries.yaml"), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["files"] == 11
+    assert data["passed"] == len(data["queries"])
+    assert data["reduction"] >= 0.6
