@@ -437,3 +437,33 @@ async def workspace_diagnostic(
                 )
             )
     return types.WorkspaceDiagnosticReport(items=items)
+
+
+# --- completion and hover ---------------------------------------------------------------------
+
+
+@server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[",", " ", ":"]))
+@guarded(None)
+async def completion(ls: CkpServer, params: types.CompletionParams) -> types.CompletionList | None:
+    await ls.ready.wait()
+    from ..core.dates import current_month
+    from ..core.text import split_lines
+    from .features.completion import complete
+
+    uri, at = params.text_document.uri, params.position
+    doc = ls.doc_at(uri)
+    if doc is None or doc.is_index:
+        return None
+    lines = split_lines(ls.workspace.get_text_document(uri).source.removeprefix(BOM))
+    return complete(doc.bank, doc.file, lines, at.line, at.character, current_month())
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+@guarded(None)
+async def hover(ls: CkpServer, params: types.HoverParams) -> types.Hover | None:
+    await ls.ready.wait()
+    from .features.hover import hover as hover_at
+
+    doc = ls.doc_at(params.text_document.uri)
+    kf = doc.file if doc is not None else None
+    return hover_at(doc.bank, kf, params.position.line, params.position.character) if doc and kf else None

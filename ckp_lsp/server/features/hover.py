@@ -1,0 +1,236 @@
+"""Hover in a header: a relationship's target and tier, who relates to the concept, what a field
+means, and which other concepts claim a keyword.
+
+Every answer reads the bank's indexes (``by_concept``, ``backlinks``, ``claims``), never a scan of
+its files, so hovering stays instant on large banks.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from bisect import bisect_left
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from lsprotocol import types
+from rapidfuzz import fuzz, process
+
+from ...core.bank import CLAIM_LIMIT, Bank
+from ...core.knowledge import MAX_KEYWORDS, MAX_TLDR, TIER_CAPS, KnowledgeFile, Relationship, closest
+from ...core.locate import at
+from ...core.text import Span
+from ..convert import to_range
+
+TIER_MEANING = {
+    "HIGH": "understanding one requires the other — always loaded together",
+    "MID": "same domain — loaded when the query also matches its keywords",
+}
+#: how many related files or claimers a hover lists before "… and N more"
+LISTED = 20
+#: above this many concepts the suggestion for an unknown one uses a cheaper scorer
+_FAST_SUGGEST = 1000
+_STALENESS_WORD = {"validated": "validated", "git": "last committed", "mtime": "modified"}
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
+
+
+@dataclass(frozen=True)
+class FieldDoc:
+    """What a header field means and its limits (SPEC §2)."""
+
+    need: str
+    meaning: str
+    value: str
+    limits: str
+
+
+FIELD_DOCS = {
+    "CONCEPT": FieldDoc(
+        "required",
+        "The name this file declares; other files relate to it by this name.",
+        "`^[a-z0-9][a-z0-9._-]*$` (lower-case letters, digits, `.`, `_`, `-`)",
+        "unique in the bank",
+    ),
+    "TLDR": FieldDoc(
+        "required",
+        "What the file is about, for an agent reading the index to decide whether to load it.",
+        "one sentence, written for an LLM to read",
+        f"at most {MAX_TLDR} characters",
+    ),
+    "ANSWERS_WHEN": FieldDoc(
+        "required",
+        "The keywords a query must match for the router to load this file.",
+        "comma-separated keywords or short phrases (or a YAML list)",
+        f"1–{MAX_KEYWORDS} keywords, no duplicates (case-insensitive)",
+    ),
+    "SIMILAR_HIGH": FieldDoc(
+        "optional",
+        f"Concepts this one depends on: {TIER_MEANING['HIGH']}.",
+        "comma-separated `concept:DATE` (or a YAML list)",
+        f"at most {TIER_CAPS['HIGH']}",
+    ),
+    "SIMILAR_MID": FieldDoc(
+        "optional",
+        f"Concepts of the same domain, no direct dependency: {TIER_MEANING['MID']}.",
+        "comma-separated `concept:DATE` (or a YAML list)",
+        f"at most {TIER_CAPS['MID']}",
+    ),
+    "CONFIDENCE": FieldDoc(
+        "optional",
+        "How sure the author (or the compiler) is that the header is right.",
+        "`high`, `medium` or `low` (any case)",
+        "",
+    ),
+    "VALIDATED": FieldDoc(
+        "recommended",
+        "The month the header was last checked; relationships to this file dated earlier are stale.",
+        "`YYYY-MM` or `YYYY-MM-DD`",
+        "not in the future",
+    ),
+}
+
+
+def field_markdown(key: str) -> str:
+    """Markdown explaining a CKP field: its meaning, value and limits."""
+    doc = FIELD_DOCS[key]
+    parts = [f"**{key}** — {doc.need}", doc.meaning, f"Value: {doc.value}"]
+    if doc.limits:
+        parts.append(f"Limits: {doc.limits}")
+    return "\n\n".join(parts)
+
+
+def hover(bank: Bank, kf: KnowledgeFile, line: int, col: int) -> types.Hover | None:
+    """The hover at (line, UTF-16 col) of ``kf``'s header, or None where there is nothing to say."""
+    found = at(kf, line, col)
+    if found is None:
+        return None
+    if found.kind == "key":
+        return _hover(_key_markdown(found.field.key), found.field.key_span)
+    if found.item is None:
+        return None
+    if found.kind == "relationship" and found.relationship is not None:
+        return _hover(_relationship_markdown(bank, kf, found.relationship), found.item.span)
+    if found.kind == "concept" and kf.concept:
+        return _hover(_concept_markdown(bank, kf, kf.concept), found.item.span)
+    if found.kind == "keyword":
+        return _hover(_keyword_markdown(bank, kf, found.item.text), found.item.span)
+    return None
+
+
+def _hover(markdown: str, span: Span) -> types.Hover:
+    return types.Hover(
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown),
+        range=to_range(span),
+    )
+
+
+def escape(text: str) -> str:
+    """``text`` with Markdown's special characters escaped."""
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def link(kf: KnowledgeFile, target: KnowledgeFile) -> str:
+    """A Markdown link from ``kf`` to ``target``, relative to ``kf``'s folder."""
+    rel = posixpath.relpath(target.path, posixpath.dirname(kf.path) or ".")
+    return f"[{escape(target.path)}]({quote(rel)})"
+
+
+def _key_markdown(key: str) -> str:
+    if key in FIELD_DOCS:
+        return field_markdown(key)
+    guess = closest(key, tuple(FIELD_DOCS))
+    hint = f" Did you mean **{guess}**?" if guess else ""
+    return f"**{escape(key)}** is not a CKP field: agents and tools ignore it.{hint}"
+
+
+def suggest(bank: Bank, concept: str) -> str | None:
+    """The concept of the bank closest to ``concept`` (the one CKP041 suggests on small banks)."""
+    if len(bank.by_concept) <= _FAST_SUGGEST:
+        return closest(concept, bank.concepts())
+    # On a large bank only the names sharing the first letter are compared, to keep hover instant.
+    from .completion import concept_names
+
+    names = concept_names(bank)
+    lo = bisect_left(names, concept[:1])
+    hi = bisect_left(names, concept[:1] + "\U0010ffff", lo)
+    best = process.extractOne(concept, names[lo:hi], scorer=fuzz.ratio, score_cutoff=60)
+    return best[0] if best else None
+
+
+def _relationship_markdown(bank: Bank, kf: KnowledgeFile, rel: Relationship) -> str:
+    tier_line = f"**SIMILAR_{rel.tier}** — {TIER_MEANING[rel.tier]}."
+    if kf.concept is not None and rel.concept == kf.concept:
+        return f"**{escape(rel.concept)}** is this file's own concept: a file cannot relate to itself.\n\n{tier_line}"
+    target = bank.file_of(rel.concept)
+    if target is None:
+        guess = suggest(bank, rel.concept)
+        hint = f"Did you mean **{escape(guess)}**?" if guess else "Create it or remove the entry."
+        return f"**{escape(rel.concept)}** — no such concept in this bank. {hint}\n\n{tier_line}"
+    facts = [link(kf, target)]
+    if target.confidence:
+        facts.append(f"CONFIDENCE {escape(target.confidence)}")
+    if target.validated_text:
+        facts.append(f"VALIDATED {escape(target.validated_text)}")
+    parts = [
+        f"**{escape(rel.concept)}**",
+        escape(target.tldr) if target.tldr else "_(no TLDR)_",
+        " · ".join(facts),
+        tier_line,
+    ]
+    if rel.date is None:
+        parts.append("This relationship has no date: add `:YYYY-MM`, the month it was validated.")
+    else:
+        updated = bank.updated_date(target)
+        if updated is not None and updated.is_after(rel.date):
+            source = _STALENESS_WORD.get(bank.staleness_source, "updated")
+            parts.append(
+                f"⚠️ **Stale**: `{rel.concept}` was {source} on **{updated}**, after this relationship "
+                f"was validated (**{rel.date_text}**): re-read it and re-validate the relationship."
+            )
+        else:
+            parts.append(f"Relationship validated {escape(rel.date_text or '')}.")
+    return "\n\n".join(parts)
+
+
+def _listing(kf: KnowledgeFile, files: list[KnowledgeFile], total: int | None = None) -> str:
+    """Concepts with links to their files; ``total`` counts those beyond ``files`` too."""
+    shown = [f"{escape(f.concept or f.path)} ({link(kf, f)})" for f in files[:LISTED]]
+    total = len(files) if total is None else total
+    more = f", … and {total - len(shown)} more" if total > len(shown) else ""
+    return ", ".join(shown) + more
+
+
+def _concept_markdown(bank: Bank, kf: KnowledgeFile, concept: str) -> str:
+    tiers: dict[str, list[KnowledgeFile]] = {"HIGH": [], "MID": []}
+    for path in bank.backlinks.get(concept, ()):
+        other = bank.files.get(path)
+        if other is None or path == kf.path:
+            continue
+        for tier in {r.tier for r in other.relationships if r.concept == concept}:
+            tiers[tier].append(other)
+    for files in tiers.values():
+        files.sort(key=lambda f: (f.concept or "", f.path))
+    high, mid = len(tiers["HIGH"]), len(tiers["MID"])
+    parts = [f"**{escape(concept)}** — related by {high} file{'s' * (high != 1)} as HIGH and {mid} as MID"]
+    for tier, files in tiers.items():
+        if files:
+            parts.append(f"{tier} ({len(files)}): {_listing(kf, files)}")
+    if not high and not mid:
+        parts.append("No other file relates to it yet.")
+    twins = [p for p in bank.by_concept.get(concept, ()) if p != kf.path]
+    if twins:
+        parts.append(f"Also declared by {', '.join(escape(p) for p in twins)}: concepts must be unique.")
+    return "\n\n".join(parts)
+
+
+def _keyword_markdown(bank: Bank, kf: KnowledgeFile, keyword: str) -> str:
+    others = [path for _, path in bank.claimants(keyword.casefold()) if path != kf.path]
+    head = f"**{escape(keyword)}** — keyword of ANSWERS_WHEN"
+    if not others:
+        return f"{head}\n\nNo other concept claims it: a query with it routes here."
+    n = len(others)
+    first = [bank.files[p] for p in others[:LISTED]]
+    parts = [head, f"Also claimed by {n} other concept{'s' * (n != 1)}: {_listing(kf, first, n)}"]
+    if n >= CLAIM_LIMIT:
+        parts.append("Routing on it is ambiguous: prefer a more specific keyword.")
+    return "\n\n".join(parts)

@@ -1,0 +1,126 @@
+"""Hover in a header, called directly: relationship entries, the concept, field names, keywords."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+
+from ckp_lsp.core.bank import Bank
+from ckp_lsp.core.knowledge import KnowledgeFile
+from ckp_lsp.core.text import split_lines
+from ckp_lsp.server.features.hover import hover
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+MENTAT = Bank.load(SAMPLES / "mentat" / "memory-bank")
+BROKEN = Bank.load(SAMPLES / "broken" / "memory-bank")
+
+
+def hover_on(bank: Bank, rel: str, needle: str, after: str = "") -> tuple[types.Hover | None, types.Range]:
+    """Hover in the middle of ``needle`` (the first one after ``after`` on its line); also its range."""
+    for no, line in enumerate(split_lines((bank.root / rel).read_text())):
+        if after in line and needle in line[line.index(after) :]:
+            start = line.index(needle, line.index(after))
+            kf = bank.files[rel]
+            token = types.Range(
+                start=types.Position(line=no, character=start),
+                end=types.Position(line=no, character=start + len(needle)),
+            )
+            return hover(bank, kf, no, start + len(needle) // 2), token
+    raise AssertionError(f"{needle!r} not in {rel}")
+
+
+def markdown(result: types.Hover | None) -> str:
+    assert result is not None
+    assert isinstance(result.contents, types.MarkupContent)
+    assert result.contents.kind == types.MarkupKind.Markdown
+    return result.contents.value
+
+
+def test_entry_shows_the_targets_tldr_file_confidence_validated_and_tier() -> None:
+    result, token = hover_on(MENTAT, "patterns/auth.md", "jwt:2026-10", after="SIMILAR_HIGH")
+    text = markdown(result)
+    assert "How the projects issue, sign, verify and rotate JSON Web Tokens" in text
+    assert "[patterns/jwt.md](jwt.md)" in text
+    assert "CONFIDENCE high" in text and "VALIDATED 2026-10" in text
+    assert "understanding one requires the other — always loaded together" in text
+    assert "Stale" not in text
+    assert result is not None and result.range == token
+
+
+def test_mid_entry_explains_the_mid_tier_and_links_across_folders() -> None:
+    result, _ = hover_on(MENTAT, "patterns/auth.md", "frontend:2026-11")
+    text = markdown(result)
+    assert "same domain — loaded when the query also matches its keywords" in text
+    assert "(../stack/frontend.md)" in text
+
+
+def test_stale_entry_shows_both_dates() -> None:
+    result, token = hover_on(BROKEN, "jwt.md", "oauth2:2026-03")
+    text = markdown(result)
+    assert "Stale" in text and "2026-09" in text and "2026-03" in text
+    assert result is not None and result.range == token
+
+
+def test_unknown_concept_says_so_with_the_closest_suggestion() -> None:
+    text = markdown(hover_on(BROKEN, "logging.md", "oauth:2026-10")[0])
+    assert "no such concept" in text and "**oauth2**" in text
+
+
+def test_concept_shows_how_many_files_relate_to_it_per_tier() -> None:
+    result, token = hover_on(MENTAT, "patterns/jwt.md", "jwt", after="CONCEPT:")
+    text = markdown(result)
+    # auth and oauth2 list jwt in SIMILAR_HIGH; nothing lists it as MID.
+    assert "related by 2 files as HIGH and 0 as MID" in text
+    assert "auth (" in text and "oauth2 (" in text
+    assert result is not None and result.range == token
+
+
+def test_concept_lists_mid_backlinks() -> None:
+    text = markdown(hover_on(MENTAT, "patterns/auth.md", "auth", after="CONCEPT:")[0])
+    assert "as HIGH and 4 as MID" in text
+    assert all(c in text for c in ("frontend (", "jwt (", "mentat (", "oauth2 ("))
+
+
+def test_field_name_explains_meaning_and_limits() -> None:
+    result, token = hover_on(MENTAT, "patterns/auth.md", "SIMILAR_MID")
+    text = markdown(result)
+    assert "**SIMILAR_MID** — optional" in text and "at most 5" in text
+    assert "concept:DATE" in text
+    assert result is not None and result.range == token
+    assert "at most 200 characters" in markdown(hover_on(MENTAT, "patterns/auth.md", "TLDR")[0])
+
+
+def test_unknown_field_name_suggests_the_ckp_one() -> None:
+    text = markdown(hover_on(BROKEN, "http-headers.md", "CONFIDENSE")[0])
+    assert "not a CKP field" in text and "CONFIDENCE" in text
+
+
+def test_keyword_lists_the_other_concepts_claiming_it() -> None:
+    result, token = hover_on(BROKEN, "jwt.md", "security")
+    text = markdown(result)
+    assert "Also claimed by 3 other concepts" in text
+    assert all(c in text for c in ("http-headers (", "oauth2 (", "rate-limiting ("))
+    assert "ambiguous" in text
+    assert result is not None and result.range == token
+
+
+def test_keyword_claims_are_compared_casefolded() -> None:
+    bank = Bank(Path("/nonexistent/memory-bank"))
+    bank.set_file("a.md", "CONCEPT: a\nTLDR: A.\nANSWERS_WHEN: Payment\n")
+    bank.set_file("b.md", "CONCEPT: b\nTLDR: B.\nANSWERS_WHEN: payment\n")
+    kf: KnowledgeFile = bank.files["a.md"]
+    text = markdown(hover(bank, kf, 2, 16))
+    assert "Also claimed by 1 other concept: b (" in text
+
+
+def test_front_matter_concept_hover_shows_no_raw_front_matter() -> None:
+    text = markdown(hover_on(MENTAT, "domain/geography.md", "geography", after="CONCEPT:")[0])
+    assert "related by" in text
+    assert "---" not in text and "title:" not in text
+
+
+def test_nothing_outside_the_headers_names() -> None:
+    kf = MENTAT.files["patterns/auth.md"]
+    assert hover(MENTAT, kf, 1, 20) is None  # inside TLDR's value
+    assert hover(MENTAT, kf, 12, 5) is None  # the body
