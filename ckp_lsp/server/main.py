@@ -19,6 +19,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.log_file:
         logging.basicConfig(filename=args.log_file, level=logging.INFO)
+    else:
+        # Editors show a server's stderr as errors: keep pygls's routine warnings out of it.
+        logging.getLogger("pygls").setLevel(logging.ERROR)
     from .server import server
 
     if args.tcp:

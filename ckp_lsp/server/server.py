@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.capabilities import ServerCapabilitiesBuilder
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
@@ -41,7 +42,10 @@ class CkpServer(LanguageServer):
         super().__init__("ckp-lsp", __version__)
         self.state = WorkspaceState()
         self.publisher = Publisher(self.state, self.text_document_publish_diagnostics, self._version_of)
-        self.ready = asyncio.Event()
+        self.ready = asyncio.Event()  # the banks are read and current: requests may answer
+        self.indexed = asyncio.Event()  # the first indexing is done
+        self.holds = 0  # re-indexings under way; requests wait for them
+        self.settings_version = 0  # bumped by every settings change, so a late answer cannot undo one
         self.poller: Poller | None = None
         self.init_options: dict[str, Any] = {}
         self.closing = False
@@ -67,6 +71,16 @@ class CkpServer(LanguageServer):
                 return False
         return bool(node)
 
+    def hold(self) -> None:
+        """Make requests wait: the banks are about to be re-read."""
+        self.holds += 1
+        self.ready.clear()
+
+    def release(self) -> None:
+        self.holds -= 1
+        if self.holds == 0 and self.indexed.is_set():
+            self.ready.set()
+
     def spawn(self, coro: Any) -> asyncio.Task[Any]:
         task = asyncio.ensure_future(coro)
         self.tasks.add(task)
@@ -91,6 +105,8 @@ def guarded(default: Any = None) -> Callable[[F], F]:
             async def run_async(ls: CkpServer, *args: Any) -> Any:
                 try:
                     return await fn(ls, *args)
+                except JsonRpcException:
+                    raise  # a deliberate error answer (e.g. a refused rename), not a failure
                 except Exception as exc:
                     report(ls, exc)
                     return default
@@ -101,6 +117,8 @@ def guarded(default: Any = None) -> Callable[[F], F]:
         def run(ls: CkpServer, *args: Any) -> Any:
             try:
                 return fn(ls, *args)
+            except JsonRpcException:
+                raise  # a deliberate error answer (e.g. a refused rename), not a failure
             except Exception as exc:
                 report(ls, exc)
                 return default
@@ -159,6 +177,7 @@ async def initialized(ls: CkpServer, params: types.InitializedParams) -> None:
 async def _pull_settings(ls: CkpServer) -> None:
     if not ls.supports("workspace.configuration"):
         return
+    version = ls.settings_version
     try:
         result = await asyncio.wait_for(
             ls.workspace_configuration_async(
@@ -169,7 +188,7 @@ async def _pull_settings(ls: CkpServer) -> None:
     except Exception as exc:
         ls.log(f"ckp-lsp: could not read the client's settings: {exc}")
         return
-    if result and isinstance(result[0], dict):
+    if result and isinstance(result[0], dict) and version == ls.settings_version:
         ls.state.settings = {**ls.init_options, **result[0]}
 
 
@@ -236,7 +255,9 @@ async def _index_workspace(ls: CkpServer) -> None:
         ls.publisher.clear_all()
         ls.publisher.publish_all(ls.state.all_docs())
     finally:
-        ls.ready.set()
+        ls.indexed.set()
+        if ls.holds == 0:
+            ls.ready.set()
         if progress:
             n = sum(len(b.files) for b in ls.state.banks.values())
             ls.work_done_progress.end(
@@ -257,16 +278,32 @@ async def shutdown(ls: CkpServer, params: None) -> None:
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
 async def did_change_configuration(ls: CkpServer, params: types.DidChangeConfigurationParams) -> None:
-    settings = params.settings
-    if isinstance(settings, dict) and isinstance(settings.get("ckp"), dict):
-        ls.state.settings = {**ls.init_options, **settings["ckp"]}
-    else:
-        await _pull_settings(ls)
-    await ls.ready.wait()
-    await _reindex(ls)
+    ls.hold()
+    try:
+        before = dict(ls.state.settings)
+        settings = params.settings
+        if isinstance(settings, dict) and isinstance(settings.get("ckp"), dict):
+            ls.settings_version += 1
+            ls.state.settings = {**ls.init_options, **settings["ckp"]}
+        else:
+            await _pull_settings(ls)
+        await ls.indexed.wait()
+        if ls.state.settings != before or not settings:
+            await _reindex(ls)
+    finally:
+        ls.release()
+
+
+async def _held_reindex(ls: CkpServer) -> None:
+    try:
+        await ls.indexed.wait()
+        await _reindex(ls)
+    finally:
+        ls.release()
 
 
 async def _reindex(ls: CkpServer) -> None:
+    """Read every bank again (settings, configuration files or workspace folders changed)."""
     roots = await asyncio.to_thread(ls.state.discover)
     banks = [await asyncio.to_thread(ls.state.load_bank, r, ls.state.config_for(r)) for r in roots]
     ls.publisher.clear_all()
@@ -280,8 +317,8 @@ async def did_change_folders(ls: CkpServer, params: types.DidChangeWorkspaceFold
     folders = [f for f in ls.state.folders if f not in removed]
     folders += [p.resolve() for f in params.event.added if (p := path_of(f.uri)) is not None]
     ls.state.folders = folders
-    await ls.ready.wait()
-    await _reindex(ls)
+    ls.hold()
+    await _held_reindex(ls)
 
 
 # --- documents --------------------------------------------------------------------------------
@@ -368,7 +405,8 @@ def _apply_disk_events(ls: CkpServer, events: Events) -> None:
     if any(p.name == ".ckp.toml" for group in events for p in group) or any(
         p.name == "_index.md" and ls.state.bank_for(p) is None for p in created
     ):
-        ls.spawn(_reindex(ls))
+        ls.hold()
+        ls.spawn(_held_reindex(ls))
         return
     dirty = Dirty()
     for path in [*created, *changed]:
@@ -437,6 +475,224 @@ async def workspace_diagnostic(
                 )
             )
     return types.WorkspaceDiagnosticReport(items=items)
+
+
+# --- code actions and commands ---------------------------------------------------------------
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_CODE_ACTION,
+    types.CodeActionOptions(
+        code_action_kinds=[
+            types.CodeActionKind.QuickFix,
+            types.CodeActionKind.RefactorRewrite,
+            types.CodeActionKind.Source,
+            "source.fixAll.ckp",
+        ]
+    ),
+)
+@guarded([])
+async def code_action(ls: CkpServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    await ls.ready.wait()
+    from .features import actions
+
+    uri = params.text_document.uri
+    doc = ls.doc_at(uri)
+    if doc is None:
+        return []
+    only = params.context.only
+    opened = ls.workspace.text_documents.get(uri)
+    version = opened.version if opened is not None else None
+    if doc.is_index:
+        return actions.index_fix(doc.bank, params.context.diagnostics) + actions.source_actions(uri, True, doc.bank)
+    text = opened.source if opened is not None else ""
+    offline = doc.bank.config.llm.provider == "offline"
+    out: list[types.CodeAction] = []
+    if not only or any(k.startswith("quickfix") for k in only):
+        out += actions.quick_fixes(doc.bank, doc.rel, uri, version, params.context.diagnostics, offline, text)
+    if not only or any("source.fixAll".startswith(k) or k.startswith("source.fixAll") for k in only):
+        fix = actions.fix_all(doc.bank, doc.rel, uri, version, text)
+        if fix is not None:
+            out.append(fix)
+    if not only or any(k.startswith(("refactor", "source")) and not k.startswith("source.fixAll") for k in only):
+        out += actions.source_actions(uri, False, doc.bank)
+    return out
+
+
+@server.command("ckp.recompile")
+async def cmd_recompile(ls: CkpServer, *args: Any) -> dict[str, Any]:
+    await ls.ready.wait()
+    from .features.recompile import recompile
+
+    uri = _uri_arg(args)
+    if uri is None:
+        return {"applied": False, "reason": "no document given"}
+    task = ls.spawn(recompile(ls, uri))
+    try:
+        return await task
+    except asyncio.CancelledError:
+        return {"applied": False, "reason": "cancelled"}
+
+
+@server.command("ckp.regenerateIndex")
+@guarded({"applied": False})
+async def cmd_regenerate_index(ls: CkpServer, *args: Any) -> dict[str, Any]:
+    await ls.ready.wait()
+    from .features.index_upkeep import index_edit
+
+    uri = _uri_arg(args)
+    doc = ls.doc_at(uri) if uri else None
+    banks = [doc.bank] if doc is not None else list(ls.state.banks.values())
+    applied = False
+    for bank in banks:
+        edit = index_edit(bank)
+        if edit is not None:
+            result = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=edit, label="Regenerate CKP index"))
+            applied = applied or bool(result.applied)
+    return {"applied": applied}
+
+
+@server.command("ckp.route")
+@guarded({})
+async def cmd_route(ls: CkpServer, *args: Any) -> dict[str, Any]:
+    await ls.ready.wait()
+    from ..core.route import route
+
+    arg = args[0] if args else {}
+    if isinstance(arg, str):
+        arg = {"query": arg}
+    query = str(arg.get("query", ""))
+    uri = arg.get("bank") or arg.get("uri")
+    doc = ls.doc_at(uri) if isinstance(uri, str) else None
+    bank = doc.bank if doc is not None else next(iter(ls.state.banks.values()), None)
+    if bank is None:
+        return {"error": "no memory bank in this workspace"}
+    result = route(bank, query).as_dict()
+    result["bank"] = uri_of(bank.root)
+    for entry in result.get("loaded", []):
+        entry["uri"] = uri_of(bank.root / entry["file"])
+    return result
+
+
+def _uri_arg(args: tuple[Any, ...]) -> str | None:
+    """A document URI from command arguments: ``"file://…"``, ``{"uri": …}`` or ``[…]``."""
+    for a in args:
+        if isinstance(a, str):
+            return a
+        if isinstance(a, dict) and isinstance(a.get("uri"), str):
+            return str(a["uri"])
+        if isinstance(a, list) and a:
+            return _uri_arg(tuple(a))
+    return None
+
+
+# --- navigation, rename, symbols --------------------------------------------------------------
+
+
+@server.feature(types.TEXT_DOCUMENT_DEFINITION)
+@guarded(None)
+async def goto_definition(ls: CkpServer, params: types.DefinitionParams) -> list[types.Location] | None:
+    await ls.ready.wait()
+    from .features.definition import definition
+
+    doc = ls.doc_at(params.text_document.uri)
+    return definition(doc, params.position.line, params.position.character) if doc else None
+
+
+@server.feature(types.TEXT_DOCUMENT_REFERENCES)
+@guarded(None)
+async def find_references(ls: CkpServer, params: types.ReferenceParams) -> list[types.Location] | None:
+    await ls.ready.wait()
+    from .features.references import references
+
+    doc = ls.doc_at(params.text_document.uri)
+    pos, declaration = params.position, params.context.include_declaration
+    return references(doc, pos.line, pos.character, declaration) if doc else None
+
+
+@server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+@guarded(None)
+async def prepare_rename(
+    ls: CkpServer, params: types.PrepareRenameParams
+) -> types.PrepareRenameResult | None:
+    await ls.ready.wait()
+    from .features import rename
+
+    doc = ls.doc_at(params.text_document.uri)
+    return rename.prepare_rename(doc, params.position.line, params.position.character) if doc else None
+
+
+@server.feature(types.TEXT_DOCUMENT_RENAME)
+@guarded(None)
+async def rename_concept(ls: CkpServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
+    await ls.ready.wait()
+    from .features import rename
+
+    doc = ls.doc_at(params.text_document.uri)
+    if doc is None:
+        return None
+    pos = params.position
+    return rename.rename(
+        doc, pos.line, pos.character, params.new_name, ls.client_capabilities, ls._version_of
+    )
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_LINK)
+@guarded([])
+async def document_link(ls: CkpServer, params: types.DocumentLinkParams) -> list[types.DocumentLink]:
+    await ls.ready.wait()
+    from .features.links import document_links
+
+    doc = ls.doc_at(params.text_document.uri)
+    tooltips = ls.supports("text_document.document_link.tooltip_support")
+    return document_links(doc, tooltips) if doc else []
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+@guarded([])
+async def document_symbol(
+    ls: CkpServer, params: types.DocumentSymbolParams
+) -> list[types.DocumentSymbol] | list[types.SymbolInformation]:
+    await ls.ready.wait()
+    from .features.symbols import document_symbols, flatten
+
+    uri = params.text_document.uri
+    doc = ls.doc_at(uri)
+    if doc is None:
+        return []
+    symbols = document_symbols(doc, ls.workspace.get_text_document(uri).source.removeprefix(BOM))
+    hierarchical = ls.supports("text_document.document_symbol.hierarchical_document_symbol_support")
+    return symbols if hierarchical else flatten(symbols, uri)
+
+
+@server.feature(types.WORKSPACE_SYMBOL)
+@guarded([])
+async def workspace_symbol(ls: CkpServer, params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
+    await ls.ready.wait()
+    from .features.symbols import workspace_symbols
+
+    return workspace_symbols(ls.state.banks.values(), params.query)
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+@guarded([])
+async def code_lens(ls: CkpServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+    await ls.ready.wait()
+    from .features.lens import code_lenses
+
+    doc = ls.doc_at(params.text_document.uri)
+    return code_lenses(doc) if doc else []
+
+
+@server.feature(types.TEXT_DOCUMENT_FOLDING_RANGE)
+@guarded([])
+async def folding_range(ls: CkpServer, params: types.FoldingRangeParams) -> list[types.FoldingRange]:
+    await ls.ready.wait()
+    from .features.folding import folding_ranges
+
+    uri = params.text_document.uri
+    doc = ls.doc_at(uri)
+    return folding_ranges(doc, ls.workspace.get_text_document(uri).source.removeprefix(BOM)) if doc else []
 
 
 # --- completion and hover ---------------------------------------------------------------------

@@ -151,10 +151,8 @@ async def test_recompile_is_refused_when_the_document_changed_meanwhile(
         "import sys, time, json\nsys.stdin.read()\ntime.sleep(1.5)\n"
         "print(json.dumps({'TLDR': 'Tokens.', 'ANSWERS_WHEN': ['jwt'], 'CONFIDENCE': 'high'}))\n"
     )
-    (client.workspace_path / "mentat/memory-bank/.ckp.toml").write_text(
-        f'[llm]\nprovider = "command"\ncommand = "{sys.executable} {slow}"\n'
-    )
-    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"ckp": {}}))
+    llm = {"provider": "command", "command": f"{sys.executable} {slow}"}
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"ckp": {"llm": llm}}))
     path = client.workspace_path / "mentat/memory-bank/patterns/jwt.md"
     await wait_indexed(client)
     uri = open_doc(client, path)
@@ -166,7 +164,7 @@ async def test_recompile_is_refused_when_the_document_changed_meanwhile(
     await asyncio.sleep(0.5)
     change_doc(client, uri, path.read_text() + "\nOne more line.\n", 2)
     result = await pending
-    assert result["applied"] is False and result["reason"] == "document changed"
+    assert result["applied"] is False and result["reason"] == "document changed", result
     await wait_until(lambda: any("changed while" in m.message for m in client.messages))
     assert not client.applied
 
