@@ -82,7 +82,7 @@ def _print_text(report: BenchReport, where: str) -> None:
     print("|---:|---:|---:|---:|")
     for row in report.sizes:
         print(f"| {row.files} | {row.without_ckp:,} | {row.with_ckp:,} | {row.reduction:.0%} |")
-    print()
+    print("\nWithout CKP: every knowledge file; with CKP: the index and the loaded files, mean per query.")
     loaded, expected = report.must_load
     print(
         f"Routing: {report.passed}/{len(report.outcomes)} queries meet their expectations; "

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import accumulate, compress, count
 from typing import TYPE_CHECKING, Any
 
 from .route_table import SEPARATOR, RouteTable, related, table_of_bank
@@ -138,17 +140,22 @@ def _split_words(texts: list[str]) -> list[tuple[str, ...]]:
 
 
 def _keyword_lines(table: RouteTable) -> list[str]:
-    """Each file's keywords and concept (last), normalised and joined by SEPARATOR.
+    """Each file's keywords and concept (last), normalised and joined by SEPARATOR; empty for a
+    file without a concept (it has no index row: nothing routes to it).
 
     Normalising every file at once costs one call instead of one per keyword.
     """
-    raw = "\n".join(k + SEPARATOR + c for k, c in zip(table.keywords, table.concepts, strict=True))
+    raw = "\n".join(
+        k + SEPARATOR + c if c else "" for k, c in zip(table.keywords, table.concepts, strict=True)
+    )
     norm = (raw.lower() if raw.isascii() else normalize(raw)).replace(SEPARATOR + " ", SEPARATOR)
     lines = norm.split("\n")
     if len(lines) == len(table):
         return lines
     # A value held a line break: normalise file by file.
-    return [normalize(k + SEPARATOR + c) for k, c in zip(table.keywords, table.concepts, strict=True)]
+    return [
+        normalize(k + SEPARATOR + c) if c else "" for k, c in zip(table.keywords, table.concepts, strict=True)
+    ]
 
 
 class Router:
@@ -164,28 +171,39 @@ class Router:
         for i, c in enumerate(table.concepts):
             if c and c not in self._by_concept:
                 self._by_concept[c] = i
-        # Where each distinct keyword occurs (file * stride + position); then each distinct
-        # keyword is split into words once, and filed under its longest word: a keyword can only
-        # match when that word does, so a query looks at each candidate keyword once.
-        lines = _keyword_lines(table)
-        self._stride = stride = max((line.count(SEPARATOR) for line in lines), default=0) + 1
-        occurs: defaultdict[str, list[int]] = defaultdict(list)
-        for i, line in enumerate(lines):
-            if table.concepts[i]:  # a file without a concept has no index row: nothing routes to it
-                base = i * stride
-                for j, kw in enumerate(line.split(SEPARATOR)):
-                    occurs[kw].append(base + j)
-        self._occurs = occurs
-        self._lines = lines
-        self._words: dict[str, tuple[str, ...]] = {}
+        # Every keyword of every file in one flat list (file i's start at _starts[i]); each
+        # distinct keyword is split into words once, and filed under its longest word: a keyword
+        # can only match when that word does, so a query looks at each candidate keyword once.
+        self._lines = lines = _keyword_lines(table)
+        self._items = SEPARATOR.join(lines).split(SEPARATOR)
+        self._starts = list(accumulate((line.count(SEPARATOR) + 1 for line in lines), initial=0))
+        distinct = list(dict.fromkeys(self._items))
+        self._words: dict[str, tuple[str, ...]] = dict(zip(distinct, _split_words(distinct), strict=True))
         self._anchored: defaultdict[str, list[str]] = defaultdict(list)
-        for kw, toks in zip(occurs, _split_words(list(occurs)), strict=True):
-            self._words[kw] = toks
+        for kw, toks in self._words.items():
             if toks:
                 self._anchored[toks[0] if len(toks) == 1 else max(toks, key=len)].append(kw)
         self.vocabulary = frozenset(t for toks in self._words.values() for t in toks)
         self._long = sorted(t for t in self.vocabulary if len(t) >= FUZZY_MIN_LENGTH)
         self._typos: dict[str, frozenset[str]] = {}
+        self._occurs: dict[str, list[int]] | None = None
+        self._routed = 0
+
+    def _occurrences(self, keywords: set[str]) -> list[int]:
+        """Where ``keywords`` occur in the flat list, in order.
+
+        The first query scans the list; later ones use an index of it, built then: a one-shot
+        query (the command line) does not pay for the index, a server pays for it once.
+        """
+        self._routed += 1
+        if self._occurs is None and self._routed > 1:
+            occurs: defaultdict[str, list[int]] = defaultdict(list)
+            for k, kw in enumerate(self._items):
+                occurs[kw].append(k)
+            self._occurs = occurs
+        if self._occurs is None:
+            return list(compress(count(), map(keywords.__contains__, self._items)))
+        return sorted(k for kw in keywords for k in self._occurs.get(kw, ()))
 
     # --- matching ------------------------------------------------------------------------------
 
@@ -227,21 +245,24 @@ class Router:
         keyword and as the concept) are one keyword.
         """
         matched = self.matched_tokens(query)
+        keywords = {
+            kw
+            for t in matched
+            for kw in self._anchored.get(t, ())
+            if len(self._words[kw]) == 1 or matched.keys() >= set(self._words[kw])
+        }
         found: defaultdict[int, list[int]] = defaultdict(list)
-        stride = self._stride
-        for t in matched:
-            for kw in self._anchored.get(t, ()):
-                toks = self._words[kw]
-                if len(toks) == 1 or matched.keys() >= set(toks):
-                    for at in self._occurs[kw]:
-                        found[at // stride].append(at % stride)
+        starts = self._starts
+        for k in self._occurrences(keywords) if keywords else ():
+            i = bisect_right(starts, k) - 1
+            found[i].append(k - starts[i])
         hits: dict[int, list[str]] = {}
         for i, js in found.items():
             written = self.written_keywords(i)
             norm = self._keyword_line(i)
             seen: set[frozenset[str]] = set()
             out = hits[i] = []
-            for j in sorted(js):
+            for j in js:
                 key = frozenset(matched[t] for t in self._words[norm[j]])
                 if key not in seen:
                     seen.add(key)

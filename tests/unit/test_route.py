@@ -171,6 +171,14 @@ def test_declaration_names_files_relative_to_the_bank(tmp_path: Path) -> None:
     )
 
 
+def test_first_and_later_queries_route_alike() -> None:
+    # The first query scans the keywords, later ones use an index built on the second.
+    fresh = Router(Bank.load(BANK))
+    first = [fresh.route(q).as_dict() for q in QUERIES]
+    again = [fresh.route(q).as_dict() for q in QUERIES]
+    assert first == again
+
+
 # --- tokens --------------------------------------------------------------------------------------
 
 
@@ -224,6 +232,15 @@ def test_table_from_the_index_routes_like_the_bank(router: Router) -> None:
         a, b = fast.route(q), router.route(q)
         assert (a.declaration, a.as_dict()["loaded"]) == (b.declaration, b.as_dict()["loaded"]), q
         assert a.tokens.index == b.tokens.index
+
+
+def test_table_from_a_blocks_index_routes_like_the_bank(tmp_path: Path, router: Router) -> None:
+    copy = shutil.copytree(BANK, tmp_path / "memory-bank")
+    index = copy / "_index.md"
+    index.write_text(update_index_text(None, Bank.load(copy), "blocks"))
+    fast = Router(read_route_table(copy, Config(), full_read_limit=0))
+    for q in QUERIES:
+        assert fast.route(q).as_dict()["loaded"] == router.route(q).as_dict()["loaded"], q
 
 
 def test_files_changed_after_the_index_are_read_from_disk(tmp_path: Path) -> None:
