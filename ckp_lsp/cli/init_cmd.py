@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,11 +27,9 @@ def add_parser(sub: Any) -> None:
 
 
 def _bank_name(bank: Path, project: Path) -> str:
-    """How the rules name the bank: relative to the project when it lies inside it."""
-    try:
-        return Path(os.path.relpath(bank.resolve(), project.resolve())).as_posix()
-    except ValueError:
-        return bank.as_posix()
+    """How the rules name the bank: relative to the project when it lies inside it, else absolute."""
+    bank, project = bank.resolve(), project.resolve()
+    return bank.relative_to(project).as_posix() if bank.is_relative_to(project) else bank.as_posix()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,8 +47,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"Created {display_path(result.file)} (CONCEPT {result.concept}).")
         if result.index_written:
             print(f"Wrote {display_path(result.bank / '_index.md')}.")
-    name = _bank_name(bank_dir, args.project)
-    rules = agent_rules(display_path(bank_dir) if name.startswith("../") else name)
+    rules = agent_rules(_bank_name(bank_dir, args.project))
     if args.agent_file is None:
         if status == 0:
             print(

@@ -19,8 +19,9 @@ if TYPE_CHECKING:
 MAX_PRIMARY = 3
 #: tokens this long (query and keyword) may match with a typo
 FUZZY_MIN_LENGTH = 5
-#: rapidfuzz ratio (normalised Indel similarity, 0-100) a typo must reach: one letter dropped,
-#: added or swapped in a long word passes; a different short word ("model"/"modal") does not
+#: rapidfuzz ratio (normalised Indel similarity, 0-100) a typo must reach: a letter dropped or
+#: added passes from 5 letters on, a letter changed or two swapped from 7; a different short word
+#: ("model"/"modal", "these"/"theme") does not
 FUZZY_CUTOFF = 85.0
 _WORD = re.compile(r"[^\W_]+")
 

@@ -201,10 +201,14 @@ def test_cli_agent_file_is_idempotent(shop: Path, capsys: pytest.CaptureFixture[
     assert agent.read_bytes() == first
 
 
-def test_cli_init_with_bank_dir(shop: Path, tmp_path: Path) -> None:
-    assert main(["init", str(shop), "--bank-dir", str(tmp_path / "kb")]) == 0
-    assert (tmp_path / "kb" / "projects" / "shop.md").is_file()
+def test_cli_init_with_bank_dir(shop: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["init", str(shop), "--bank-dir", str(shop / "docs" / "kb")]) == 0
+    assert (shop / "docs" / "kb" / "projects" / "shop.md").is_file()
     assert not (shop / "memory-bank").exists()
+    assert "`docs/kb/_index.md` first" in capsys.readouterr().out
+    # A bank outside the project is named by its absolute path.
+    assert main(["init", str(shop), "--bank-dir", str(tmp_path / "kb")]) == 0
+    assert f"`{(tmp_path / 'kb').resolve().as_posix()}/_index.md` first" in capsys.readouterr().out
 
 
 def test_cli_agent_rules_prints_the_block_alone(capsys: pytest.CaptureFixture[str]) -> None:
