@@ -1,16 +1,37 @@
 """Generate a large, realistic CKP bank for benchmarks: ``python benchmarks/genbank.py DIR N [SEED]``.
 
-Files have bare headers, 5-12 keywords from a shared vocabulary, 0-3 HIGH and 0-5 MID
-relationships, bodies of 1-3 KB, and a few planted unknown and stale relationships.
+Every file has a bare header and a Markdown body of 1-3 KB (headings, prose, a list, sometimes a
+code block, and links to the files it relates to). Concepts are ``<domain>-<codename>``, each
+with its own codename, and most keywords are specific to the file (the codename, 2-word phrases
+built on it); only about one file in twenty also claims one of a dozen shared domain words, so
+the ambiguous-keyword check (CKP032) fires on a few percent of the files, as in a real bank.
+
+Planted for the checks and the editor features:
+
+- about 1 % of the files have a stale relationship (CKP050) and about 1 % an unknown one (CKP041);
+  the body links to every related file, so an unknown concept is also a broken Markdown link,
+  which a link checker finds;
+- ``platform-core``, the first concept, is named by the SIMILAR_MID of up to 1,000 files (a
+  rename that touches 1,000 files).
+
+Generation is deterministic for a given N and seed. ``prepare(n, seed)`` caches a bank, with its
+``_index.md``, under ``benchmarks/.banks/`` (git-ignored).
 """
 
 from __future__ import annotations
 
 import random
+import shutil
 import sys
 from pathlib import Path
 
+#: bump when the output changes, so cached banks are generated again
+VERSION = 2
+BANKS = Path(__file__).resolve().parent / ".banks"
 FOLDERS = ("projects", "patterns", "domain", "stack", "services", "runbooks", "decisions")
+PER_FOLDER = 500
+HUB = "platform-core"
+HUB_REFERENCES = 1000
 
 
 def _vocabulary(text: str) -> tuple[str, ...]:
@@ -32,10 +53,20 @@ WORDS = _vocabulary(
     user vault versioning warehouse webhook workflow
     """
 )
+#: domain words many concepts claim: the only source of ambiguous keywords by design
+SHARED = _vocabulary("api database kubernetes deploy webhook payment security monitoring cache search")
+SHARED_RATE = 0.04
 QUALIFIERS = _vocabulary(
     """
     service engine module store worker adapter client portal sync index policy model rules
     tracker planner hub
+    """
+)
+ASPECTS = _vocabulary(
+    """
+    retries limits schema rollout alerts backfill outage runbook migration contract latency
+    permissions sharding quotas dashboards timeouts versioning fixtures replay throttling
+    pagination idempotency caching onboarding ownership costs sla incidents
     """
 )
 VERBS = _vocabulary(
@@ -43,81 +74,154 @@ VERBS = _vocabulary(
     handles stores validates streams exports caches retries signs schedules reconciles
     """
 )
+_ONSETS = _vocabulary("b c d f g k l m n p r s t v z br kr st tr")
+_NUCLEI = _vocabulary("a e i o u ai")
+_CODAS = ("", "", "", "n", "r", "s", "x", "l")
 
 
-def _concepts(rng: random.Random, n: int) -> list[str]:
-    """``n`` unique concept names such as ``billing-ledger`` or ``billing-ledger-7``."""
-    names: list[str] = []
+def _codenames(rng: random.Random, n: int) -> list[str]:
+    """``n`` distinct made-up project codenames (``zorvex``, ``kalimba`` …)."""
+    syllables = [o + v for o in _ONSETS for v in _NUCLEI]
+    s, c = len(syllables), len(_CODAS)
+    space = s * s * s * c
+    names = []
+    for k in rng.sample(range(space), n):
+        k, coda = divmod(k, c)
+        k, a = divmod(k, s)
+        k, b = divmod(k, s)
+        parts = syllables[k % s] + syllables[b] + (syllables[a] if k % 3 else "")
+        names.append(parts + _CODAS[coda])
+    # Two-syllable names may collide: make them distinct by index, deterministically.
     seen: set[str] = set()
-    while len(names) < n:
-        base = f"{rng.choice(WORDS)}-{rng.choice(QUALIFIERS)}"
-        name = base if base not in seen else f"{base}-{len(names)}"
+    out = []
+    for i, name in enumerate(names):
+        if name in seen:
+            name = f"{name}{i}"
         seen.add(name)
-        names.append(name)
-    return names
-
-
-def _keywords(rng: random.Random, concept: str) -> list[str]:
-    out = [concept.split("-")[0]]
-    while len(out) < rng.randint(5, 12):
-        word = rng.choice(WORDS)
-        kw = word if rng.random() < 0.6 else f"{word} {rng.choice(QUALIFIERS)}"
-        if kw not in out:
-            out.append(kw)
+        out.append(name)
     return out
 
 
-def _body(rng: random.Random, concept: str, keywords: list[str]) -> str:
+def _keywords(rng: random.Random, domain: str, codename: str, qualifier: str) -> list[str]:
+    out = [codename, f"{domain} {codename}", f"{codename} {qualifier}"]
+    for aspect in rng.sample(ASPECTS, rng.randint(2, 8)):
+        out.append(f"{codename} {aspect}")
+    if rng.random() < SHARED_RATE:
+        out.insert(rng.randint(1, len(out)), rng.choice(SHARED))
+    return out
+
+
+def _path(i: int, concept: str) -> str:
+    return f"{FOLDERS[i % len(FOLDERS)]}/part-{i // (PER_FOLDER * len(FOLDERS)):03d}/{concept}.md"
+
+
+def _body(rng: random.Random, concept: str, domain: str, codename: str, links: list[tuple[str, str]]) -> str:
     size = rng.randint(1000, 3000)
-    lines = [f"# {concept}", ""]
+    title = f"{codename.capitalize()} {domain}"
+    out = [f"# {title}", ""]
     length = 0
+    section = 0
     while length < size:
-        sentence = (
-            f"The {rng.choice(keywords)} {rng.choice(VERBS)} {rng.choice(WORDS)} records for the "
-            f"{rng.choice(WORDS)} {rng.choice(QUALIFIERS)} and reports {rng.choice(WORDS)} metrics."
-        )
-        lines.append(sentence)
-        length += len(sentence) + 1
-    return "\n".join(lines) + "\n"
+        section += 1
+        sentences = [
+            f"The {codename} {rng.choice(QUALIFIERS)} {rng.choice(VERBS)} {rng.choice(WORDS)} records "
+            f"for the {rng.choice(WORDS)} {rng.choice(QUALIFIERS)} and reports {rng.choice(ASPECTS)}."
+            for _ in range(rng.randint(2, 5))
+        ]
+        para = " ".join(sentences)
+        out += [para, ""]
+        length += len(para)
+        if section == 1 and links:
+            see = ", ".join(f"[{name}]({target})" for name, target in links)
+            out += [f"Related: {see}.", ""]
+        if section % 2 == 1:
+            heading = f"## {rng.choice(ASPECTS).capitalize()}"
+            items = [
+                f"- `{codename}.{rng.choice(WORDS)}` {rng.choice(VERBS)} {rng.choice(WORDS)}"
+                for _ in range(3)
+            ]
+            out += [heading, "", *items, ""]
+            length += 120
+        elif rng.random() < 0.3:
+            out += ["```yaml", f"{codename}:", f"  {rng.choice(WORDS)}: {rng.randint(1, 500)}", "```", ""]
+            length += 40
+    return "\n".join(out)
 
 
 def generate(folder: Path, n: int, seed: int = 0) -> list[Path]:
     """Write ``n`` knowledge files (and nothing else) below ``folder``; returns their paths."""
     rng = random.Random(seed)
-    names = _concepts(rng, n)
-    validated = {c: f"2025-{rng.randint(1, 9):02d}" for c in names}
-    paths = []
+    codenames = _codenames(rng, n)
+    domains = [rng.choice(WORDS) for _ in range(n)]
+    names = [f"{d}-{c}" for d, c in zip(domains, codenames, strict=True)]
+    if n:
+        names[0] = HUB
+    paths = [_path(i, c) for i, c in enumerate(names)]
+    validated = [f"2025-{rng.randint(1, 9):02d}" for _ in range(n)]
+    step = max(1, (n - 1) // HUB_REFERENCES)
+    hub_refs = set(range(1, n, step)[:HUB_REFERENCES])
+    made: set[Path] = set()
+    out = []
     for i, concept in enumerate(names):
-        others = rng.sample(names, min(len(names), 9))
-        others = [o for o in others if o != concept]
+        # Related concepts mostly come from the same neighbourhood (a domain's cluster of files).
+        near = [j for j in (rng.randint(max(0, i - 60), min(n - 1, i + 60)) for _ in range(9)) if j != i]
+        others = list(dict.fromkeys(names[j] for j in near))
         high = others[: rng.randint(0, 3)]
         mid = others[3 : 3 + rng.randint(0, 5)]
+        if i in hub_refs and HUB not in high:
+            mid = [HUB, *[m for m in mid if m != HUB][:4]]
         # Relationships were validated after their target, except the planted stale ones.
-        rel = {o: "2025-10" for o in high + mid}
-        if i % 97 == 0 and mid:
-            rel[mid[0]] = "2024-12"  # stale: the target was validated later
-        if i % 89 == 0:
-            mid = [*mid[:4], f"ghost-{i}"]  # unknown concept
-            rel[mid[-1]] = "2025-10"
-        keywords = _keywords(rng, concept)
+        dates = {o: "2025-10" for o in high + mid}
+        if i % 97 == 3 and mid:
+            dates[mid[-1]] = "2024-12"  # stale: the target was validated later
+        if i % 89 == 5:
+            ghost = f"ghost-{codenames[i]}"
+            mid = [*mid[:4], ghost]
+            dates[ghost] = "2025-10"
+        where = {names[j]: paths[j] for j in near}
+        where[HUB] = paths[0]
+        links = [(c, "../../" + where.get(c, f"{FOLDERS[0]}/{c}.md")) for c in high + mid]
+        qualifier = rng.choice(QUALIFIERS)
+        keywords = _keywords(rng, domains[i], codenames[i], qualifier)
         header = [
             f"CONCEPT:      {concept}",
-            f"TLDR:         The {concept.replace('-', ' ')} {rng.choice(VERBS)} {rng.choice(WORDS)} "
+            f"TLDR:         The {codenames[i]} {qualifier} {rng.choice(VERBS)} {domains[i]} "
             f"data for the {rng.choice(WORDS)} team.",
             f"ANSWERS_WHEN: {', '.join(keywords)}",
         ]
         if high:
-            header.append("SIMILAR_HIGH: " + ", ".join(f"{c}:{rel[c]}" for c in high))
+            header.append("SIMILAR_HIGH: " + ", ".join(f"{c}:{dates[c]}" for c in high))
         if mid:
-            header.append("SIMILAR_MID:  " + ", ".join(f"{c}:{rel[c]}" for c in mid))
+            header.append("SIMILAR_MID:  " + ", ".join(f"{c}:{dates[c]}" for c in mid))
         header.append(f"CONFIDENCE:   {rng.choice(('high', 'medium', 'low'))}")
-        header.append(f"VALIDATED:    {validated[concept]}")
-        sub = folder / FOLDERS[i % len(FOLDERS)] / f"part-{i // 500:02d}"
-        sub.mkdir(parents=True, exist_ok=True)
-        path = sub / f"{concept}.md"
-        path.write_text("\n".join(header) + "\n\n" + _body(rng, concept, keywords), encoding="utf-8")
-        paths.append(path)
-    return paths
+        header.append(f"VALIDATED:    {validated[i]}")
+        path = folder / paths[i]
+        if path.parent not in made:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            made.add(path.parent)
+        body = _body(rng, concept, domains[i], codenames[i], links)
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write("\n".join(header) + "\n\n" + body + "\n")
+        out.append(path)
+    return out
+
+
+def prepare(n: int, seed: int = 0) -> Path:
+    """A cached ``memory-bank`` of ``n`` generated files with a current ``_index.md``."""
+    home = BANKS / f"n{n}-seed{seed}-v{VERSION}"
+    bank = home / "memory-bank"
+    marker = home / ".complete"
+    if marker.exists():
+        return bank
+    shutil.rmtree(home, ignore_errors=True)
+    generate(bank, n, seed)
+    from ckp_lsp.core.bank import Bank
+    from ckp_lsp.core.index import update_index_text
+
+    loaded = Bank.load(bank)
+    (bank / "_index.md").write_text(update_index_text(None, loaded), encoding="utf-8")
+    marker.touch()
+    return bank
 
 
 def main(argv: list[str]) -> int:
