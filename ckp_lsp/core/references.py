@@ -1,0 +1,325 @@
+"""Where a concept is named in a bank: its declarations, the relationship entries that name it and
+the cells of ``_index.md`` — the lookups behind definition, references, rename and links."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from .bank import Bank
+from .discovery import INDEX_END, INDEX_NAME, INDEX_START
+from .knowledge import CONCEPT_RE, KnowledgeFile
+from .locate import at
+from .text import Span, span_of, split_lines
+
+_PIPE = re.compile(r"(?<!\\)\|")
+_BLOCK_KEY = re.compile(r"^([A-Z][A-Z_]*):[ \t]*")
+_TIERS = ("SIMILAR_HIGH", "SIMILAR_MID")
+_SEPARATOR = frozenset("-: ")
+
+
+@dataclass(frozen=True, slots=True)
+class IndexCell:
+    """A CONCEPT or FILE cell of an index row, or the concept part of one of its relationship entries."""
+
+    column: str
+    text: str
+    span: Span
+    concept: str  # the row's CONCEPT
+    file: str  # the row's FILE ("" when the row has none)
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """The concept named under a cursor, and where its name is written there."""
+
+    concept: str
+    span: Span
+    kind: str  # concept, relationship, index-concept, index-file, index-relationship
+    file: str | None = None  # the index row's FILE, for index cells
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """Where a concept's name is written: a bank-relative path and the span of the name."""
+
+    path: str
+    span: Span
+    kind: str  # concept, relationship, index-concept, index-relationship, index-file
+
+
+@dataclass
+class RenamePlan:
+    """Text replacements per bank-relative path (``_index.md`` included) and files to move."""
+
+    edits: dict[str, list[tuple[Span, str]]] = field(default_factory=dict)
+    moves: list[tuple[str, str]] = field(default_factory=list)
+
+    def add(self, path: str, span: Span, text: str) -> None:
+        self.edits.setdefault(path, []).append((span, text))
+
+
+# --- the index ---------------------------------------------------------------------------------
+
+
+def index_cells(text: str) -> list[IndexCell]:
+    """The CONCEPT, FILE and relationship cells of every generated row of ``_index.md``."""
+    lines = split_lines(text)
+    lo, hi = _section(lines)
+    if any(lines[n].lstrip().startswith("|") for n in range(lo, hi)):
+        return _table_cells(lines, lo, hi)
+    return _block_cells(lines, lo, hi)
+
+
+def _section(lines: list[str]) -> tuple[int, int]:
+    """The lines between the index markers (the whole text without them), as ``parse_index`` reads it."""
+    start = next((i for i, line in enumerate(lines) if line.strip() == INDEX_START), None)
+    if start is None:
+        return 0, len(lines)
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].strip() == INDEX_END), len(lines))
+    return start + 1, end
+
+
+def _table_cells(lines: list[str], lo: int, hi: int) -> list[IndexCell]:
+    columns: list[str] | None = None
+    out: list[IndexCell] = []
+    for n in range(lo, hi):
+        line = lines[n]
+        if not line.lstrip().startswith("|"):
+            continue
+        bounds = _cell_bounds(line)
+        if columns is None:
+            columns = [line[a:b].upper() for a, b in bounds]
+            continue
+        if all(set(line[a:b]) <= _SEPARATOR for a, b in bounds):
+            continue
+        cells = dict(zip(columns, bounds, strict=False))
+        concept = line[slice(*cells["CONCEPT"])] if "CONCEPT" in cells else ""
+        file = line[slice(*cells["FILE"])] if "FILE" in cells else ""
+        for column, (a, b) in cells.items():
+            if column in ("CONCEPT", "FILE") and b > a:
+                out.append(IndexCell(column, line[a:b], span_of(n, line, a, b), concept, file))
+            elif column in _TIERS:
+                out.extend(_entry_cells(n, line, a, b, column, concept, file))
+    return out
+
+
+def _cell_bounds(line: str) -> list[tuple[int, int]]:
+    """Code-point bounds of each cell's trimmed text in a table line."""
+    start = len(line) - len(line.lstrip())
+    end = len(line.rstrip())
+    if line.startswith("|", start):
+        start += 1
+    if end > start and line[end - 1] == "|" and line[end - 2 : end] != "\\|":
+        end -= 1
+    bounds = []
+    pos = start
+    for m in _PIPE.finditer(line, start, end):
+        bounds.append(_trim(line, pos, m.start()))
+        pos = m.end()
+    bounds.append(_trim(line, pos, end))
+    return bounds
+
+
+def _trim(line: str, a: int, b: int) -> tuple[int, int]:
+    while a < b and line[a].isspace():
+        a += 1
+    while b > a and line[b - 1].isspace():
+        b -= 1
+    return a, b
+
+
+def _entry_cells(n: int, line: str, a: int, b: int, column: str, concept: str, file: str) -> list[IndexCell]:
+    """The concept part of each comma-separated ``concept:DATE`` entry in ``line[a:b]``."""
+    out = []
+    pos = a
+    while pos < b:
+        comma = line.find(",", pos, b)
+        stop = b if comma < 0 else comma
+        x, y = _trim(line, pos, stop)
+        colon = line.find(":", x, y)
+        name_end = y if colon < 0 else colon
+        if name_end > x:
+            out.append(IndexCell(column, line[x:name_end], span_of(n, line, x, name_end), concept, file))
+        pos = stop + 1
+    return out
+
+
+def _block_cells(lines: list[str], lo: int, hi: int) -> list[IndexCell]:
+    rows: list[list[tuple[int, str, int]]] = []  # per row: (line, key, value column)
+    current: list[tuple[int, str, int]] | None = None
+    for n in range(lo, hi):
+        m = _BLOCK_KEY.match(lines[n])
+        if m is None:
+            if lines[n].strip() == "---":
+                current = None
+            continue
+        if m.group(1) == "CONCEPT" or current is None:
+            current = []
+            rows.append(current)
+        current.append((n, m.group(1), m.end()))
+    out: list[IndexCell] = []
+    for keyed in rows:
+        values = {key: lines[n][col:].strip() for n, key, col in keyed}
+        concept, file = values.get("CONCEPT", ""), values.get("FILE", "")
+        for n, key, col in keyed:
+            line = lines[n]
+            a, b = _trim(line, col, len(line))
+            if key in ("CONCEPT", "FILE") and b > a:
+                out.append(IndexCell(key, line[a:b], span_of(n, line, a, b), concept, file))
+            elif key in _TIERS:
+                out.extend(_entry_cells(n, line, a, b, key, concept, file))
+    return out
+
+
+def index_cell_at(text: str, line: int, col: int) -> IndexCell | None:
+    """The index cell at (line, UTF-16 col), if any."""
+    return next((c for c in index_cells(text) if c.span.contains(line, col)), None)
+
+
+def bank_file(bank: Bank, file: str) -> KnowledgeFile | None:
+    """The knowledge file an index FILE cell names; None for anything that is not a file of the bank."""
+    if not file or "\\" in file or re.match(r"^[A-Za-z]:", file):
+        return None
+    path = PurePosixPath(file)
+    if path.is_absolute() or ".." in path.parts:
+        return None
+    return bank.files.get(path.as_posix())
+
+
+# --- what is under a cursor --------------------------------------------------------------------
+
+
+def token_at(bank: Bank, rel: str, line: int, col: int) -> Token | None:
+    """The concept named at a position of a knowledge file or of the bank's ``_index.md``."""
+    if rel == INDEX_NAME:
+        if bank.index_text is None:
+            return None
+        cell = index_cell_at(bank.index_text, line, col)
+        if cell is None:
+            return None
+        if cell.column == "FILE":
+            return Token(cell.concept, cell.span, "index-file", cell.file)
+        kind = "index-concept" if cell.column == "CONCEPT" else "index-relationship"
+        return Token(cell.text, cell.span, kind, cell.file)
+    kf = bank.files.get(rel)
+    if kf is None:
+        return None
+    found = at(kf, line, col)
+    if found is None:
+        return None
+    if found.kind == "concept" and kf.concept and kf.concept_span is not None:
+        return Token(kf.concept, kf.concept_span, "concept")
+    if found.relationship is not None:
+        return Token(found.relationship.concept, found.relationship.concept_span, "relationship")
+    return None
+
+
+# --- where a concept is named ------------------------------------------------------------------
+
+
+def declarations(bank: Bank, concept: str) -> list[Mention]:
+    """The CONCEPT values that declare ``concept`` (more than one when it is duplicated)."""
+    out = []
+    for path in sorted(bank.by_concept.get(concept, ())):
+        kf = bank.files[path]
+        out.append(Mention(path, kf.concept_span or Span(0, 0, 0, 0), "concept"))
+    return out
+
+
+def entries_naming(bank: Bank, concept: str) -> list[Mention]:
+    """The concept part of every relationship entry that names ``concept``, file by file."""
+    out = []
+    for path in sorted(bank.backlinks.get(concept, ())):
+        for rel in bank.files[path].relationships:
+            if rel.concept == concept:
+                out.append(Mention(path, rel.concept_span, "relationship"))
+    return out
+
+
+def index_mentions(bank: Bank, concept: str) -> list[Mention]:
+    """The index's CONCEPT cells and relationship entries that name ``concept``."""
+    if bank.index_text is None:
+        return []
+    out = []
+    for cell in index_cells(bank.index_text):
+        if cell.column != "FILE" and cell.text == concept:
+            kind = "index-concept" if cell.column == "CONCEPT" else "index-relationship"
+            out.append(Mention(INDEX_NAME, cell.span, kind))
+    return out
+
+
+def target_files(bank: Bank, token: Token) -> list[KnowledgeFile]:
+    """The files a token leads to: an index row's own file, else the files declaring the concept."""
+    if token.kind in ("index-concept", "index-file") and token.file:
+        kf = bank_file(bank, token.file)
+        return [kf] if kf is not None else []
+    if token.kind == "index-file":
+        return []
+    return [bank.files[p] for p in sorted(bank.by_concept.get(token.concept, ()))]
+
+
+def backlink_counts(bank: Bank, concept: str) -> dict[str, int]:
+    """How many files name ``concept`` in each tier."""
+    counts = {"HIGH": 0, "MID": 0}
+    for path in bank.backlinks.get(concept, ()):
+        tiers = {r.tier for r in bank.files[path].relationships if r.concept == concept}
+        for tier in tiers:
+            counts[tier] += 1
+    return counts
+
+
+# --- rename ------------------------------------------------------------------------------------
+
+
+def moved_path(path: str, concept: str, new: str) -> str | None:
+    """The new path of a file named after its concept (``patterns/jwt.md`` -> ``patterns/<new>.md``)."""
+    p = PurePosixPath(path)
+    if p.stem != concept:
+        return None
+    return p.with_name(new + p.suffix).as_posix()
+
+
+def rename_problem(bank: Bank, concept: str, new: str, move_files: bool = True) -> str | None:
+    """Why ``concept`` cannot be renamed to ``new``, or None when it can."""
+    if concept not in bank.by_concept:
+        return f"'{concept}' is not declared by any file of the bank: only a declared concept can be renamed"
+    if not CONCEPT_RE.match(new):
+        return (
+            f"'{new}' is not a valid concept name: use lower-case letters, digits, '.', '_' and '-', "
+            "starting with a letter or a digit"
+        )
+    if new != concept and new in bank.by_concept:
+        where = ", ".join(sorted(bank.by_concept[new]))
+        return f"the concept '{new}' already exists ({where}): choose another name"
+    if move_files and new != concept:
+        for path in bank.by_concept[concept]:
+            target = moved_path(path, concept, new)
+            if target is not None and (target in bank.files or (bank.root / target).exists()):
+                return f"the file {target} already exists: choose another name or move that file first"
+    return None
+
+
+def plan_rename(bank: Bank, concept: str, new: str, move_files: bool = True) -> RenamePlan:
+    """Every replacement that renames ``concept`` to ``new`` (call ``rename_problem`` first)."""
+    plan = RenamePlan()
+    if new == concept:
+        return plan
+    for m in (*declarations(bank, concept), *entries_naming(bank, concept)):
+        plan.add(m.path, m.span, new)
+    moves: dict[str, str] = {}
+    if move_files:
+        for path in sorted(bank.by_concept.get(concept, ())):
+            target = moved_path(path, concept, new)
+            if target is not None:
+                moves[path] = target
+    plan.moves = sorted(moves.items())
+    if bank.index_text is not None:
+        for cell in index_cells(bank.index_text):
+            if cell.column == "FILE":
+                if cell.text in moves:
+                    plan.add(INDEX_NAME, cell.span, moves[cell.text])
+            elif cell.text == concept:
+                plan.add(INDEX_NAME, cell.span, new)
+    return plan

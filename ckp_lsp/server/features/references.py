@@ -1,0 +1,21 @@
+"""Find references: every entry naming a concept across its bank, and its index row."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from ...core.references import Mention, declarations, entries_naming, index_mentions, token_at
+from ..convert import location
+from ..state import Doc
+
+
+def references(doc: Doc, line: int, col: int, include_declaration: bool) -> list[types.Location] | None:
+    """Entries naming the concept at (line, col) and its index row (and its CONCEPT values if asked)."""
+    token = token_at(doc.bank, doc.rel, line, col)
+    if token is None:
+        return None
+    bank, concept = doc.bank, token.concept
+    found: list[Mention] = declarations(bank, concept) if include_declaration else []
+    found += entries_naming(bank, concept)
+    found += [m for m in index_mentions(bank, concept) if m.kind == "index-concept"]
+    return [location(bank.root / m.path, m.span) for m in found]

@@ -1,0 +1,89 @@
+"""Rename a concept: its CONCEPT values, every entry naming it, the index, and files named after it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from ...core.references import Token, plan_rename, rename_problem, token_at
+from ..convert import to_range, uri_of
+from ..state import Doc
+
+_RENAMABLE = ("concept", "relationship", "index-concept", "index-relationship")
+
+
+class RenameRejected(JsonRpcException):
+    """A rename the server refuses, answered to the client as a RequestFailed error with the reason."""
+
+    CODE = types.LSPErrorCodes.RequestFailed.value
+
+
+def _token(doc: Doc, line: int, col: int) -> Token | None:
+    """The declared concept whose name is exactly under the cursor (not an entry's date)."""
+    token = token_at(doc.bank, doc.rel, line, col)
+    if token is None or token.kind not in _RENAMABLE or not token.span.contains(line, col):
+        return None
+    return token if token.concept in doc.bank.by_concept else None
+
+
+def prepare_rename(doc: Doc, line: int, col: int) -> types.PrepareRenamePlaceholder | None:
+    """The range and text of the concept name under the cursor; None where nothing can be renamed."""
+    token = _token(doc, line, col)
+    if token is None:
+        return None
+    return types.PrepareRenamePlaceholder(range=to_range(token.span), placeholder=token.concept)
+
+
+def edit_support(caps: types.ClientCapabilities | None) -> tuple[bool, bool]:
+    """Whether the client takes ``documentChanges``, and whether they may rename files."""
+    ws = caps.workspace.workspace_edit if caps is not None and caps.workspace is not None else None
+    if ws is None:
+        return False, False
+    moves = types.ResourceOperationKind.Rename in (ws.resource_operations or ())
+    return bool(ws.document_changes) or moves, moves
+
+
+def rename(
+    doc: Doc,
+    line: int,
+    col: int,
+    new_name: str,
+    caps: types.ClientCapabilities | None = None,
+    version_of: Callable[[str], int | None] = lambda uri: None,
+) -> types.WorkspaceEdit:
+    """The workspace edit that renames the concept at (line, col); raises RenameRejected with the reason."""
+    token = _token(doc, line, col)
+    if token is None:
+        raise RenameRejected(
+            "only a concept can be renamed: put the cursor on a CONCEPT value or on an entry"
+        )
+    bank = doc.bank
+    document_changes, moves = edit_support(caps)
+    new_name = new_name.strip()
+    problem = rename_problem(bank, token.concept, new_name, moves)
+    if problem is not None:
+        raise RenameRejected(problem)
+    plan = plan_rename(bank, token.concept, new_name, moves)
+    edits = {
+        uri_of(bank.root / path): [
+            types.TextEdit(range=to_range(span), new_text=text) for span, text in spans
+        ]
+        for path, spans in sorted(plan.edits.items())
+    }
+    if not document_changes:
+        return types.WorkspaceEdit(changes=edits)
+    changes: list[Any] = [
+        types.TextDocumentEdit(
+            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version_of(uri)),
+            edits=list(text_edits),
+        )
+        for uri, text_edits in edits.items()
+    ]
+    changes += [
+        types.RenameFile(old_uri=uri_of(bank.root / old), new_uri=uri_of(bank.root / new))
+        for old, new in plan.moves
+    ]
+    return types.WorkspaceEdit(document_changes=changes)

@@ -1,0 +1,135 @@
+"""Renaming a concept through the real server: prepareRename, the edit applied to the files, refusals."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from ckp_lsp.core.bank import Bank
+from ckp_lsp.core.checks import check_file, check_index
+from tests.edits import apply_to_disk
+
+from .conftest import SAMPLES, open_doc, pos, wait_indexed
+
+MENTAT = "mentat/memory-bank"
+SPOKES = 1000
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """The samples, and a bank whose one concept is named by a thousand files."""
+    ws = tmp_path / "ws"
+    shutil.copytree(SAMPLES, ws)
+    hub = ws / "hub" / "memory-bank"
+    (hub / "spokes").mkdir(parents=True)
+    (hub / "hub.md").write_text("CONCEPT: hub\nTLDR: The hub.\nANSWERS_WHEN: hub\nVALIDATED: 2026-10\n")
+    for i in range(SPOKES):
+        (hub / "spokes" / f"s{i:04}.md").write_text(
+            f"CONCEPT: s{i:04}\nTLDR: Spoke {i}.\nANSWERS_WHEN: spoke {i}\nSIMILAR_HIGH: hub:2026-10\n"
+            "VALIDATED: 2026-10\n\nBody.\n"
+        )
+    return ws
+
+
+def doc_id(uri: str) -> types.TextDocumentIdentifier:
+    return types.TextDocumentIdentifier(uri=uri)
+
+
+def codes(bank: Bank) -> set[str]:
+    found = {f.code for rel in bank.files for f in check_file(bank, rel)}
+    return found | {f.code for f in check_index(bank)}
+
+
+async def test_prepare_rename_returns_the_concept_token_and_rejects_elsewhere(client: LanguageClient):
+    ws = client.workspace_path
+    await wait_indexed(client)
+    jwt = ws / MENTAT / "patterns/jwt.md"
+    uri = open_doc(client, jwt)
+    got = await client.text_document_prepare_rename_async(
+        types.PrepareRenameParams(text_document=doc_id(uri), position=pos(jwt, "jwt", 2))
+    )
+    assert isinstance(got, types.PrepareRenamePlaceholder)
+    assert got.placeholder == "jwt"
+    assert (got.range.start, got.range.end.character) == (pos(jwt, "jwt"), pos(jwt, "jwt").character + 3)
+    assert (
+        await client.text_document_prepare_rename_async(
+            types.PrepareRenameParams(text_document=doc_id(uri), position=pos(jwt, "How the projects"))
+        )
+        is None
+    )
+
+
+async def test_rename_updates_entries_index_and_file_consistently(client: LanguageClient):
+    ws = client.workspace_path
+    await wait_indexed(client)
+    bank_root = ws / MENTAT
+    before = codes(Bank.load(bank_root.resolve()))
+    assert not before & {"CKP041", "CKP070"}
+    jwt = bank_root / "patterns/jwt.md"
+    uri = open_doc(client, jwt, version=3)
+    edit = await client.text_document_rename_async(
+        types.RenameParams(text_document=doc_id(uri), position=pos(jwt, "jwt", 1), new_name="json-web-token")
+    )
+    assert edit is not None and edit.document_changes
+    texts = [c for c in edit.document_changes if isinstance(c, types.TextDocumentEdit)]
+    renames = [c for c in edit.document_changes if isinstance(c, types.RenameFile)]
+    assert {c.text_document.uri.rsplit("/", 1)[-1] for c in texts} == {
+        "jwt.md",
+        "auth.md",
+        "oauth2.md",
+        "_index.md",
+    }
+    assert next(c for c in texts if c.text_document.uri == uri).text_document.version == 3
+    assert [(r.old_uri, r.new_uri) for r in renames] == [
+        (uri, (bank_root / "patterns/json-web-token.md").as_uri())
+    ]
+    assert edit.document_changes[-1] is renames[0]  # text edits address the file before it moves
+
+    apply_to_disk(edit)
+    after = Bank.load(bank_root.resolve())
+    assert after.by_concept["json-web-token"] == ["patterns/json-web-token.md"]
+    assert "jwt" not in after.by_concept and "jwt" not in after.backlinks
+    assert after.backlinks["json-web-token"] == {"patterns/auth.md", "patterns/oauth2.md"}
+    assert codes(after) == before  # no unknown concept, no index drift: the edit is consistent
+    index = (bank_root / "_index.md").read_text()
+    assert "| json-web-token | patterns/json-web-token.md |" in index
+    assert "jwt:2026-10" not in index and "json-web-token:2026-10" in index
+
+
+@pytest.mark.parametrize(
+    ("new_name", "message"),
+    [("JSON Web Token", "not a valid concept name"), ("oauth2", "'oauth2' already exists")],
+)
+async def test_rename_rejects_an_invalid_or_existing_name(
+    client: LanguageClient, new_name: str, message: str
+):
+    ws = client.workspace_path
+    await wait_indexed(client)
+    jwt = ws / MENTAT / "patterns/jwt.md"
+    uri = open_doc(client, jwt)
+    with pytest.raises(Exception, match=message) as err:
+        await client.text_document_rename_async(
+            types.RenameParams(text_document=doc_id(uri), position=pos(jwt, "jwt", 1), new_name=new_name)
+        )
+    assert getattr(err.value, "code", None) == types.LSPErrorCodes.RequestFailed
+    assert jwt.read_text().startswith("CONCEPT:      jwt")
+
+
+async def test_renaming_a_concept_named_by_a_thousand_files_answers_quickly(client: LanguageClient):
+    ws = client.workspace_path
+    await wait_indexed(client, timeout=60)
+    hub = ws / "hub/memory-bank/hub.md"
+    uri = open_doc(client, hub)
+    start = time.perf_counter()
+    edit = await client.text_document_rename_async(
+        types.RenameParams(text_document=doc_id(uri), position=pos(hub, "hub"), new_name="center")
+    )
+    elapsed = time.perf_counter() - start
+    assert edit is not None and edit.document_changes is not None
+    assert len([c for c in edit.document_changes if isinstance(c, types.TextDocumentEdit)]) == SPOKES + 1
+    assert elapsed < 0.8, f"{elapsed:.3f} s"
