@@ -87,13 +87,16 @@ def _merge(config: Config, s: dict[str, Any]) -> Config:
 
     pick("staleness", STALENESS)
     pick("index_format", INDEX_FORMATS)
-    if isinstance(s.get("banks"), list):
-        changes["banks"] = tuple(str(b) for b in s["banks"])
-    if isinstance(s.get("exclude"), list):
-        changes["exclude"] = tuple(str(b) for b in s["exclude"])
+    for key in ("banks", "exclude"):
+        if isinstance(s.get(key), list):
+            changes[key] = tuple(str(b) for b in s[key])
+        elif s.get(key) is not None:
+            problems.append(f"{key} = {s[key]!r} is not a list: write {key} = [{s[key]!r}]")
     budget = s.get("index_budget_tokens")
-    if isinstance(budget, int) and budget > 0:
+    if isinstance(budget, int) and not isinstance(budget, bool) and budget > 0:
         changes["index_budget_tokens"] = budget
+    elif budget is not None:
+        problems.append(f"index_budget_tokens = {budget!r} is not a positive number of tokens")
     index = s.get("index")
     if isinstance(index, dict):
         if isinstance(index.get("updateOnSave", index.get("update_on_save")), bool):

@@ -21,8 +21,8 @@ def _skipped(name: str) -> bool:
 def is_ckp_index(path: Path) -> bool:
     """Whether ``path`` is an ``_index.md`` of CKP (markers or header blocks), not a site generator's."""
     try:
-        with path.open("r", encoding="utf-8", errors="replace") as fh:
-            head = fh.read(65536)
+        with path.open("r", encoding="utf-8-sig", errors="replace") as fh:
+            head = "\n" + fh.read(65536)  # a header block may open the file
     except OSError:
         return False
     return INDEX_START in head or ("\nCONCEPT:" in head and "\nANSWERS_WHEN:" in head)

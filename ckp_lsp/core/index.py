@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .discovery import INDEX_END, INDEX_START
-from .text import newline_of, split_lines
+from .text import newline_of, split_lines, utf16_len
 
 if TYPE_CHECKING:
     from .bank import Bank
@@ -34,7 +34,7 @@ class IndexRow:
 
     values: dict[str, str]
     line: int
-    length: int  # of the row's first line, for a range
+    length: int  # of the row's first line in UTF-16 units, for a range
 
     @property
     def concept(self) -> str:
@@ -163,7 +163,7 @@ def _table_rows(lines: list[str], offset: int) -> list[IndexRow]:
         if all(set(c) <= set("-: ") for c in cells):
             continue
         values = {c: " ".join(v.split()) for c, v in zip(columns, cells, strict=False)}
-        rows.append(IndexRow(values, offset + i, len(line)))
+        rows.append(IndexRow(values, offset + i, utf16_len(line)))
     return rows
 
 
@@ -178,7 +178,7 @@ def _block_rows(lines: list[str], offset: int) -> list[IndexRow]:
             continue
         key, value = m.group(1), " ".join(m.group(2).split())
         if key == "CONCEPT" or current is None:
-            current = IndexRow({}, offset + i, len(line))
+            current = IndexRow({}, offset + i, utf16_len(line))
             rows.append(current)
         current.values[key] = value
     return rows

@@ -18,6 +18,8 @@ def git_dates(bank_root: Path) -> dict[str, CkpDate] | None:
                 "git",
                 "-C",
                 str(bank_root),
+                "-c",
+                "core.quotepath=off",  # non-ASCII names as they are, not "caf\303\251.md"
                 "log",
                 "--format=%x00%cs",
                 "--name-only",
@@ -32,7 +34,17 @@ def git_dates(bank_root: Path) -> dict[str, CkpDate] | None:
         if log.returncode != 0:
             return None
         dirty = subprocess.run(
-            ["git", "-C", str(bank_root), "ls-files", "-m", "-o", "--exclude-standard"],
+            [
+                "git",
+                "-C",
+                str(bank_root),
+                "-c",
+                "core.quotepath=off",
+                "ls-files",
+                "-m",
+                "-o",
+                "--exclude-standard",
+            ],
             capture_output=True,
             text=True,
             timeout=30,

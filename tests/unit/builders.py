@@ -1,0 +1,111 @@
+"""What the unit tests build from: banks from short texts, files on disk, spans of text."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+
+from ckp_lsp.core.bank import Bank
+from ckp_lsp.core.config import Config
+from ckp_lsp.core.discovery import INDEX_NAME
+from ckp_lsp.core.text import Span, decode, split_lines, utf16_len
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+SHOP = DATA / "shop" / "memory-bank"
+FAULTY = DATA / "faulty" / "memory-bank"
+HEADERS = DATA / "headers"
+
+#: a complete, valid bare header; ``bare_header`` overrides its fields
+BASE_FIELDS = {
+    "CONCEPT": "jwt",
+    "TLDR": "How access tokens are signed.",
+    "ANSWERS_WHEN": "jwt, access token",
+    "VALIDATED": "2025-05",
+}
+
+
+def bare_header(**fields: str | None) -> str:
+    """A bare-form file: the base header with ``fields`` changed (None drops one), then a body."""
+    merged = {**BASE_FIELDS, **fields}
+    lines = [f"{key}: {value}" for key, value in merged.items() if value is not None]
+    return "\n".join(lines) + "\n\nBody.\n"
+
+
+def bank_of_texts(files: Mapping[str, str | bytes], config: Config | None = None) -> Bank:
+    """A bank held in memory; ``_index.md`` becomes its index text, bytes are decoded as from disk."""
+    bank = Bank(Path("/nonexistent/memory-bank"), config)
+    for rel, content in files.items():
+        text, utf8 = decode(content) if isinstance(content, bytes) else (content, True)
+        if rel == INDEX_NAME:
+            bank.index_text = text
+        else:
+            bank.set_file(rel, text, utf8)
+    return bank
+
+
+def write_files(root: Path, files: Mapping[str, str | bytes]) -> Path:
+    """Write ``files`` (bank-relative paths) below ``root`` byte for byte; returns ``root``."""
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+    return root
+
+
+def copy_bank(source: Path, dest: Path) -> Path:
+    """A writable copy of a data bank."""
+    shutil.copytree(source, dest)
+    return dest
+
+
+def span_of_text(text: str, needle: str, nth: int = 0, after: str = "") -> Span:
+    """Span of the ``nth`` occurrence of ``needle`` (after ``after`` on its line; ASCII) in ``text``."""
+    seen = 0
+    for no, line in enumerate(split_lines(text)):
+        if after not in line:
+            continue
+        start = line.find(needle, line.index(after) + len(after))
+        while start >= 0:
+            if seen == nth:
+                return Span(no, start, no, start + len(needle))
+            seen += 1
+            start = line.find(needle, start + 1)
+    raise AssertionError(f"{needle!r} does not occur {nth + 1} time(s) in the text")
+
+
+def text_at(text: str, span: Span) -> str:
+    """The text a one-line span covers, counting UTF-16 columns."""
+    assert span.start_line == span.end_line
+    line = split_lines(text)[span.start_line]
+    units = line.encode("utf-16-le")
+    return units[span.start_col * 2 : span.end_col * 2].decode("utf-16-le")
+
+
+def assert_inside(text: str, span: Span) -> None:
+    """``span`` is ordered and lies inside ``text`` as an editor counts lines and UTF-16 columns."""
+    lines = split_lines(text)
+    assert (span.start_line, span.start_col) <= (span.end_line, span.end_col), span
+    assert 0 <= span.start_line <= span.end_line < len(lines), (span, len(lines))
+    assert 0 <= span.start_col <= utf16_len(lines[span.start_line]), (span, lines[span.start_line])
+    assert 0 <= span.end_col <= utf16_len(lines[span.end_line]), (span, lines[span.end_line])
+
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "ckp tests",
+    "GIT_AUTHOR_EMAIL": "tests@example.invalid",
+    "GIT_COMMITTER_NAME": "ckp tests",
+    "GIT_COMMITTER_EMAIL": "tests@example.invalid",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+}
+
+
+def git(repo: Path, *args: str, date: str | None = None) -> None:
+    """Run git in ``repo`` with a fixed identity (and commit date, e.g. ``2025-08-01T12:00:00``)."""
+    env = {**os.environ, **GIT_ENV}
+    if date is not None:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"{date} +0000"
+    subprocess.run(["git", "-C", str(repo), *args], check=True, env=env, capture_output=True)

@@ -1,0 +1,178 @@
+"""`ckp check`: text and JSON output, code selection and exit codes, called in-process."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from ckp_lsp.cli.main import main
+from tests.unit.builders import FAULTY, SHOP, copy_bank
+
+LINE = re.compile(
+    r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|warning|info|hint) (?P<code>CKP\d{3}) (?P<msg>.+)$"
+)
+
+EXPECTED_TEXT = [
+    "memory-bank/auth.md:4:15: error CKP041 no concept 'sesions' in this bank: did you mean 'sessions'?",
+    "memory-bank/auth.md:5:15: warning CKP046 the relationship to 'cookies' has no date: "
+    "add ':YYYY-MM', the month it was validated",
+    "memory-bank/_index.md:1:1: warning CKP070 the bank has no _index.md: generate it with `ckp index` "
+    "(or the Regenerate index action)",
+    "Found 3 finding(s) in 3 files: 1 error(s), 2 warning(s), 0 info.",
+]
+
+
+@pytest.fixture
+def faulty(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the faulty bank in the current folder: one error and two warnings."""
+    monkeypatch.chdir(tmp_path)
+    return copy_bank(FAULTY, tmp_path / "memory-bank")
+
+
+@pytest.fixture
+def healthy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return copy_bank(SHOP, tmp_path / "memory-bank")
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["check", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_text_output_is_path_line_col_severity_code_message(
+    faulty: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys)
+    assert out.splitlines() == EXPECTED_TEXT
+    first = LINE.match(out.splitlines()[0])
+    assert first is not None
+    # 1-based: the entry starts on the 4th line, 15th column of auth.md.
+    assert (first["path"], first["line"], first["col"], first["sev"], first["code"]) == (
+        "memory-bank/auth.md",
+        "4",
+        "15",
+        "error",
+        "CKP041",
+    )
+    assert code == 1
+
+
+def test_json_output_has_lsp_ranges_severity_numbers_and_a_summary(
+    faulty: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "--format", "json")
+    data = json.loads(out)
+    assert set(data) == {"diagnostics", "summary"}
+    assert data["summary"] == {"files": 3, "errors": 1, "warnings": 2, "information": 0, "hints": 0}
+    first = data["diagnostics"][0]
+    assert first == {
+        "file": "memory-bank/auth.md",
+        "range": {"start": {"line": 3, "character": 14}, "end": {"line": 3, "character": 21}},
+        "severity": 1,
+        "code": "CKP041",
+        "message": "no concept 'sesions' in this bank: did you mean 'sessions'?",
+    }
+    assert [(d["code"], d["severity"]) for d in data["diagnostics"]] == [
+        ("CKP041", 1),
+        ("CKP046", 2),
+        ("CKP070", 2),
+    ]
+    assert data["diagnostics"][1]["range"] == {
+        "start": {"line": 4, "character": 14},
+        "end": {"line": 4, "character": 21},
+    }
+    assert code == 1
+
+
+def test_json_output_of_a_healthy_bank(healthy: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--format", "json", "memory-bank")
+    assert json.loads(out) == {
+        "diagnostics": [],
+        "summary": {"files": 7, "errors": 0, "warnings": 0, "information": 0, "hints": 0},
+    }
+    assert code == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "codes", "exit_code"),
+    [
+        (["--select", "CKP046"], ["CKP046"], 0),
+        (["--select", "ckp046"], ["CKP046"], 0),
+        (["--select", "CKP04"], ["CKP041", "CKP046"], 1),  # a prefix selects a group
+        (["--select", "CKP041,CKP070"], ["CKP041", "CKP070"], 1),
+        (["--ignore", "CKP041"], ["CKP046", "CKP070"], 0),  # warnings only: success
+        (["--ignore", "CKP04,CKP07"], [], 0),
+        (["--select", "CKP04", "--ignore", "CKP046"], ["CKP041"], 1),
+    ],
+)
+def test_select_and_ignore_filter_findings_and_the_exit_code(
+    faulty: Path, capsys: pytest.CaptureFixture[str], args: list[str], codes: list[str], exit_code: int
+) -> None:
+    code, out, _ = run(capsys, "--format", "json", *args)
+    assert [d["code"] for d in json.loads(out)["diagnostics"]] == codes
+    assert code == exit_code
+
+
+def test_exit_0_and_a_summary_when_all_checks_pass(healthy: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys)
+    assert out == "All checks passed (7 files).\n"
+    assert err == ""
+    assert code == 0
+
+
+def test_exit_0_when_only_warnings_remain(faulty: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--ignore", "CKP041")
+    assert out.splitlines()[-1] == "Found 2 finding(s) in 3 files: 0 error(s), 2 warning(s), 0 info."
+    assert code == 0
+
+
+def test_exit_2_when_there_is_nothing_to_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes").mkdir()
+    code, out, err = run(capsys, "notes")
+    assert code == 2
+    assert out == ""
+    assert "no memory bank found here" in err and "nothing to check" in err
+    code, _, err = run(capsys, "missing-folder")
+    assert code == 2
+    assert "missing-folder: no such file or folder" in err
+
+
+def test_exit_2_on_a_usage_error(faulty: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["check", "--format", "xml"])
+    assert exc.value.code == 2
+    assert "invalid choice" in capsys.readouterr().err
+
+
+def test_checking_one_file_leaves_out_the_others_and_the_index(
+    faulty: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "memory-bank/sessions.md")
+    assert out == "All checks passed (1 file).\n"
+    assert code == 0
+    code, out, _ = run(capsys, "memory-bank/auth.md")
+    assert [m["code"] for m in map(LINE.match, out.splitlines()[:-1]) if m] == ["CKP041", "CKP046"]
+    assert out.splitlines()[-1].startswith("Found 2 finding(s) in 1 file:")
+
+
+def test_bank_configuration_applies_and_its_problems_are_reported(
+    faulty: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (faulty / ".ckp.toml").write_text(
+        'staleness = "weekly"\n[diagnostics]\nCKP041 = "warning"\nCKP070 = "off"\n', encoding="utf-8"
+    )
+    code, out, err = run(capsys)
+    assert [m["sev"] + " " + m["code"] for m in map(LINE.match, out.splitlines()) if m] == [
+        "warning CKP041",
+        "warning CKP046",
+    ]
+    assert "ckp: configuration: staleness = 'weekly' is not one of validated, git, mtime" in err
+    assert code == 0
