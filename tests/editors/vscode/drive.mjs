@@ -1,0 +1,313 @@
+// Drives code-server (VS Code in the browser) through headless Chromium and checks what a user
+// of the CKP extension sees. Called by test_vscode.py:  node drive.mjs CONFIG.json
+//
+// CONFIG: {
+//   url:          "http://127.0.0.1:PORT/?folder=/abs/workspace",
+//   artifacts:    directory for screenshots (created),
+//   profileDir:   Chromium profile directory,
+//   chromium:     path of the Chromium executable,
+//   file:         path of the knowledge file, relative to the workspace (typed into Ctrl+P),
+//   token:        exact text of a SIMILAR entry in that file that carries a diagnostic, e.g. "oauth2:2024-01",
+//   concept:      the concept named by that entry (the mouse hovers it),
+//   expectHover:  text the hover must contain (the related concept's TLDR), or a list of
+//                 alternatives (a header that repeats TLDR),
+//   quickFix:     title of the code action to apply, e.g. "Recompile CKP header",
+//   timeoutMs:    per-step timeout
+// }
+// Prints one JSON line with the findings; exits 1 when a check fails (after a screenshot).
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const config = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+const T = config.timeoutMs ?? 30000;
+const result = { checks: {}, timings: {}, notifications: [], console: [] };
+const started = Date.now();
+let page;
+let context;
+let shot = 0;
+
+fs.mkdirSync(config.artifacts, { recursive: true });
+
+function log(message) {
+    process.stderr.write(`[drive ${((Date.now() - started) / 1000).toFixed(1)}s] ${message}\n`);
+}
+
+async function screenshot(name) {
+    shot += 1;
+    const file = path.join(config.artifacts, `${String(shot).padStart(2, '0')}-${name}.png`);
+    try {
+        await page.screenshot({ path: file });
+    } catch (error) {
+        log(`screenshot ${name} failed: ${error}`);
+    }
+    return file;
+}
+
+async function step(name, fn) {
+    const t0 = Date.now();
+    log(`step: ${name}`);
+    try {
+        const value = await fn();
+        result.timings[name] = Date.now() - t0;
+        return value;
+    } catch (error) {
+        result.timings[name] = Date.now() - t0;
+        result.failedStep = name;
+        throw error;
+    }
+}
+
+const norm = (s) => (s ?? '').replace(/\u00a0/g, ' ').replace(/[*_`]/g, '').replace(/\s+/g, ' ').trim();
+
+/** Text of the editor's rendered lines (what the user sees), top to bottom. */
+async function editorText() {
+    return page.evaluate(() => {
+        const editor = document.querySelector('.editor-group-container.active .monaco-editor .view-lines')
+            ?? document.querySelector('.monaco-editor .view-lines');
+        if (!editor) return '';
+        const lines = [...editor.querySelectorAll('.view-line')];
+        lines.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top));
+        return lines.map((l) => l.textContent.replace(/\u00a0/g, ' ')).join('\n');
+    });
+}
+
+/** Screen coordinates of the middle of `needle` (optionally of `part` inside it) in the editor. */
+async function locateText(needle, part) {
+    return page.evaluate(({ needle, part }) => {
+        const lines = document.querySelectorAll('.editor-group-container.active .monaco-editor .view-line');
+        for (const line of lines) {
+            const text = line.textContent.replace(/\u00a0/g, ' ');
+            const at = text.indexOf(needle);
+            if (at < 0) continue;
+            const offset = at + (part ? Math.max(0, needle.indexOf(part)) : 0);
+            const length = part ? part.length : needle.length;
+            const target = offset + Math.floor(length / 2);
+            // Find the text node and offset of character `target`.
+            const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+            let seen = 0;
+            for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+                const n = node.textContent.length;
+                if (seen + n > target) {
+                    const range = document.createRange();
+                    range.setStart(node, target - seen);
+                    range.setEnd(node, target - seen + 1);
+                    const r = range.getBoundingClientRect();
+                    return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+                }
+                seen += n;
+            }
+        }
+        return null;
+    }, { needle, part });
+}
+
+async function visibleNotifications() {
+    return page.evaluate(() =>
+        [...document.querySelectorAll('.notifications-toasts .notification-list-item, .notifications-center .notification-list-item')]
+            .map((n) => n.textContent.trim()),
+    );
+}
+
+async function main() {
+    context = await chromium.launchPersistentContext(config.profileDir, {
+        executablePath: config.chromium,
+        headless: true,
+        viewport: { width: 1400, height: 900 },
+        args: [
+            '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+            '--disable-background-networking', '--disable-component-update', '--disable-sync',
+            '--disable-dev-shm-usage',
+        ],
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on('console', (msg) => {
+        if (msg.type() === 'error' && result.console.length < 30) result.console.push(msg.text().slice(0, 300));
+    });
+
+    await step('open workbench', async () => {
+        await page.goto(config.url, { timeout: T });
+        await page.waitForSelector('.monaco-workbench', { timeout: T });
+        // The explorer shows the folder once the remote file system is ready.
+        await page.waitForSelector('.explorer-folders-view .monaco-list-row', { timeout: T });
+        await screenshot('workbench');
+    });
+
+    await step('open file (Ctrl+P)', async () => {
+        const base = path.basename(config.file);
+        for (let attempt = 1; ; attempt++) {
+            await page.keyboard.press('Control+P');
+            try {
+                await page.waitForSelector('.quick-input-widget input', { state: 'visible', timeout: 5000 });
+                await page.keyboard.type(config.file, { delay: 5 });
+                const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: base }).first();
+                await row.waitFor({ timeout: 10000 });
+                await page.keyboard.press('Enter');
+                await page.waitForSelector(`.tab.active[aria-label*="${base}"], .tab.active:has-text("${base}")`, { timeout: 10000 });
+                break;
+            } catch (error) {
+                if (attempt >= 3) throw error;
+                log(`quick open attempt ${attempt} failed (${String(error).split('\n')[0]}), retrying`);
+                await page.keyboard.press('Escape');
+            }
+        }
+        await page.waitForSelector('.editor-group-container.active .monaco-editor .view-line', { timeout: T });
+        await screenshot('file-open');
+    });
+
+    await step('squiggles', async () => {
+        await page.waitForSelector(
+            '.editor-group-container.active .monaco-editor .squiggly-warning, ' +
+            '.editor-group-container.active .monaco-editor .squiggly-error, ' +
+            '.editor-group-container.active .monaco-editor .squiggly-info',
+            { timeout: T },
+        );
+        result.checks.squiggles = await page.evaluate(() =>
+            ['error', 'warning', 'info', 'hint'].reduce((acc, kind) => {
+                acc[kind] = document.querySelectorAll(`.editor-group-container.active .monaco-editor .squiggly-${kind}`).length;
+                return acc;
+            }, {}),
+        );
+        await screenshot('squiggles');
+    });
+
+    await step('status bar', async () => {
+        // The server's ckp/status notification ("CKP: 3 concepts · 0 errors"); reported, not required.
+        const item = page.locator('.statusbar-item', { hasText: /CKP: \d+ concept/ }).first();
+        try {
+            await item.waitFor({ timeout: 5000 });
+            result.checks.statusBar = (await item.textContent()).trim();
+        } catch {
+            const any = page.locator('.statusbar-item', { hasText: 'CKP' }).first();
+            result.checks.statusBar = (await any.count()) ? `(no counts) ${(await any.textContent()).trim()}` : null;
+        }
+    });
+
+    await step('problems panel (Ctrl+Shift+M)', async () => {
+        await page.keyboard.press('Control+Shift+M');
+        await page.waitForSelector('.markers-panel .monaco-list-row', { timeout: T });
+        const rows = page.locator('.markers-panel .monaco-list-row');
+        let texts = [];
+        const deadline = Date.now() + T;
+        while (Date.now() < deadline) {
+            texts = (await rows.allTextContents()).map(norm);
+            if (texts.some((t) => /CKP\d{3}/.test(t))) break;
+            await page.waitForTimeout(250);
+        }
+        result.checks.problems = texts.slice(0, 20);
+        await screenshot('problems');
+        if (!texts.some((t) => /CKP\d{3}/.test(t))) {
+            throw new Error(`no CKP finding in the Problems panel: ${JSON.stringify(texts)}`);
+        }
+        await page.keyboard.press('Control+Shift+M'); // close it again (toggle)
+    });
+
+    await step('hover a SIMILAR entry', async () => {
+        const pos = await locateText(config.token, config.concept);
+        if (!pos) throw new Error(`entry ${config.token} not found in the editor:\n${await editorText()}`);
+        const expected = [config.expectHover].flat().map((t) => norm(t).slice(0, 80));
+        const hoverHas = async (timeout) => {
+            // Any visible hover that shows one of the expected texts.
+            const deadline = Date.now() + timeout;
+            while (Date.now() < deadline) {
+                const texts = (await page.locator('.monaco-hover:not(.hidden)').allTextContents()).map(norm);
+                const hit = texts.find((t) => expected.some((e) => t.includes(e)));
+                if (hit) return hit;
+                await page.waitForTimeout(150);
+            }
+            return null;
+        };
+        await page.mouse.move(pos.x - 40, pos.y + 60);
+        await page.mouse.move(pos.x, pos.y, { steps: 5 });
+        let text = await hoverHas(8000);
+        result.checks.hoverVia = 'mouse';
+        if (text === null) {
+            // The mouse hover can miss in a headless browser; ask for the same hover from the keyboard.
+            log('mouse hover did not show the TLDR, trying editor.action.showHover (Ctrl+K Ctrl+I)');
+            await page.mouse.click(pos.x, pos.y);
+            await page.keyboard.press('Control+K');
+            await page.keyboard.press('Control+I');
+            text = await hoverHas(10000);
+            result.checks.hoverVia = 'keyboard';
+        }
+        await screenshot('hover');
+        if (text === null) {
+            const seen = await page.locator('.monaco-hover').allTextContents();
+            throw new Error(`hover over ${config.token} did not show ${JSON.stringify(expected)}; hovers seen: ${JSON.stringify(seen.map(norm))}`);
+        }
+        result.checks.hover = text.slice(0, 300);
+        await page.keyboard.press('Escape');
+        await page.mouse.move(5, 880);
+    });
+
+    await step('quick fix (Ctrl+.)', async () => {
+        const before = await editorText();
+        const pos = await locateText(config.token, config.concept);
+        await page.mouse.click(pos.x, pos.y);
+        await page.keyboard.press('Escape');
+        await page.keyboard.press('Control+.');
+        const menu = page.locator('.action-widget');
+        await menu.waitFor({ state: 'visible', timeout: T });
+        const item = menu.locator('.monaco-list-row', { hasText: config.quickFix }).first();
+        try {
+            await item.waitFor({ state: 'visible', timeout: 10000 });
+        } catch (error) {
+            await screenshot('quickfix-menu');
+            throw new Error(`"${config.quickFix}" not offered; menu: ${JSON.stringify(norm(await menu.textContent()))}`);
+        }
+        result.checks.quickFixMenu = (await menu.locator('.monaco-list-row').allTextContents()).map(norm);
+        await screenshot('quickfix-menu');
+        // Select it from the keyboard (a pointer-block overlay swallows clicks on the menu).
+        for (let i = 0; i < 20; i++) {
+            const focused = await menu.locator('.monaco-list-row.focused').getAttribute('aria-label').catch(() => null);
+            if (focused && focused.includes(config.quickFix)) break;
+            await page.keyboard.press('ArrowDown');
+        }
+        await page.keyboard.press('Enter');
+        const deadline = Date.now() + T;
+        let after = before;
+        while (Date.now() < deadline && after === before) {
+            await page.waitForTimeout(200);
+            after = await editorText();
+        }
+        await screenshot('recompiled');
+        if (after === before) throw new Error(`applying "${config.quickFix}" did not change the file:\n${before}`);
+        const changed = after.split('\n').filter((line, i) => line !== before.split('\n')[i]);
+        result.checks.recompiledLines = changed.slice(0, 12);
+
+        // It is a workspace edit: one undo restores the text.
+        // Focus the editor without clicking (code lenses and hovers sit on top of the text).
+        await page.locator('.editor-group-container.active .monaco-editor textarea').first().focus();
+        await page.keyboard.press('Control+Z');
+        let undone = after;
+        const undoDeadline = Date.now() + 10000;
+        while (Date.now() < undoDeadline && undone !== before) {
+            await page.waitForTimeout(200);
+            undone = await editorText();
+        }
+        result.checks.undoRestores = undone === before;
+        await screenshot('undone');
+        if (undone !== before) throw new Error('Ctrl+Z did not restore the header changed by the quick fix');
+    });
+}
+
+let exitCode = 0;
+try {
+    await main();
+    result.ok = true;
+} catch (error) {
+    exitCode = 1;
+    result.ok = false;
+    result.error = String(error?.stack ?? error).slice(0, 4000);
+    log(`FAILED: ${String(error).split('\n')[0]}`);
+    if (page) await screenshot('failure');
+} finally {
+    try {
+        if (page) result.notifications = await visibleNotifications();
+    } catch {}
+    result.totalMs = Date.now() - started;
+    if (context) await context.close().catch(() => {});
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    process.exit(exitCode);
+}

@@ -1,0 +1,452 @@
+"""The VS Code extension in a real VS Code: code-server 4.100.3 driven by headless Chromium.
+
+Builds the .vsix (or uses $CKP_VSIX), installs code-server into a cache folder if needed
+(install-code-server.sh), installs the extension, opens a workspace holding memory banks and
+lets drive.mjs act like a user: Ctrl+P, squiggles, Problems panel, hover over a SIMILAR entry,
+Ctrl+. → "Recompile CKP header". Screenshots go to test-artifacts/vscode/.
+
+Missing tools skip the test, or fail it when CI=true. See README in this folder.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.editor
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]
+CLIENT = REPO / "vscode-client"
+ARTIFACTS = REPO / "test-artifacts" / "vscode"
+CODE_SERVER_VERSION = "4.100.3"
+QUICK_FIX = "Recompile CKP header"
+SAMPLE_BANKS = ["samples/broken/memory-bank", "samples/mentat/memory-bank"]
+
+HEADER_LINE = re.compile(r"^\ufeff?([A-Z][A-Z0-9_]*):\s*(.*?)\s*$")
+ENTRY = re.compile(r"([a-z0-9][a-z0-9._-]*):(\d{4}-\d{2}(?:-\d{2})?)")
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("true", "1")
+
+
+def missing(message: str) -> None:
+    """A tool is missing: fail in CI, skip elsewhere."""
+    if in_ci():
+        pytest.fail(f"VS Code editor test cannot run (CI=true): {message}", pytrace=False)
+    pytest.skip(message)
+
+
+# --- tools --------------------------------------------------------------------------------------
+
+
+def chromium_path() -> str | None:
+    for candidate in (os.environ.get("CKP_CHROMIUM"), "chromium", "chromium-browser"):
+        if candidate and (found := shutil.which(candidate)):
+            return found
+    return None
+
+
+@pytest.fixture(scope="module")
+def code_server() -> str:
+    for tool in ("node", "npm", "tar"):
+        if not shutil.which(tool):
+            missing(f"`{tool}` is not on the PATH (Node 20 + npm are needed)")
+    script = HERE / "install-code-server.sh"
+    t0 = time.monotonic()
+    proc = subprocess.run(
+        ["bash", str(script)], capture_output=True, text=True, timeout=900, cwd=HERE
+    )
+    if proc.returncode != 0:
+        missing(
+            f"{script.name} failed (exit {proc.returncode}); it installs code-server "
+            f"{CODE_SERVER_VERSION}, chromium and playwright-core:\n{proc.stderr[-3000:]}"
+        )
+    binary = proc.stdout.strip().splitlines()[-1]
+    if not Path(binary).exists():
+        missing(f"{script.name} did not produce code-server ({binary!r})")
+    if not chromium_path():
+        missing("chromium is not installed (apt-get install -y chromium)")
+    print(f"code-server ready in {time.monotonic() - t0:.1f}s: {binary}")
+    return binary
+
+
+# --- the .vsix ----------------------------------------------------------------------------------
+
+
+def newest_mtime(paths: list[Path]) -> float:
+    newest = 0.0
+    for root in paths:
+        if root.is_file():
+            newest = max(newest, root.stat().st_mtime)
+        elif root.is_dir():
+            for p in root.rglob("*"):
+                if p.is_file() and "__pycache__" not in p.parts:
+                    newest = max(newest, p.stat().st_mtime)
+    return newest
+
+
+@pytest.fixture(scope="module")
+def vsix() -> Path:
+    if env := os.environ.get("CKP_VSIX"):
+        path = Path(env).resolve()
+        if not path.is_file():
+            pytest.fail(f"CKP_VSIX={env} does not exist", pytrace=False)
+        return path
+    version = json.loads((CLIENT / "package.json").read_text())["version"]
+    path = CLIENT / f"ckp-lsp-{version}.vsix"
+    sources = [
+        CLIENT / "src", CLIENT / "scripts", CLIENT / "package.json", CLIENT / "esbuild.js",
+        CLIENT / "README.md", REPO / "ckp_lsp", REPO / "pyproject.toml",
+    ]
+    if path.exists() and path.stat().st_mtime >= newest_mtime(sources):
+        return path
+    if not shutil.which("npm"):
+        missing("npm is needed to build the .vsix")
+    t0 = time.monotonic()
+    steps = [] if (CLIENT / "node_modules" / ".bin" / "vsce").exists() else [["npm", "ci"]]
+    steps.append(["npm", "run", "package"])
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    for cmd in steps:
+        proc = subprocess.run(cmd, cwd=CLIENT, capture_output=True, text=True, timeout=600, env=env)
+        if proc.returncode != 0:
+            pytest.fail(
+                f"building the .vsix failed: {' '.join(cmd)} (exit {proc.returncode})\n"
+                f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}",
+                pytrace=False,
+            )
+    print(f"built {path.name} in {time.monotonic() - t0:.1f}s")
+    return path
+
+
+# --- the workspace ------------------------------------------------------------------------------
+
+
+TINY_BANK = {
+    "jwt.md": (
+        "CONCEPT:      jwt\n"
+        "TLDR:         JSON Web Tokens: how the API signs, verifies and refreshes access tokens.\n"
+        "ANSWERS_WHEN: jwt, access token, refresh token, token signature\n"
+        "SIMILAR_HIGH: oauth2:2024-01\n"
+        "SIMILAR_MID:  http-headers:2025-05\n"
+        "CONFIDENCE:   high\n"
+        "VALIDATED:    2025-05\n"
+        "\n"
+        "# JWT\n\nAccess tokens are RS256-signed JWTs valid for 15 minutes; refresh tokens rotate.\n"
+    ),
+    "oauth2.md": (
+        "CONCEPT:      oauth2\n"
+        "TLDR:         OAuth2 authorization-code flow with PKCE that issues the API's access tokens.\n"
+        "ANSWERS_WHEN: oauth2, login, authorization code, PKCE\n"
+        "SIMILAR_HIGH: jwt:2025-06\n"
+        "CONFIDENCE:   high\n"
+        "VALIDATED:    2025-06\n"
+        "\n"
+        "# OAuth2\n\nThe web client uses the authorization-code flow with PKCE.\n"
+    ),
+    "http-headers.md": (
+        "CONCEPT:      http-headers\n"
+        "TLDR:         Which HTTP headers the API reads and sets, including Authorization and CORS.\n"
+        "ANSWERS_WHEN: http headers, authorization header, cors\n"
+        "CONFIDENCE:   medium\n"
+        "VALIDATED:    2025-05\n"
+        "\n"
+        "# HTTP headers\n\n`Authorization: Bearer <jwt>` on every API call.\n"
+    ),
+}
+
+
+def read_header(path: Path) -> tuple[dict[str, list[str]], list[str]]:
+    """CKP fields of a knowledge file (bare form or simple front matter: every value of a
+    repeated field) and the file's lines."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return {}, []
+    if lines and lines[0].lstrip("\ufeff").strip() == "---":
+        end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+        header = lines[1:end] if end else []
+    else:
+        header = []
+        for line in lines:
+            if not HEADER_LINE.match(line):
+                break
+            header.append(line)
+    fields: dict[str, list[str]] = {}
+    for line in header:
+        if m := HEADER_LINE.match(line):
+            fields.setdefault(m.group(1), []).append(m.group(2).strip().strip("'\""))
+    return fields, lines
+
+
+@dataclass
+class Target:
+    file: Path  # absolute
+    token: str  # e.g. "oauth2:2024-01", as written in the file
+    concept: str
+    tldrs: list[str]  # the related concept's TLDR (every value if the field is repeated)
+
+
+def month(date: str) -> str:
+    return date[:7]
+
+
+def valid_date(text: str) -> bool:
+    """YYYY-MM or YYYY-MM-DD, a real date, not in the future."""
+    try:
+        parsed = datetime.date.fromisoformat(text if len(text) == 10 else f"{text}-01")
+    except ValueError:
+        return False
+    return re.fullmatch(r"\d{4}-\d{2}(-\d{2})?", text) is not None and parsed <= datetime.date.today()
+
+
+def find_target(bank: Path) -> Target | None:
+    """A file with a stale SIMILAR entry (a CKP050 warning) to a concept declared once."""
+    headers: dict[str, list[tuple[Path, dict[str, list[str]], list[str]]]] = {}
+    for md in sorted(bank.rglob("*.md")):
+        if md.name == "_index.md":
+            continue
+        fields, lines = read_header(md)
+        if fields.get("CONCEPT"):
+            headers.setdefault(fields["CONCEPT"][0], []).append((md, fields, lines))
+    for declared in headers.values():
+        if len(declared) != 1:
+            continue  # duplicate concept (CKP011)
+        md, _fields, lines = declared[0]
+        for line in lines[:40]:  # the header: bare lines or front matter (also YAML lists)
+            stripped = line.strip()
+            if not (stripped.startswith("SIMILAR_") or stripped.startswith("- ")):
+                continue
+            for m in ENTRY.finditer(line):
+                concept, date = m.group(1), m.group(2)
+                if len(headers.get(concept, [])) != 1:
+                    continue
+                other, fields, _ = headers[concept][0]
+                validated = fields.get("VALIDATED", [])
+                tldrs = [t for t in fields.get("TLDR", []) if len(t) >= 20]
+                if other == md or not tldrs or len(validated) != 1 or line.count(m.group(0)) != 1:
+                    continue
+                if valid_date(validated[0]) and month(validated[0]) > month(date):
+                    return Target(md, m.group(0), concept, tldrs)
+    return None
+
+
+def make_workspace(root: Path) -> tuple[Path, Target, list[str]]:
+    ws = root / "workspace"
+    ws.mkdir()
+    used = []
+    for rel in SAMPLE_BANKS:
+        src = REPO / rel
+        if src.is_dir():
+            shutil.copytree(src, ws / Path(rel).relative_to("samples"))
+            used.append(rel)
+    tiny = ws / "tiny" / "memory-bank"
+    tiny.mkdir(parents=True)
+    for name, text in TINY_BANK.items():
+        (tiny / name).write_text(text, encoding="utf-8")
+    target = None
+    for rel in used:
+        target = find_target(ws / Path(rel).relative_to("samples"))
+        if target:
+            break
+    target = target or find_target(tiny)
+    assert target, "the tiny bank must provide a target"
+    return ws, target, used
+
+
+# --- code-server --------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def python_shim(root: Path) -> Path | None:
+    """A PATH entry where `python3` is the system interpreter (no venv, no project install)."""
+    system = Path("/usr/bin/python3")
+    if not system.exists():
+        return None
+    shim = root / "shim-bin"
+    shim.mkdir()
+    (shim / "python3").symlink_to(system)
+    return shim
+
+
+def server_processes(pgid: int) -> list[dict]:
+    """Language-server processes started inside code-server's process group."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if os.getpgid(int(proc.name)) != pgid:
+                continue
+            cmdline = (proc / "cmdline").read_bytes().split(b"\0")
+            args = [a.decode(errors="replace") for a in cmdline if a]
+            is_server = any(
+                a == "ckp_lsp" and i > 0 and args[i - 1] == "-m" for i, a in enumerate(args)
+            ) or any(Path(a).name == "ckp-lsp" for a in args[:2])
+            if not is_server:
+                continue
+            env = dict(
+                item.decode(errors="replace").split("=", 1)
+                for item in (proc / "environ").read_bytes().split(b"\0")
+                if b"=" in item
+            )
+            found.append({
+                "pid": int(proc.name),
+                "args": args,
+                "exe": os.readlink(proc / "exe"),
+                "PYTHONPATH": env.get("PYTHONPATH", ""),
+            })
+        except (OSError, ProcessLookupError):
+            continue
+    return found
+
+
+def test_vscode_extension(code_server: str, vsix: Path, tmp_path: Path) -> None:
+    t_start = time.monotonic()
+    timings: dict[str, float] = {}
+    if ARTIFACTS.exists():
+        shutil.rmtree(ARTIFACTS)
+    ARTIFACTS.mkdir(parents=True)
+
+    ws, target, samples = make_workspace(tmp_path)
+    data = tmp_path / "vscode"
+    (data / "user" / "User").mkdir(parents=True)
+    settings = {
+        "workbench.startupEditor": "none",
+        "workbench.tips.enabled": False,
+        "workbench.enableExperiments": False,
+        "security.workspace.trust.enabled": False,
+        "telemetry.telemetryLevel": "off",
+        "update.mode": "none",
+        "extensions.autoUpdate": False,
+        "extensions.autoCheckUpdates": False,
+        "extensions.ignoreRecommendations": True,
+        "git.enabled": False,
+        "editor.hover.delay": 150,
+        "markdown.validate.enabled": False,
+    }
+    settings.update(json.loads(os.environ.get("CKP_VSCODE_SETTINGS", "{}")))
+    (data / "user" / "User" / "settings.json").write_text(json.dumps(settings, indent=2))
+
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "NODE_OPTIONS")}
+    for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        env[var] = str(tmp_path / "xdg" / var.lower())
+    # The server must run with nothing but the system python3 and the bundled libraries.
+    path_parts = [p for p in env.get("PATH", "").split(os.pathsep)
+                  if p and not (Path(p) / "activate").exists()]  # drop virtualenv bin folders
+    if shim := python_shim(tmp_path):
+        path_parts.insert(0, str(shim))
+    env["PATH"] = os.pathsep.join(path_parts)
+    # Keep that environment: without VSCODE_CLI=1 the VS Code server replaces it with the one of
+    # an interactive login shell (~/.bashrc), which may put another python3 first.
+    env["VSCODE_CLI"] = "1"
+    common = ["--user-data-dir", str(data / "user"), "--extensions-dir", str(data / "ext")]
+
+    t0 = time.monotonic()
+    proc = subprocess.run(
+        [code_server, *common, "--install-extension", str(vsix)],
+        capture_output=True, text=True, timeout=120, env=env,
+    )
+    assert proc.returncode == 0, f"--install-extension failed:\n{proc.stdout}\n{proc.stderr}"
+    timings["install extension"] = time.monotonic() - t0
+
+    port = free_port()
+    log = (tmp_path / "code-server.log").open("w")
+    t0 = time.monotonic()
+    server = subprocess.Popen(
+        [code_server, "--bind-addr", f"127.0.0.1:{port}", "--auth", "none",
+         "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
+         "--disable-getting-started-override", *common, str(ws)],
+        stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+    )
+    pgid = server.pid  # start_new_session: the child leads its own process group
+    summary: dict = {"vsix": str(vsix), "samples": samples, "target": str(target.file.relative_to(ws)),
+                     "token": target.token}
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if server.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"code-server did not come up:\n{(tmp_path / 'code-server.log').read_text()[-3000:]}")
+            time.sleep(0.2)
+        timings["code-server up"] = time.monotonic() - t0
+
+        config = {
+            "url": f"http://127.0.0.1:{port}/?folder={ws}",
+            "artifacts": str(ARTIFACTS),
+            "profileDir": str(tmp_path / "chromium-profile"),
+            "chromium": chromium_path(),
+            "file": str(target.file.relative_to(ws)),
+            "token": target.token,
+            "concept": target.concept,
+            "expectHover": target.tldrs,
+            "quickFix": QUICK_FIX,
+            "timeoutMs": 30000,
+        }
+        config_file = tmp_path / "drive.json"
+        config_file.write_text(json.dumps(config))
+        t0 = time.monotonic()
+        drive = subprocess.run(
+            ["node", str(HERE / "drive.mjs"), str(config_file)],
+            capture_output=True, text=True, timeout=150, cwd=HERE, env=env,
+        )
+        timings["drive"] = time.monotonic() - t0
+        sys.stderr.write(drive.stderr)
+        lines = drive.stdout.strip().splitlines()
+        result = json.loads(lines[-1]) if lines else {"ok": False, "error": "drive.mjs printed nothing"}
+        summary["drive"] = result
+        summary["servers"] = server_processes(pgid)
+    finally:
+        try:
+            os.killpg(pgid, signal.SIGTERM)
+            server.wait(timeout=10)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            pass
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        log.close()
+        shutil.copy(tmp_path / "code-server.log", ARTIFACTS / "code-server.log")
+        timings["total"] = time.monotonic() - t_start
+        summary["timings_s"] = {k: round(v, 1) for k, v in timings.items()}
+        (ARTIFACTS / "summary.json").write_text(json.dumps(summary, indent=2))
+        print(json.dumps(summary, indent=2))
+
+    assert result.get("ok"), (
+        f"VS Code check failed at step {result.get('failedStep')!r}: {result.get('error')}\n"
+        f"notifications: {result.get('notifications')}\nscreenshots: {ARTIFACTS}"
+    )
+    # The extension started the server itself: `-m ckp_lsp` (or ckp-lsp) plus --stdio.
+    servers = summary["servers"]
+    assert servers, "no ckp_lsp server process was running under code-server"
+    assert all("--stdio" in s["args"] for s in servers), servers
+    if "ckp.server.path" not in settings and "ckp.server.python" not in settings:
+        # Out of the box: the bundled libraries with the python3 found on the PATH.
+        assert any(s["PYTHONPATH"].split(os.pathsep)[0].endswith("bundled/libs") for s in servers), servers

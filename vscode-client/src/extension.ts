@@ -1,0 +1,325 @@
+// VS Code client for the CKP language server (ckp-lsp).
+
+import * as vscode from 'vscode';
+import {
+    ConfigurationParams,
+    DidChangeConfigurationNotification,
+    ExecuteCommandRequest,
+    LanguageClient,
+    LanguageClientOptions,
+    RevealOutputChannelOn,
+    ServerOptions,
+    State,
+    TransportKind,
+} from 'vscode-languageclient/node';
+import { parseRouteResult, showRouteResult } from './route';
+import { resolveServer, ServerNotFoundError } from './server';
+import { declareSettings, explicitSettings, settingsSubtree } from './settings';
+
+/**
+ * Commands the server implements (workspace/executeCommand). vscode-languageclient registers
+ * every command the server advertises as a VS Code command of the same id, so the palette
+ * commands of this extension use the distinct ids `ckp.client.*` to avoid a clash.
+ */
+const SERVER_COMMANDS = {
+    recompile: 'ckp.recompile',
+    route: 'ckp.route',
+    regenerateIndex: 'ckp.regenerateIndex',
+} as const;
+
+interface StatusParams {
+    concepts?: number;
+    errors?: number;
+    warnings?: number;
+    banks?: number;
+}
+
+let client: LanguageClient | undefined;
+let output: vscode.OutputChannel;
+let statusItem: vscode.StatusBarItem;
+let extensionPath: string;
+let starting: Promise<void> | undefined;
+let watchers: vscode.FileSystemWatcher[] = [];
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+    extensionPath = context.extensionPath;
+    declareSettings(Object.keys(context.extension.packageJSON?.contributes?.configuration?.properties ?? {}));
+    output = vscode.window.createOutputChannel('CKP');
+    statusItem = vscode.window.createStatusBarItem('ckp.status', vscode.StatusBarAlignment.Left, 0);
+    statusItem.name = 'CKP';
+    statusItem.command = 'ckp.showOutput';
+    context.subscriptions.push(output, statusItem);
+
+    context.subscriptions.push(
+        vscode.commands.registerCommand('ckp.client.recompile', (uri?: vscode.Uri) => recompile(uri)),
+        vscode.commands.registerCommand('ckp.client.route', () => route()),
+        vscode.commands.registerCommand('ckp.client.regenerateIndex', (uri?: vscode.Uri) => regenerateIndex(uri)),
+        vscode.commands.registerCommand('ckp.restartServer', () => restart()),
+        vscode.commands.registerCommand('ckp.showOutput', () => output.show(true)),
+        vscode.workspace.onDidChangeConfiguration((event) => {
+            if (event.affectsConfiguration('ckp.server')) {
+                output.appendLine('[client] ckp.server settings changed: restarting the server');
+                void restart();
+            } else if (event.affectsConfiguration('ckp') && client?.state === State.Running) {
+                // Only the settings the user set: defaults must not hide a bank's .ckp.toml.
+                void client.sendNotification(DidChangeConfigurationNotification.type, {
+                    settings: { ckp: explicitSettings() },
+                });
+            }
+        }),
+        vscode.workspace.onDidGrantWorkspaceTrust(() => void restart()),
+    );
+
+    await start();
+}
+
+export async function deactivate(): Promise<void> {
+    await stop();
+}
+
+function setStatus(text: string, tooltip: string, error = false): void {
+    statusItem.text = text;
+    statusItem.tooltip = tooltip;
+    statusItem.backgroundColor = error ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+    statusItem.show();
+}
+
+function start(): Promise<void> {
+    starting ??= startClient().finally(() => {
+        starting = undefined;
+    });
+    return starting;
+}
+
+async function startClient(): Promise<void> {
+    setStatus('$(sync~spin) CKP', 'CKP language server is starting');
+    const log = (line: string) => output.appendLine(`[client] ${line}`);
+
+    let launch;
+    try {
+        launch = await resolveServer(extensionPath, log);
+    } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        log(message);
+        setStatus('$(error) CKP: no server', message, true);
+        if (error instanceof ServerNotFoundError) {
+            void vscode.window.showErrorMessage(message, 'Open Settings', 'Show Output').then((choice) => {
+                if (choice === 'Open Settings') {
+                    void vscode.commands.executeCommand('workbench.action.openSettings', 'ckp.server');
+                } else if (choice === 'Show Output') {
+                    output.show(true);
+                }
+            });
+        }
+        return;
+    }
+    log(`starting ${launch.description}`);
+
+    const serverOptions: ServerOptions = {
+        command: launch.command,
+        args: launch.args,
+        transport: TransportKind.stdio, // the client appends --stdio
+        options: { env: launch.env },
+    };
+    watchers = [
+        vscode.workspace.createFileSystemWatcher('**/*.md'),
+        vscode.workspace.createFileSystemWatcher('**/.ckp.toml'),
+    ];
+    const clientOptions: LanguageClientOptions = {
+        documentSelector: [{ scheme: 'file', language: 'markdown' }],
+        // No `synchronize.configurationSection`: it would send every setting with its default,
+        // and the server lets editor settings override `.ckp.toml`. The client sends (and answers
+        // workspace/configuration with) only the settings the user has set.
+        synchronize: { fileEvents: watchers },
+        initializationOptions: explicitSettings(),
+        middleware: {
+            workspace: {
+                configuration: async (params: ConfigurationParams, token, next) => {
+                    const answers = await next(params, token);
+                    if (!Array.isArray(answers)) {
+                        return answers;
+                    }
+                    return params.items.map((item, i) => {
+                        if (item.section !== 'ckp' && !item.section?.startsWith('ckp.')) {
+                            return answers[i];
+                        }
+                        const scope = item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined;
+                        return settingsSubtree(explicitSettings(scope), item.section.slice('ckp'.length + 1));
+                    });
+                },
+            },
+        },
+        outputChannel: output,
+        traceOutputChannel: output,
+        revealOutputChannelOn: RevealOutputChannelOn.Never,
+    };
+
+    const newClient = new LanguageClient('ckp', 'CKP', serverOptions, clientOptions);
+    newClient.onNotification('ckp/status', (params: StatusParams) => {
+        const concepts = params.concepts ?? 0;
+        const errors = params.errors ?? 0;
+        const warnings = params.warnings ?? 0;
+        setStatus(
+            `$(book) CKP: ${concepts} ${concepts === 1 ? 'concept' : 'concepts'} · ${errors} ${errors === 1 ? 'error' : 'errors'}`,
+            `CKP: ${params.banks !== undefined ? `${params.banks} ${params.banks === 1 ? 'bank' : 'banks'}, ` : ''}` +
+                `${concepts} concepts, ${errors} errors, ${warnings} warnings — click to show the CKP output`,
+        );
+    });
+    newClient.onDidChangeState((event) => {
+        if (event.newState === State.Stopped && client === newClient) {
+            setStatus('$(error) CKP: stopped', 'The CKP language server stopped — see the CKP output', true);
+        }
+    });
+    client = newClient;
+    try {
+        await newClient.start();
+        if (statusItem.text.startsWith('$(sync~spin)')) {
+            setStatus('$(book) CKP', `CKP language server running: ${launch.description}`);
+        }
+    } catch (error) {
+        const message = `CKP: the language server failed to start (${error instanceof Error ? error.message : String(error)}).`;
+        log(message);
+        setStatus('$(error) CKP: failed', message, true);
+        void vscode.window.showErrorMessage(`${message} See the CKP output for details.`, 'Show Output').then((choice) => {
+            if (choice) {
+                output.show(true);
+            }
+        });
+    }
+}
+
+async function stop(): Promise<void> {
+    const old = client;
+    client = undefined;
+    for (const watcher of watchers) {
+        watcher.dispose();
+    }
+    watchers = [];
+    if (old) {
+        try {
+            await old.stop();
+        } catch (error) {
+            output.appendLine(`[client] stopping the server: ${error}`);
+        }
+    }
+}
+
+async function restart(): Promise<void> {
+    await starting;
+    await stop();
+    await start();
+}
+
+async function runningClient(): Promise<LanguageClient | undefined> {
+    await starting;
+    if (!client || client.state !== State.Running) {
+        const choice = await vscode.window.showErrorMessage(
+            'CKP: the language server is not running.',
+            'Restart Server',
+            'Show Output',
+        );
+        if (choice === 'Restart Server') {
+            await restart();
+        } else if (choice === 'Show Output') {
+            output.show(true);
+        }
+        return undefined;
+    }
+    return client;
+}
+
+function targetUri(uri: vscode.Uri | undefined): vscode.Uri | undefined {
+    if (uri instanceof vscode.Uri) {
+        return uri;
+    }
+    const doc = vscode.window.activeTextEditor?.document;
+    return doc && doc.uri.scheme === 'file' ? doc.uri : undefined;
+}
+
+async function executeServerCommand(command: string, args: unknown[], title: string): Promise<unknown> {
+    const c = await runningClient();
+    if (!c) {
+        return undefined;
+    }
+    // A status-bar spinner: the server reports progress of long work (an LLM) itself.
+    return vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title }, async () => {
+        try {
+            return await c.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+        } catch (error) {
+            const message = error instanceof Error ? error.message : String(error);
+            output.appendLine(`[client] ${command} failed: ${message}`);
+            void vscode.window.showErrorMessage(`CKP: ${title.replace(/…$/, '')} failed: ${message}`);
+            return undefined;
+        }
+    });
+}
+
+async function recompile(uri?: vscode.Uri): Promise<void> {
+    const target = targetUri(uri);
+    if (!target) {
+        void vscode.window.showWarningMessage('CKP: open a knowledge file to recompile its header.');
+        return;
+    }
+    const result = (await executeServerCommand(
+        SERVER_COMMANDS.recompile,
+        [target.toString()],
+        `CKP: recompiling the header of ${vscode.workspace.asRelativePath(target)}…`,
+    )) as CommandResult | undefined;
+    if (result && result.applied === false && result.reason !== 'cancelled') {
+        void vscode.window.showWarningMessage(`CKP: the header was not recompiled${result.reason ? `: ${result.reason}` : '.'}`);
+    }
+}
+
+/** What the server's ckp.recompile / ckp.regenerateIndex answer. */
+interface CommandResult {
+    applied?: boolean;
+    reason?: string;
+    error?: string;
+}
+
+async function regenerateIndex(uri?: vscode.Uri): Promise<void> {
+    const target = targetUri(uri) ?? vscode.workspace.workspaceFolders?.[0]?.uri;
+    if (!target) {
+        void vscode.window.showWarningMessage('CKP: open a file of a memory bank to regenerate its index.');
+        return;
+    }
+    const result = (await executeServerCommand(
+        SERVER_COMMANDS.regenerateIndex,
+        [target.toString()],
+        'CKP: regenerating the index…',
+    )) as CommandResult | undefined;
+    if (result?.applied === false) {
+        void vscode.window.showInformationMessage(
+            result.reason ? `CKP: the index was not regenerated: ${result.reason}` : 'CKP: the index is up to date.',
+        );
+    }
+}
+
+async function route(): Promise<void> {
+    const query = await vscode.window.showInputBox({
+        title: 'CKP: Preview routing for a query',
+        prompt: 'Which files would an agent load for this query?',
+        placeHolder: 'e.g. how does the JWT refresh work?',
+        ignoreFocusOut: true,
+    });
+    if (!query?.trim()) {
+        return;
+    }
+    const bank = targetUri(undefined);
+    const params: { query: string; bank?: string } = { query };
+    if (bank) {
+        params.bank = bank.toString();
+    }
+    const raw = await executeServerCommand(SERVER_COMMANDS.route, [params], 'CKP: routing…');
+    if (raw === undefined || raw === null) {
+        return;
+    }
+    try {
+        const result = parseRouteResult(raw);
+        output.appendLine(`[route] ${query}`);
+        output.appendLine(`[route] ${result.declaration}`);
+        await showRouteResult(result, query, bank);
+    } catch (error) {
+        void vscode.window.showErrorMessage(`CKP: ${error instanceof Error ? error.message : String(error)}`);
+    }
+}

@@ -1,0 +1,206 @@
+// Decides how to launch the CKP language server.
+//
+// Order: `ckp.server.path` (a `ckp-lsp` executable) > the server bundled in the extension at
+// `bundled/libs`, run as `<python> -m ckp_lsp` with `ckp.server.python` or the first Python
+// 3.10+ found on the PATH. vscode-languageclient appends `--stdio` to the arguments.
+
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+
+export const MIN_PYTHON: [number, number] = [3, 10];
+
+export interface ServerLaunch {
+    command: string;
+    args: string[];
+    env: NodeJS.ProcessEnv;
+    /** One line for the output channel. */
+    description: string;
+}
+
+/** The server could not be launched; `message` says what to do about it. */
+export class ServerNotFoundError extends Error {
+    constructor(message: string, readonly details: string[] = []) {
+        super(message);
+    }
+}
+
+interface Candidate {
+    command: string;
+    args: string[];
+    label: string;
+}
+
+export function bundledLibs(extensionPath: string): string {
+    return path.join(extensionPath, 'bundled', 'libs');
+}
+
+export async function resolveServer(
+    extensionPath: string,
+    log: (line: string) => void,
+): Promise<ServerLaunch> {
+    const config = vscode.workspace.getConfiguration('ckp');
+    const serverSetting = expand(config.get<string>('server.path', '').trim());
+    if (serverSetting) {
+        const serverPath = await findExecutable(serverSetting);
+        if (!serverPath) {
+            throw new ServerNotFoundError(
+                `CKP: the setting ckp.server.path points to "${serverSetting}", which is not an executable file. ` +
+                    'Fix the path (e.g. the output of `which ckp-lsp` after `pip install ckp-lsp`) or clear the setting to use the server bundled with the extension.',
+            );
+        }
+        return {
+            command: serverPath,
+            args: [],
+            env: { ...process.env },
+            description: `${serverPath} (ckp.server.path)`,
+        };
+    }
+
+    const pythonSetting = expand(config.get<string>('server.python', '').trim());
+    const candidates: Candidate[] = pythonSetting
+        ? [{ command: pythonSetting, args: [], label: pythonSetting }]
+        : defaultPythons();
+
+    const tried: string[] = [];
+    let python: Candidate | undefined;
+    let version: [number, number] | undefined;
+    for (const candidate of candidates) {
+        const result = await pythonVersion(candidate);
+        if (typeof result === 'string') {
+            tried.push(`${candidate.label}: ${result}`);
+            continue;
+        }
+        if (compare(result, MIN_PYTHON) < 0) {
+            tried.push(`${candidate.label}: Python ${result.join('.')} is too old`);
+            continue;
+        }
+        python = candidate;
+        version = result;
+        break;
+    }
+    for (const line of tried) {
+        log(`python lookup: ${line}`);
+    }
+    if (!python || !version) {
+        const need = `Python ${MIN_PYTHON.join('.')} or newer`;
+        if (pythonSetting) {
+            throw new ServerNotFoundError(
+                `CKP: the interpreter in ckp.server.python ("${pythonSetting}") cannot run the language server (${tried.join('; ')}). ` +
+                    `Point ckp.server.python at ${need}, clear it to search the PATH, or set ckp.server.path to a ckp-lsp executable.`,
+                tried,
+            );
+        }
+        throw new ServerNotFoundError(
+            `CKP: no ${need} found (tried ${candidates.map((c) => c.label).join(', ')}). ` +
+                `Install ${need} and make sure it is on the PATH, or set ckp.server.python to an interpreter, ` +
+                'or set ckp.server.path to a ckp-lsp executable (pip install ckp-lsp).',
+            tried,
+        );
+    }
+
+    const libs = bundledLibs(extensionPath);
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    let where: string;
+    if (fs.existsSync(path.join(libs, 'ckp_lsp'))) {
+        env.PYTHONPATH = env.PYTHONPATH ? `${libs}${path.delimiter}${env.PYTHONPATH}` : libs;
+        where = `bundled server in ${libs}`;
+    } else {
+        // Development layout (no `npm run bundle-libs` yet): use ckp_lsp as installed for that Python.
+        where = 'ckp_lsp installed for that interpreter (no bundled server in this build)';
+    }
+    return {
+        command: python.command,
+        args: [...python.args, '-m', 'ckp_lsp'],
+        env,
+        description: `${python.label} (Python ${version.join('.')}) -m ckp_lsp, ${where}`,
+    };
+}
+
+function defaultPythons(): Candidate[] {
+    if (process.platform === 'win32') {
+        return [
+            { command: 'py', args: ['-3'], label: 'py -3' },
+            { command: 'python', args: [], label: 'python' },
+            { command: 'python3', args: [], label: 'python3' },
+        ];
+    }
+    return [
+        { command: 'python3', args: [], label: 'python3' },
+        { command: 'python', args: [], label: 'python' },
+    ];
+}
+
+/** `[major, minor]`, or a short reason why the interpreter could not be run. */
+function pythonVersion(candidate: Candidate): Promise<[number, number] | string> {
+    return new Promise((resolve) => {
+        execFile(
+            candidate.command,
+            [...candidate.args, '-c', 'import sys; print(sys.version_info[:2])'],
+            { timeout: 15000, windowsHide: true },
+            (error, stdout) => {
+                if (error) {
+                    const code = (error as NodeJS.ErrnoException).code;
+                    resolve(code === 'ENOENT' ? 'not found' : `failed (${error.message.split('\n')[0]})`);
+                    return;
+                }
+                const match = /\(\s*(\d+)\s*,\s*(\d+)\s*\)/.exec(stdout);
+                resolve(match ? [Number(match[1]), Number(match[2])] : `unexpected output ${JSON.stringify(stdout.trim())}`);
+            },
+        );
+    });
+}
+
+function compare(a: [number, number], b: [number, number]): number {
+    return a[0] !== b[0] ? a[0] - b[0] : a[1] - b[1];
+}
+
+function expand(value: string): string {
+    if (!value) {
+        return value;
+    }
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? '';
+    let result = value
+        .replace(/\$\{userHome\}/g, os.homedir())
+        .replace(/\$\{workspaceFolder\}/g, folder)
+        .replace(/\$\{env:([^}]+)\}/g, (_, name: string) => process.env[name] ?? '');
+    if (result === '~' || result.startsWith('~/')) {
+        result = path.join(os.homedir(), result.slice(1));
+    }
+    return result;
+}
+
+/** An absolute path, or a bare name looked up on the PATH. */
+async function findExecutable(name: string): Promise<string | undefined> {
+    if (path.isAbsolute(name) || name.includes('/') || name.includes('\\')) {
+        const file = path.resolve(name);
+        return (await isExecutable(file)) ? file : undefined;
+    }
+    const exts = process.platform === 'win32' ? ['', ...(process.env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';')] : [''];
+    for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+        for (const ext of exts) {
+            const file = path.join(dir, name + ext);
+            if (dir && (await isExecutable(file))) {
+                return file;
+            }
+        }
+    }
+    return undefined;
+}
+
+async function isExecutable(file: string): Promise<boolean> {
+    try {
+        const stat = await fs.promises.stat(file);
+        if (!stat.isFile()) {
+            return false;
+        }
+        if (process.platform !== 'win32') {
+            await fs.promises.access(file, fs.constants.X_OK);
+        }
+        return true;
+    } catch {
+        return false;
+    }
+}
