@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 from lsprotocol import types
-from pygls.exceptions import JsonRpcRequestFailed
 
+from ckp_lsp.server.features.rename import RenameRejected
 from ckp_lsp.server.server import guarded
 
 
@@ -44,9 +44,9 @@ def test_a_failing_async_feature_is_logged_and_answers_its_default():
 def test_a_deliberate_error_answer_reaches_the_client():
     @guarded(None)
     def rename(ls: Any, params: Any) -> None:
-        raise JsonRpcRequestFailed("the concept already exists")
+        raise RenameRejected("the concept already exists")
 
     ls = FakeServer()
-    with pytest.raises(JsonRpcRequestFailed):
+    with pytest.raises(RenameRejected):
         rename(ls, None)
     assert ls.logged == []
