@@ -143,6 +143,28 @@ def _merge_llm(llm: LlmConfig, s: dict[str, Any], problems: list[str]) -> LlmCon
     return replace(llm, **changes)
 
 
+def banks_named_in(folder: Path) -> list[Path]:
+    """The banks ``folder``'s ``.ckp.toml`` names (``banks = [...]``), relative to ``folder``."""
+    path = folder / CONFIG_NAME
+    if not path.is_file():
+        return []
+    try:
+        banks = tomllib.loads(path.read_text(encoding="utf-8")).get("banks")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return []  # load_config reports what is wrong with the file
+    return [(folder / str(b)).resolve() for b in banks] if isinstance(banks, list) else []
+
+
+def configured_banks(folder: Path) -> list[Path]:
+    """The banks named in the ``.ckp.toml`` files of ``folder`` and above it, up to the repository root."""
+    out: list[Path] = []
+    for f in (folder, *folder.parents):
+        out.extend(banks_named_in(f))
+        if (f / ".git").exists():
+            break
+    return out
+
+
 def config_for_bank(bank_root: Path, base: Config | None = None) -> Config:
     """Config of a bank: ``.ckp.toml`` files from the repository (or filesystem) root down to the bank."""
     chain = []

@@ -7,6 +7,8 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from .config import banks_named_in, configured_banks
+
 INDEX_NAME = "_index.md"
 BANK_DIR_NAME = "memory-bank"
 INDEX_START = "<!-- ckp:index:start -->"
@@ -44,7 +46,8 @@ def find_banks(roots: Iterable[Path], configured: Iterable[Path] = ()) -> list[P
     found: list[Path] = []
     for root in roots:
         root = root.resolve()
-        found.extend(_walk_banks(root, conf))
+        above = [] if (root / ".git").exists() else configured_banks(root.parent)
+        found.extend(_walk_banks(root, conf + above))
     seen: set[Path] = set()
     out = []
     for b in found:
@@ -55,6 +58,7 @@ def find_banks(roots: Iterable[Path], configured: Iterable[Path] = ()) -> list[P
 
 
 def _walk_banks(root: Path, configured: list[Path]) -> Iterator[Path]:
+    configured = configured + banks_named_in(root)  # `banks = [...]` in a .ckp.toml on the way
     if is_bank_root(root, configured):
         yield root
         return
@@ -69,9 +73,9 @@ def _walk_banks(root: Path, configured: list[Path]) -> Iterator[Path]:
 
 def bank_of(path: Path, configured: Iterable[Path] = ()) -> Path | None:
     """The bank that holds ``path`` (the outermost bank among its ancestors)."""
-    conf = [c.resolve() for c in configured]
     path = path.resolve()
     start = path if path.is_dir() else path.parent
+    conf = [c.resolve() for c in configured] + configured_banks(start)
     best = None
     for folder in (start, *start.parents):
         if is_bank_root(folder, conf):

@@ -178,6 +178,15 @@ def _read_fields(kf: KnowledgeFile, header: Header) -> None:
         )
         missing.severity = Severity.WARNING
         out.append(missing)
+    elif not seen["VALIDATED"].items:  # as good as missing, but it has a place to be written
+        empty = Finding.of(
+            "CKP002",
+            seen["VALIDATED"].key_span,
+            "VALIDATED is empty: write the month the header was last checked, 'VALIDATED: YYYY-MM'",
+            field="VALIDATED",
+        )
+        empty.severity = Severity.WARNING
+        out.append(empty)
     _check_relationship_set(kf)
 
 

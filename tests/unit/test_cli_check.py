@@ -176,3 +176,16 @@ def test_bank_configuration_applies_and_its_problems_are_reported(
     ]
     assert "ckp: configuration: staleness = 'weekly' is not one of validated, git, mtime" in err
     assert code == 0
+
+
+def test_banks_named_in_the_configuration_are_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    copy_bank(FAULTY, tmp_path / "notes")  # not named memory-bank, and no _index.md
+    (tmp_path / ".ckp.toml").write_text('banks = ["notes"]\n', encoding="utf-8")
+    code, out, _ = run(capsys, "--select", "CKP041")
+    assert out.splitlines()[0].startswith("notes/auth.md:4:15: error CKP041")
+    assert code == 1
+    assert main(["index", "notes"]) == 0
+    assert (tmp_path / "notes" / "_index.md").is_file()

@@ -118,6 +118,14 @@ FIRES = [
     ),
     fires(
         "CKP002",
+        {"a.md": bare_header(VALIDATED="")},
+        Span(3, 0, 3, 9),
+        "write the month the header was last checked",
+        severity=Severity.WARNING,
+        id="validated-empty",
+    ),
+    fires(
+        "CKP002",
         {"a.md": "---\nCONCEPT: jwt\nTLDR: t.\nVALIDATED: 2025-05\n---\n"},
         Span(0, 0, 0, 3),
         "add a line 'ANSWERS_WHEN: …'",

@@ -136,3 +136,22 @@ def test_symlinks_are_followed_only_inside_the_bank(tmp_path: Path) -> None:
     (root / "leak.md").symlink_to(tmp_path / "outside/secret.md")
     (root / "linked-folder").symlink_to(tmp_path / "outside/more", target_is_directory=True)
     assert knowledge_files(root) == ["a.md", "alias.md", "sub/b.md"]
+
+
+def test_banks_named_in_ckp_toml_are_relative_to_that_file(tmp_path: Path) -> None:
+    repo = write_files(
+        tmp_path / "repo", {".ckp.toml": 'banks = ["docs/kb"]\n', "docs/kb/a.md": bare_header()}
+    )
+    (repo / ".git").mkdir()
+    write_files(repo, {"tools/.ckp.toml": 'banks = ["kb2"]\n', "tools/kb2/b.md": bare_header()})
+    assert banks(repo) == ["docs/kb", "tools/kb2"]
+    assert find_banks([repo / "docs"]) == [(repo / "docs/kb").resolve()]  # named by the file above
+    assert bank_of(repo / "docs/kb/a.md") == (repo / "docs/kb").resolve()
+    assert bank_of(repo / "tools/kb2/b.md") == (repo / "tools/kb2").resolve()
+
+
+def test_ckp_toml_above_the_repository_is_not_read(tmp_path: Path) -> None:
+    write_files(tmp_path, {".ckp.toml": 'banks = ["repo/kb"]\n', "repo/kb/a.md": bare_header()})
+    (tmp_path / "repo" / ".git").mkdir()
+    assert find_banks([tmp_path / "repo"]) == []
+    assert bank_of(tmp_path / "repo/kb/a.md") is None
