@@ -54,16 +54,28 @@ def _field_of(kf: KnowledgeFile, span: Span) -> tuple[Field, Item] | None:
 def remove_items(f: Field, doomed: Iterable[Item]) -> list[Edit]:
     """Edits that remove ``doomed`` items from a list field, with their separators."""
     doomed_ids = {id(i) for i in doomed}
-    if f.value_span.end_line > f.line:  # a YAML block list: one item a line
+    # A YAML block list (one item a line) starts below its key; a comment may follow the key.
+    if f.items and f.items[0].span.start_line > f.line:
         return [
             Edit(Span(i.span.start_line, 0, i.span.start_line + 1, 0), "")
             for i in f.items
             if id(i) in doomed_ids and i.span.start_line > f.line
         ]
-    kept = [i.text for i in f.items if id(i) not in doomed_ids]
-    first, last = f.items[0].span, f.items[-1].span
-    span = Span(first.start_line, first.start_col, last.end_line, last.end_col)
-    return [Edit(span, ", ".join(kept))]
+    # Inline: cut each doomed item with the separator before it, so quotes around the kept items
+    # (`["a", "b"]`) and line breaks of a flow list stay as written.
+    kept = [n for n, i in enumerate(f.items) if id(i) not in doomed_ids]
+    if not kept:
+        first, last = f.items[0].span, f.items[-1].span
+        return [Edit(Span(first.start_line, first.start_col, last.end_line, last.end_col), "")]
+    edits = []
+    lead, after = f.items[0].span, f.items[kept[0]].span
+    if kept[0] > 0:  # the doomed items before the first kept one, up to where it starts
+        edits.append(Edit(Span(lead.start_line, lead.start_col, after.start_line, after.start_col), ""))
+    for n in range(kept[0] + 1, len(f.items)):
+        if n not in kept:
+            prev, cur = f.items[n - 1].span, f.items[n].span
+            edits.append(Edit(Span(prev.end_line, prev.end_col, cur.end_line, cur.end_col), ""))
+    return edits
 
 
 def fixes_for(bank: Bank, kf: KnowledgeFile, finding: Finding) -> list[Fix]:

@@ -1,0 +1,140 @@
+"""``ckp fix``: the safe quick fixes and a drifted index written to disk, --diff, exit codes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ckp_lsp.cli import fix_cmd
+from ckp_lsp.cli.main import main
+from ckp_lsp.core.bank import Bank
+from ckp_lsp.core.checks import check_file, check_index
+from ckp_lsp.core.rewrite import body_of
+from tests.unit.builders import copy_bank
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "compile"
+
+
+@pytest.fixture
+def fixable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of a bank with safe findings, an unsafe one (a stale relationship) and a drifted index."""
+    monkeypatch.chdir(tmp_path)
+    return copy_bank(DATA / "fixable", tmp_path / "fixable") / "memory-bank"
+
+
+@pytest.fixture
+def clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return copy_bank(DATA / "bank", tmp_path / "clean") / "memory-bank"
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def findings_of(root: Path) -> dict[str, list[str]]:
+    bank = Bank.load(root)
+    out = {rel: [f.code for f in check_file(bank, rel)] for rel in sorted(bank.files)}
+    out["_index.md"] = [f.code for f in check_index(bank)]
+    return out
+
+
+def test_fix_applies_the_safe_fixes_and_regenerates_the_index(
+    fixable: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = snapshot(fixable)
+    assert main(["fix", str(fixable)]) == 0
+    after = snapshot(fixable)
+    tokens = after["tokens.md"].decode()
+    assert tokens.startswith(
+        "CONCEPT:      tokens\n"
+        "TLDR:         Access and refresh tokens of the API.\n"
+        "ANSWERS_WHEN: token, access token, refresh token\n"
+        "SIMILAR_HIGH: login-flow:2026-10\n"
+        "CONFIDENCE:   high\n"
+        "VALIDATED:     2026-10\n"
+    )
+    login = after["login.md"].decode()
+    assert 'CONCEPT: "login-flow"\n' in login
+    assert "  - sign in\nSIMILAR_HIGH:" in login  # the duplicate keyword's line is gone
+    assert "SIMILAR_MID:\n  - audit:2026-10\nVALIDATED:" in login  # so is the entry in both tiers
+    assert after["audit.md"] == before["audit.md"]  # only a stale relationship: not a safe fix
+    for name in ("tokens.md", "login.md"):
+        assert body_of(after[name].decode()) == body_of(before[name].decode())
+    assert after["_index.md"] != before["_index.md"]
+    # Only what needs a person is left: re-validating audit's relationship to tokens.
+    assert findings_of(fixable) == {"audit.md": ["CKP050"], "login.md": [], "tokens.md": [], "_index.md": []}
+    err = capsys.readouterr().err
+    assert "Fixed 8 finding(s) in 3 file(s); 1 remaining" in err
+
+
+def test_fix_diff_writes_nothing(fixable: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = snapshot(fixable)
+    assert main(["fix", "--diff", str(fixable)]) == 0
+    assert snapshot(fixable) == before
+    captured = capsys.readouterr()
+    for name in ("login.md", "tokens.md", "_index.md"):
+        assert f"--- a/fixable/memory-bank/{name}\n+++ b/fixable/memory-bank/{name}\n" in captured.out
+    lines = captured.out.splitlines()
+    assert "-CONFIDENCE:   hihg" in lines and "+CONFIDENCE:   high" in lines
+    assert "Would fix 8 finding(s) in 3 file(s)" in captured.err
+
+
+def test_fix_regenerates_a_drifted_index_and_touches_nothing_else(
+    clean: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    index = clean / "_index.md"
+    index.write_text(
+        index.read_text(encoding="utf-8").replace("Old summary of tokens.", "Drifted."), encoding="utf-8"
+    )
+    assert findings_of(clean)["_index.md"] == ["CKP070"]
+    before = snapshot(clean)
+    assert main(["fix", str(clean)]) == 0
+    after = snapshot(clean)
+    assert {k for k in after if after[k] != before[k]} == {"_index.md"}
+    assert after["_index.md"] == (DATA / "bank" / "memory-bank" / "_index.md").read_bytes()
+    assert "Fixed 1 finding(s) in 1 file(s); 0 remaining" in capsys.readouterr().err
+
+
+def test_fix_on_one_file_fixes_only_that_file(fixable: Path) -> None:
+    before = snapshot(fixable)
+    assert main(["fix", str(fixable / "tokens.md")]) == 0
+    after = snapshot(fixable)
+    assert {k for k in after if after[k] != before[k]} == {"tokens.md"}
+
+
+def test_fix_on_a_clean_bank_changes_nothing_and_exits_0(
+    clean: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = snapshot(clean)
+    assert main(["fix", str(clean)]) == 0
+    assert snapshot(clean) == before
+    assert "Fixed 0 finding(s) in 0 file(s); 0 remaining" in capsys.readouterr().err
+
+
+def test_fix_with_nothing_to_fix_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["fix", str(tmp_path / "missing")]) == 2
+    err = capsys.readouterr().err
+    assert "no such file or folder" in err and "nothing to fix" in err
+
+
+def test_fix_refuses_a_file_changed_on_disk_and_exits_1(
+    fixable: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = fixable / "tokens.md"
+    edited = target.read_text(encoding="utf-8") + "Typed meanwhile.\n"
+    real = fix_cmd.fix_text
+
+    def fix_while_editing(bank: Bank, rel: str, text: str) -> tuple[str, int]:
+        result = real(bank, rel, text)
+        if rel == "tokens.md":
+            target.write_text(edited, encoding="utf-8")
+        return result
+
+    monkeypatch.setattr(fix_cmd, "fix_text", fix_while_editing)
+    assert main(["fix", str(fixable)]) == 1
+    assert target.read_text(encoding="utf-8") == edited
+    assert "tokens.md changed on disk since it was read; nothing was written" in capsys.readouterr().err
+    # The other files were fixed.
+    assert 'CONCEPT: "login-flow"' in (fixable / "login.md").read_text(encoding="utf-8")

@@ -1,0 +1,96 @@
+"""The offline compiler on the Mentat sample: strip every header, ``ckp compile --all``, and the bank
+must check clean of errors and still route each of the sample's questions to the files it needs."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from ckp_lsp.cli.main import main
+from ckp_lsp.core.bank import Bank, read_text
+from ckp_lsp.core.checks import check_file
+from ckp_lsp.core.compile import compiler
+from ckp_lsp.core.findings import Severity
+from ckp_lsp.core.rewrite import body_of
+from ckp_lsp.core.route import route
+
+SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "mentat"
+QUERIES: list[dict[str, Any]] = yaml.safe_load((SAMPLE / "queries.yaml").read_text(encoding="utf-8"))
+ORIGINAL = Bank.load(SAMPLE / "memory-bank")
+#: the sample's concepts, as its queries name them, and the files that declare them
+FILE_OF = {concept: paths[0] for concept, paths in ORIGINAL.by_concept.items()}
+ROUTED = [q for q in QUERIES if q.get("must_load")]
+
+
+@pytest.fixture(scope="module")
+def recompiled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Bank, dict[str, str]]:
+    """The sample with every header stripped and recompiled offline; the bodies as they were."""
+    compiler._CACHE.clear()
+    root = tmp_path_factory.mktemp("mentat") / "memory-bank"
+    shutil.copytree(SAMPLE / "memory-bank", root)
+    bodies = {}
+    for rel in ORIGINAL.files:
+        path = root / rel
+        bodies[rel] = body_of(read_text(path)[0])
+        path.write_text(bodies[rel], encoding="utf-8", newline="")
+    stripped = Bank.load(root)
+    assert all(kf.header is None for kf in stripped.files.values())
+    assert main(["compile", "--all", str(root)]) == 0
+    return Bank.load(root), bodies
+
+
+def test_every_file_gets_a_header_and_keeps_its_body(recompiled: tuple[Bank, dict[str, str]]) -> None:
+    bank, bodies = recompiled
+    assert sorted(bank.files) == sorted(bodies)
+    for rel, body in bodies.items():
+        text = read_text(bank.root / rel)[0]
+        assert text.endswith(body), rel
+        kf = bank.files[rel]
+        assert kf.concept and kf.tldr and kf.keywords, rel
+
+
+def test_the_recompiled_bank_has_no_error(recompiled: tuple[Bank, dict[str, str]]) -> None:
+    bank, _ = recompiled
+    errors = [
+        f"{rel}: {f.code} {f.message}"
+        for rel in sorted(bank.files)
+        for f in check_file(bank, rel)
+        if f.severity == Severity.ERROR
+    ]
+    assert errors == []
+
+
+@pytest.mark.parametrize("query", ROUTED, ids=[q["query"] for q in ROUTED])
+def test_each_sample_question_still_loads_the_files_it_needs(
+    recompiled: tuple[Bank, dict[str, str]], query: dict[str, Any]
+) -> None:
+    bank, _ = recompiled
+    result = route(bank, query["query"])
+    loaded = {e.file for e in result.loaded}
+    needed = {FILE_OF[c] for c in query["must_load"]}
+    chosen = {rel: [i.text for i in bank.files[rel].keywords] for rel in sorted(needed - loaded)}
+    assert needed <= loaded, f"{result.declaration}; keywords of the files not loaded: {chosen}"
+
+
+@pytest.mark.parametrize("rel", sorted(ORIGINAL.files))
+def test_each_file_is_found_by_a_question_in_its_own_keywords(
+    recompiled: tuple[Bank, dict[str, str]], rel: str
+) -> None:
+    bank, _ = recompiled
+    keywords = [i.text for i in bank.files[rel].keywords]
+    question = (
+        f"How does {keywords[0]} work with {keywords[1]}?" if len(keywords) > 1 else f"What is {keywords[0]}?"
+    )
+    result = route(bank, question)
+    assert rel in {e.file for e in result.loaded}, f"{question!r}: {result.declaration}"
+
+
+def test_an_out_of_domain_question_still_loads_nothing(recompiled: tuple[Bank, dict[str, str]]) -> None:
+    bank, _ = recompiled
+    for query in (q for q in QUERIES if q.get("out_of_domain")):
+        result = route(bank, query["query"])
+        assert result.out_of_domain and not result.loaded, result.declaration
