@@ -167,6 +167,14 @@ def test_a_long_list_is_capped_and_incomplete() -> None:
     assert labels(narrower)[:10] == [f"svc-00{i}" for i in range(10)]  # the prefix matches first
 
 
+def test_a_large_bank_still_finds_a_typo() -> None:
+    bank = shop()
+    for i in range(2100):
+        bank.set_file(f"filler/f{i}.md", f"CONCEPT: {'abcdefghijklmnopqrstuvwxyz'[i % 26]}-filler-{i}\n")
+    _, result = complete_at(bank, "cart.md", header("cart", SIMILAR_HIGH="ordrs"), "ordrs")
+    assert labels(result)[0] == "orders"
+
+
 def test_the_name_index_is_rebuilt_only_when_the_concepts_change() -> None:
     bank = shop()
     names = concept_names(bank)

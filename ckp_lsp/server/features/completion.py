@@ -8,11 +8,13 @@ cached per bank: a prefix search with ``bisect`` first, fuzzy matching only for 
 
 from __future__ import annotations
 
+import heapq
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from weakref import WeakKeyDictionary
 
 from lsprotocol import types
@@ -29,6 +31,8 @@ from .hover import escape, field_markdown
 LIMIT = 50
 #: lowest rapidfuzz ratio (0-100) of a fuzzy match
 FUZZY_CUTOFF = 60
+#: banks with more concepts look for typos only among names sharing the first letter
+_FUZZY_ALL = 2000
 
 _BARE_KEY = re.compile(r"([A-Z][A-Z0-9_]*):")
 _FM_KEY = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?=\s|$)")
@@ -45,17 +49,59 @@ _RANK_ALL = 200
 
 
 @dataclass
+class _ByLength:
+    """Names sorted by length, to pick those of a length window with ``bisect``."""
+
+    names: list[str]
+    lengths: list[int]
+
+    @classmethod
+    def of(cls, names: list[str]) -> _ByLength:
+        ordered = sorted(names, key=len)
+        return cls(ordered, [len(n) for n in ordered])
+
+    def window(self, low: float, high: float) -> list[str]:
+        """Names whose length lies in [low, high]."""
+        return self.names[bisect_left(self.lengths, low) : bisect_right(self.lengths, high)]
+
+
+@dataclass
 class _Names:
+    """Valid concept names sorted, and by length (all of them, and per first letter) for fuzzy matching."""
+
     generation: int
     keys: frozenset[str]
     names: list[str]
+
+    @cached_property
+    def by_length(self) -> _ByLength:
+        return _ByLength.of(self.names)
+
+    @cached_property
+    def by_letter(self) -> dict[str, _ByLength]:
+        letters: dict[str, list[str]] = {}
+        for name in self.names:
+            letters.setdefault(name[0], []).append(name)
+        return {letter: _ByLength.of(group) for letter, group in letters.items()}
+
+    def fuzzy_pool(self, query: str) -> list[str]:
+        """The names that may reach FUZZY_CUTOFF against ``query``.
+
+        ``ratio`` needs the two lengths close. On a large bank, only the names sharing the query's
+        first letter are compared too (typos rarely hit it), to keep completion within milliseconds.
+        """
+        stretch = 200 / FUZZY_CUTOFF - 1
+        low, high = len(query) / stretch, len(query) * stretch
+        if len(self.names) <= _FUZZY_ALL:
+            return self.by_length.window(low, high)
+        group = self.by_letter.get(query[:1])
+        return group.window(low, high) if group is not None else []
 
 
 _NAMES: WeakKeyDictionary[Bank, _Names] = WeakKeyDictionary()
 
 
-def concept_names(bank: Bank) -> list[str]:
-    """The bank's valid concept names, sorted; rebuilt only when the set of concepts changes."""
+def _names(bank: Bank) -> _Names:
     cached = _NAMES.get(bank)
     if cached is not None and cached.generation != bank.generation:
         # A file re-read with the same concept bumps the generation twice; nothing to rebuild.
@@ -67,7 +113,12 @@ def concept_names(bank: Bank) -> list[str]:
         keys = frozenset(bank.by_concept)
         cached = _Names(bank.generation, keys, sorted(k for k in keys if CONCEPT_RE.match(k)))
         _NAMES[bank] = cached
-    return cached.names
+    return cached
+
+
+def concept_names(bank: Bank) -> list[str]:
+    """The bank's valid concept names, sorted; rebuilt only when the set of concepts changes."""
+    return _names(bank).names
 
 
 # --- where the cursor is ----------------------------------------------------------------------
@@ -289,7 +340,8 @@ def _concepts(
     edit_for: Callable[[str], types.TextEdit],
 ) -> types.CompletionList:
     """Concepts matching ``token``: prefix matches first, then fuzzy ones, each by keyword overlap."""
-    names = concept_names(bank)
+    index = _names(bank)
+    names = index.names
     query = token.casefold()
     excluded = {p.split(":", 1)[0] for key in TIER_FIELDS for p in values.get(key, ())}
     excluded.update(values.get("CONCEPT", ())[:1])
@@ -314,7 +366,7 @@ def _concepts(
         taken = excluded.union(prefixed)
         hits = process.extract(
             query,
-            names,
+            index.fuzzy_pool(query),
             scorer=fuzz.ratio,
             score_cutoff=FUZZY_CUTOFF,
             limit=LIMIT + len(taken),
@@ -354,34 +406,33 @@ def _best_by_overlap(
 ) -> list[str]:
     """LIMIT of many prefix matches: the exact one, those sharing most keywords, then alphabetically.
 
-    Overlap is counted through the bank's keyword claims, so only files sharing a keyword are
-    visited, most-sharing first, until LIMIT of them match the prefix.
+    Overlap is counted through the bank's keyword claims; then whichever is smaller is walked, the
+    prefix matches or the files sharing a keyword (most-sharing first, until LIMIT match).
     """
-    exact = lo < hi and names[lo] == query and query not in excluded
-    out: list[str] = [query] if exact else []
-    seen = set(out)
     overlap: Counter[str] = Counter()
     for keyword in own:
         overlap.update(bank.claims.get(keyword, ()))
-    files = bank.files
-    for path, _ in overlap.most_common():
-        if len(out) >= LIMIT:
-            break
-        other = files.get(path)
-        name = other.concept if other is not None else None
-        if (
-            name
-            and name.startswith(query)
-            and name not in excluded
-            and name not in seen
-            and CONCEPT_RE.match(name)
-        ):
-            out.append(name)
-            seen.add(name)
-    i = lo
-    while len(out) < LIMIT and i < hi:
-        name = names[i]
-        if name not in excluded and name not in seen:
-            out.append(name)
-        i += 1
+    if hi - lo <= len(overlap):
+        by_concept = bank.by_concept
+        scored = ((-overlap.get(by_concept[n][0], 0), n) for n in names[lo:hi] if n not in excluded)
+        out = [n for _, n in heapq.nsmallest(LIMIT, scored)]
+    else:
+        out = []
+        files = bank.files
+        for path, _ in overlap.most_common():
+            if len(out) >= LIMIT:
+                break
+            other = files.get(path)
+            name = other.concept if other is not None else None
+            if name and name.startswith(query) and name not in excluded and CONCEPT_RE.match(name):
+                out.append(name)
+        out = list(dict.fromkeys(out))
+        seen = set(out)
+        i = lo
+        while len(out) < LIMIT and i < hi:
+            if names[i] not in excluded and names[i] not in seen:
+                out.append(names[i])
+            i += 1
+    if lo < hi and names[lo] == query and query not in excluded and (not out or out[0] != query):
+        out = [query, *(n for n in out if n != query)][:LIMIT]
     return out
