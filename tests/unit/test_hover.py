@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import posixpath
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
 from lsprotocol import types
 
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.knowledge import KnowledgeFile
 from ckp_lsp.core.text import split_lines
-from ckp_lsp.server.features.hover import hover
+from ckp_lsp.server.features.hover import hover, relative
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 MENTAT = Bank.load(SAMPLES / "mentat" / "memory-bank")
@@ -124,3 +127,12 @@ def test_nothing_outside_the_headers_names() -> None:
     kf = MENTAT.files["patterns/auth.md"]
     assert hover(MENTAT, kf, 1, 20) is None  # inside TLDR's value
     assert hover(MENTAT, kf, 12, 5) is None  # the body
+
+
+@given(
+    st.lists(st.sampled_from(["a", "b", "c"]), max_size=3),
+    st.lists(st.sampled_from(["a", "b", "c"]), max_size=3),
+)
+def test_links_are_relative_to_the_hovered_files_folder(here: list[str], there: list[str]) -> None:
+    source, target = "/".join([*here, "from.md"]), "/".join([*there, "to.md"])
+    assert relative(source, target) == posixpath.relpath(target, posixpath.dirname(source) or ".")

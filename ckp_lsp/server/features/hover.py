@@ -7,7 +7,6 @@ its files, so hovering stays instant on large banks.
 
 from __future__ import annotations
 
-import posixpath
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
@@ -131,8 +130,17 @@ def escape(text: str) -> str:
 
 def link(kf: KnowledgeFile, target: KnowledgeFile) -> str:
     """A Markdown link from ``kf`` to ``target``, relative to ``kf``'s folder."""
-    rel = posixpath.relpath(target.path, posixpath.dirname(kf.path) or ".")
-    return f"[{escape(target.path)}]({quote(rel)})"
+    return f"[{escape(target.path)}]({quote(relative(kf.path, target.path))})"
+
+
+def relative(source: str, target: str) -> str:
+    """Bank-relative POSIX path ``target`` as seen from the folder of ``source``."""
+    here = source.split("/")[:-1]
+    there = target.split("/")
+    common = 0
+    while common < min(len(here), len(there) - 1) and here[common] == there[common]:
+        common += 1
+    return "/".join([".."] * (len(here) - common) + there[common:])
 
 
 def _key_markdown(key: str) -> str:
