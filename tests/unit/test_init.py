@@ -137,15 +137,17 @@ def test_init_refuses_a_concept_the_bank_already_has(shop: Path) -> None:
 
 
 def test_init_on_this_repository_passes_check(tmp_path: Path) -> None:
-    copy = shutil.copytree(
-        REPO,
-        tmp_path / "repo",
-        ignore=shutil.ignore_patterns(
-            ".git", ".venv", "node_modules", "test-artifacts", "memory-bank", "*.pyc"
-        ),
-    )
+    # The manifest, the README and the source folders: what init reads, and what stays put while
+    # other tests run (they write below tests/ and test-artifacts/).
+    copy = tmp_path / "repo"
+    copy.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(REPO / name, copy / name)
+    for name in ("ckp_lsp", "benchmarks", "samples"):
+        shutil.copytree(REPO / name, copy / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     result = init_bank(copy)
     assert result.concept == "ckp-lsp"
+    assert "Python" in result.file.read_text()
     assert errors(copy / "memory-bank") == []
 
 
