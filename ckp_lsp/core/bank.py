@@ -7,18 +7,22 @@ so a language server re-checks exactly those.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
 from .config import Config
 from .dates import CkpDate, today
 from .discovery import INDEX_NAME, knowledge_files
-from .knowledge import KnowledgeFile, read_knowledge_file
+from .knowledge import KnowledgeFile, closest, read_knowledge_file
 from .text import decode
 from .updated import git_dates, mtime_date
 
 #: a keyword claimed by this many other concepts is ambiguous (CKP032)
 CLAIM_LIMIT = 3
+#: most concepts an unknown one is compared with for a suggestion (CKP041)
+SUGGEST_POOL = 1000
+_NAME_WORD = re.compile(r"[-._]+")
 
 
 def read_text(path: Path) -> tuple[str, bool]:
@@ -44,6 +48,7 @@ class Bank:
         self._edited: set[str] = set()  # texts that differ from the disk: uncommitted, so today
         self._claimants: dict[str, list[tuple[str, str]]] = {}  # keyword -> sorted (concept, path)
         self.generation = 0
+        self._words: tuple[int, dict[str, list[str]]] | None = None
         self._sorted_concepts: tuple[int, list[str]] | None = None  # bumped whenever a concept appears in or leaves ``by_concept``
 
     @classmethod
@@ -76,6 +81,40 @@ class Bank:
         if self._sorted_concepts is None or self._sorted_concepts[0] != self.generation:
             self._sorted_concepts = (self.generation, sorted(self.by_concept))
         return self._sorted_concepts[1]
+
+    def suggest(self, concept: str) -> str | None:
+        """The concept of the bank closest to ``concept`` (CKP041's suggestion), or None.
+
+        Above SUGGEST_POOL concepts only the names sharing the longest prefix with ``concept``
+        that leaves at most SUGGEST_POOL of them are compared, so that checking a bank with many
+        unknown entries stays linear in its size.
+        """
+        names = self.concepts()
+        if len(names) > SUGGEST_POOL:
+            lo, hi, k = 0, len(names), 0
+            while hi - lo > SUGGEST_POOL and k < len(concept):
+                k += 1
+                lo = bisect.bisect_left(names, concept[:k], lo, hi)
+                hi = bisect.bisect_left(names, concept[:k] + "\U0010ffff", lo, hi)
+            # Names sharing a word with it too (``ghost-ledger`` -> ``billing-ledger``), unless common.
+            words = self._concept_words()
+            pool = set(names[lo:hi])
+            for word in _NAME_WORD.split(concept):
+                sharing = words.get(word, ())
+                if len(sharing) <= SUGGEST_POOL:
+                    pool.update(sharing)
+            names = sorted(pool)
+        return closest(concept, names)
+
+    def _concept_words(self) -> dict[str, list[str]]:
+        """Concepts by each word of their names (cached per generation)."""
+        if self._words is None or self._words[0] != self.generation:
+            words: dict[str, list[str]] = {}
+            for name in self.concepts():
+                for word in set(_NAME_WORD.split(name)):
+                    words.setdefault(word, []).append(name)
+            self._words = (self.generation, words)
+        return self._words[1]
 
     def file_of(self, concept: str) -> KnowledgeFile | None:
         """The (first) file that declares ``concept``."""
@@ -119,11 +158,19 @@ class Bank:
                 self.generation += 1
             # Sorted, so that the order of updates never shows (file_of, CKP011's message).
             bisect.insort(self.by_concept.setdefault(kf.concept, []), kf.path)
-        for rel in kf.relationships:
-            self.backlinks.setdefault(rel.concept, set()).add(kf.path)
-        for item in kf.keywords:
-            self.claims.setdefault(item.text.casefold(), set()).add(kf.path)
-            self._claimants.pop(item.text.casefold(), None)
+        backlinks, claims, claimants = self.backlinks, self.claims, self._claimants
+        for rel in kf.relations:
+            if rel[0] in backlinks:
+                backlinks[rel[0]].add(kf.path)
+            else:
+                backlinks[rel[0]] = {kf.path}
+        for text in kf.keyword_texts:
+            keyword = text.casefold()
+            claimants.pop(keyword, None)
+            if keyword in claims:
+                claims[keyword].add(kf.path)
+            else:
+                claims[keyword] = {kf.path}
 
     def _drop(self, kf: KnowledgeFile) -> None:
         del self.files[kf.path]
@@ -133,24 +180,25 @@ class Bank:
             if not paths:
                 del self.by_concept[kf.concept]
                 self.generation += 1
-        for rel in kf.relationships:
-            names = self.backlinks.get(rel.concept)
+        for concept, *_ in kf.relations:
+            names = self.backlinks.get(concept)
             if names is not None:
                 names.discard(kf.path)
                 if not names:
-                    del self.backlinks[rel.concept]
-        for item in kf.keywords:
-            claimers = self.claims.get(item.text.casefold())
-            self._claimants.pop(item.text.casefold(), None)
+                    del self.backlinks[concept]
+        for text in kf.keyword_texts:
+            keyword = text.casefold()
+            claimers = self.claims.get(keyword)
+            self._claimants.pop(keyword, None)
             if claimers is not None:
                 claimers.discard(kf.path)
                 if not claimers:
-                    del self.claims[item.text.casefold()]
+                    del self.claims[keyword]
 
     def _claim_state(self, kf: KnowledgeFile | None) -> dict[str, tuple[int, tuple[str, ...]]]:
         if kf is None:
             return {}
-        return {k: self.claim_state(k) for k in {i.text.casefold() for i in kf.keywords}}
+        return {k: self.claim_state(k) for k in {t.casefold() for t in kf.keyword_texts}}
 
     def claimants(self, keyword: str) -> list[tuple[str, str]]:
         """(concept, file) of every file claiming ``keyword`` (casefolded), sorted; cached until it changes."""
@@ -194,7 +242,7 @@ class Bank:
             out.update(p for c, paths in self.backlinks.items() if c not in self.by_concept for p in paths)
         keywords = set(before)
         if new is not None:
-            keywords.update(i.text.casefold() for i in new.keywords)
+            keywords.update(t.casefold() for t in new.keyword_texts)
         for k in keywords:
             if before.get(k) != self.claim_state(k) or k not in before:
                 claimers = self.claims.get(k, set())

@@ -3,10 +3,23 @@ ambiguous keywords, and the index's drift and budget."""
 
 from __future__ import annotations
 
+from weakref import WeakKeyDictionary
+
 from .bank import CLAIM_LIMIT, Bank
+from .discovery import INDEX_END, INDEX_START
 from .findings import Finding, apply_overrides
-from .index import expected_rows, parse_index, row_differences, tokens
-from .knowledge import KnowledgeFile, closest
+from .index import (
+    TABLE_HEAD,
+    IndexRow,
+    _table_rows,
+    expected_rows,
+    parse_index,
+    row_differences,
+    row_line,
+    row_values,
+    tokens,
+)
+from .knowledge import KnowledgeFile
 from .text import Span, split_lines, utf16_len
 
 
@@ -24,9 +37,9 @@ def check_file(bank: Bank, rel: str) -> list[Finding]:
 def bank_findings(bank: Bank, kf: KnowledgeFile) -> list[Finding]:
     """CKP011, CKP032, CKP041 and CKP050 of one file."""
     out: list[Finding] = []
-    if kf.concept and kf.concept_span is not None:
+    if kf.concept:
         twins = [p for p in bank.by_concept.get(kf.concept, ()) if p != kf.path]
-        if twins:
+        if twins and kf.concept_span is not None:
             out.append(
                 Finding.of(
                     "CKP011",
@@ -36,10 +49,12 @@ def bank_findings(bank: Bank, kf: KnowledgeFile) -> list[Finding]:
                     others=twins,
                 )
             )
-    for item in kf.keywords:
-        claimers = bank.claims.get(item.text.casefold())
+    claims = bank.claims
+    for n, text in enumerate(kf.keyword_texts):
+        claimers = claims.get(text.casefold())
         if claimers is None or len(claimers) <= CLAIM_LIMIT:
             continue
+        item = kf.keywords[n]
         others = [c for c, p in bank.claimants(item.text.casefold())[: CLAIM_LIMIT + 2] if p != kf.path and c]
         if len(claimers) - 1 >= CLAIM_LIMIT:
             shown = ", ".join(others[:CLAIM_LIMIT]) + (", …" if len(claimers) - 1 > CLAIM_LIMIT else "")
@@ -52,12 +67,22 @@ def bank_findings(bank: Bank, kf: KnowledgeFile) -> list[Finding]:
                     claimed_by=len(claimers) - 1,
                 )
             )
-    for rel in kf.relationships:
-        if rel.concept == kf.concept:
+    by_concept, files = bank.by_concept, bank.files
+    for n, (concept, _, _, date) in enumerate(kf.relations):
+        if concept == kf.concept:
             continue
+        paths = by_concept.get(concept)
+        if paths:
+            # Most relationships are fine: only a finding needs the entry's spans.
+            if date is None:
+                continue
+            updated = bank.updated_date(files[paths[0]])
+            if updated is None or not updated.is_after(date):
+                continue
+        rel = kf.relationships[n]
         target = bank.file_of(rel.concept)
         if target is None:
-            guess = closest(rel.concept, bank.concepts())
+            guess = bank.suggest(rel.concept)
             hint = f": did you mean '{guess}'?" if guess else ": create it or remove the entry"
             out.append(
                 Finding.of(
@@ -99,9 +124,8 @@ def check_index(bank: Bank) -> list[Finding]:
     """CKP070 and CKP071 of the bank's ``_index.md``."""
     out: list[Finding] = []
     text = bank.index_text
-    expected = expected_rows(bank)
     if text is None:
-        if expected:
+        if any(kf.concept for kf in bank.files.values()):
             out.append(
                 Finding.of(
                     "CKP070",
@@ -110,9 +134,15 @@ def check_index(bank: Bank) -> list[Finding]:
                 )
             )
         return apply_overrides(out, bank.config.diagnostics)
-    doc = parse_index(text)
-    anchor_line = doc.start_line if doc.start_line is not None else 0
     lines = split_lines(text)  # as the parser and editors count lines (a lone CR ends one too)
+    drift = _table_drift(bank, lines)
+    if drift is not None:
+        anchor, found = drift
+        out.extend(found)
+        return _budget(bank, text, anchor, out)
+    doc = parse_index(text)
+    expected = expected_rows(bank)
+    anchor_line = doc.start_line if doc.start_line is not None else 0
     anchor = Span(anchor_line, 0, anchor_line, utf16_len(lines[anchor_line]))
     if doc.start_line is None and not doc.rows:
         out.append(
@@ -123,7 +153,14 @@ def check_index(bank: Bank) -> list[Finding]:
             )
         )
     else:
-        out.extend(_drift(doc.rows, expected, anchor))
+        by_key = {(r["CONCEPT"], r["FILE"]): r for r in expected}
+        by_concept = {r["CONCEPT"]: r for r in expected}
+        out.extend(_drift(doc.rows, by_key, by_concept, anchor))
+    return _budget(bank, text, anchor, out)
+
+
+def _budget(bank: Bank, text: str, anchor: Span, out: list[Finding]) -> list[Finding]:
+    """CKP071 added to ``out``, and the user's severities applied."""
     used = tokens(text)
     budget = bank.config.index_budget_tokens
     if used > budget:
@@ -140,11 +177,65 @@ def check_index(bank: Bank) -> list[Finding]:
     return apply_overrides(out, bank.config.diagnostics)
 
 
-def _drift(rows: list, expected: list[dict[str, str]], anchor: Span) -> list[Finding]:
+#: per bank, each file's expected index row and table line, kept while the file is unchanged
+_ROWS: WeakKeyDictionary[Bank, dict[str, tuple[KnowledgeFile, dict[str, str], str]]] = WeakKeyDictionary()
+
+
+def _expected_lines(bank: Bank) -> dict[str, tuple[str, str]]:
+    """The table line each file with a concept should have in the index -> (CONCEPT, FILE)."""
+    cache = _ROWS.setdefault(bank, {})
+    out = {}
+    for path, kf in bank.files.items():
+        if not kf.concept:
+            continue
+        hit = cache.get(path)
+        if hit is None or hit[0] is not kf:
+            values = row_values(kf)
+            hit = cache[path] = (kf, values, row_line(values))
+        out[hit[2]] = (hit[1]["CONCEPT"], hit[1]["FILE"])
+    if len(cache) > len(out):
+        for path in [p for p, (kf, _, _) in cache.items() if bank.files.get(p) is not kf]:
+            del cache[path]
+    return out
+
+
+def _table_drift(bank: Bank, lines: list[str]) -> tuple[Span, list[Finding]] | None:
+    """CKP070 of a generated table, found line by line: a line equal to its file's expected row is
+    current, and only the others are parsed. None when the index is not such a table."""
+    start = next((i for i, line in enumerate(lines) if line.strip() == INDEX_START), None)
+    if start is None:
+        return None
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].strip() == INDEX_END), len(lines))
+    head = next((i for i in range(start + 1, end) if lines[i].lstrip().startswith("|")), None)
+    if head is None or lines[head] != TABLE_HEAD[0]:
+        return None
+    expected = _expected_lines(bank)
+    seen: set[tuple[str, str]] = set()
+    odd: list[IndexRow] = []
+    for i in range(head + 1, end):
+        key = expected.get(lines[i])
+        if key is not None:
+            seen.add(key)
+        else:
+            odd.extend(_table_rows([lines[head], lines[i]], i - 1))
+    anchor = Span(start, 0, start, utf16_len(lines[start]))
+    if not odd and len(seen) == len(expected):
+        return anchor, []
+    rows = sorted(_ROWS[bank].values(), key=lambda hit: (hit[1]["CONCEPT"], hit[1]["FILE"]))
+    by_key = {(r["CONCEPT"], r["FILE"]): r for _, r, _ in rows if r["CONCEPT"]}
+    by_concept = {r["CONCEPT"]: r for _, r, _ in rows if r["CONCEPT"]}
+    return anchor, _drift(odd, by_key, by_concept, anchor, seen)
+
+
+def _drift(
+    rows: list[IndexRow],
+    by_key: dict[tuple[str, str], dict[str, str]],
+    by_concept: dict[str, dict[str, str]],
+    anchor: Span,
+    seen: set[tuple[str, str]] | None = None,
+) -> list[Finding]:
     out: list[Finding] = []
-    by_key = {(r["CONCEPT"], r["FILE"]): r for r in expected}
-    by_concept = {r["CONCEPT"]: r for r in expected}
-    seen = set()
+    seen = set() if seen is None else seen
     for row in rows:
         want = by_key.get((row.concept, row.file)) if row.file else by_concept.get(row.concept)
         span = Span(row.line, 0, row.line, row.length)

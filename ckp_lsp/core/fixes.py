@@ -184,15 +184,15 @@ def revalidate_all(kf: KnowledgeFile, findings: list[Finding]) -> Fix | None:
 
 def apply_edits(text: str, edits: list[Edit]) -> str:
     """``text`` with non-overlapping ``edits`` applied (positions in UTF-16 columns)."""
-    from .text import index_of_utf16, line_offsets
+    from .text import index_of_utf16, line_offsets, split_lines
 
     offsets = line_offsets(text)
-    lines = text.split("\n")
+    lines = split_lines(text)
 
     def offset(line: int, col: int) -> int:
         if line >= len(offsets):
             return len(text)
-        return offsets[line] + index_of_utf16(lines[line].rstrip("\r") if line < len(lines) else "", col)
+        return offsets[line] + index_of_utf16(lines[line] if line < len(lines) else "", col)
 
     out = text
     for e in sorted(edits, key=lambda e: (e.span.start_line, e.span.start_col), reverse=True):

@@ -5,8 +5,8 @@ Parsing never raises: a YAML error or an unclosed front matter is recorded on th
 
 from __future__ import annotations
 
+import itertools
 import re
-import reprlib
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -44,6 +44,7 @@ _StringLoader.yaml_implicit_resolvers = {
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 _YAML = YAMLHandler()
+_MAX_MISSES = 32
 
 
 @dataclass(slots=True)
@@ -162,9 +163,26 @@ def _as_text(value: Any, nested: bool = False) -> str:
     if isinstance(value, list) and not nested:
         return ", ".join(_as_text(v, True) for v in value)
     if isinstance(value, (list, dict)):
-        # Not a CKP value; reprlib bounds it, even when a YAML alias makes it contain itself.
-        return reprlib.repr(value)
+        return _short(value)
     return str(value).strip()
+
+
+def _short(value: Any, depth: int = 0) -> str:
+    """A nested list or mapping (not a CKP value) shown briefly: two levels, four items each.
+
+    Bounded even when YAML aliases nest a list in itself many times over ("billion laughs").
+    """
+    if isinstance(value, dict):
+        if depth >= 2:
+            return "{…}"
+        shown = [f"{k}: {_short(v, depth + 1)}" for k, v in itertools.islice(value.items(), 4)]
+        return "{" + ", ".join(shown) + (", …" if len(value) > 4 else "") + "}"
+    if isinstance(value, list):
+        if depth >= 2:
+            return "[…]"
+        shown = [_short(v, depth + 1) for v in value[:4]]
+        return "[" + ", ".join(shown) + (", …" if len(value) > 4 else "") + "]"
+    return "null" if value is None else str(value)[:80]
 
 
 def _parse_front_matter(lines: list[str]) -> Header:
@@ -204,9 +222,22 @@ def _parse_front_matter(lines: list[str]) -> Header:
         if not _UPPER_KEY.match(key):
             header.user_keys.append(key)
             continue
-        region_end = keys[n + 1][0] if n + 1 < len(keys) else close
-        header.fields.append(_fm_field(lines, i, m.end(), key, data.get(key), region_end))
+        next_key = keys[n + 1][0] if n + 1 < len(keys) else close
+        header.fields.append(_fm_field(lines, i, m.end(), key, data.get(key), _owned_end(lines, i, next_key)))
     return header
+
+
+def _owned_end(lines: list[str], key_line: int, limit: int) -> int:
+    """The line after a key's value: its key line, then its indented (or blank) continuation lines."""
+    end = key_line + 1
+    for j in range(key_line + 1, limit):
+        line = lines[j]
+        if not line.strip():
+            continue
+        if line[0] not in " \t":
+            break  # a top-level comment: not this value's
+        end = j + 1
+    return end
 
 
 def _fm_field(lines: list[str], line_no: int, colon_end: int, key: str, value: Any, region_end: int) -> Field:
@@ -216,15 +247,18 @@ def _fm_field(lines: list[str], line_no: int, colon_end: int, key: str, value: A
     inline_start = colon_end
     while inline_start < inline_end and line[inline_start].isspace():
         inline_start += 1
-    if inline_end > inline_start:
+    if line.startswith("#", inline_start):
+        inline_end = inline_start  # a comment, not a value
+    last = region_end - 1
+    if last > line_no:  # a block list, a folded scalar, or a flow list over several lines
+        start = inline_start if inline_end > inline_start else len(key) + 1
+        vspan = Span(line_no, span_of(line_no, line, start, start).start_col, last, len(lines[last]))
+    elif inline_end > inline_start:
         vspan = span_of(line_no, line, inline_start, inline_end)
     else:
-        last = region_end - 1
-        while last > line_no and not lines[last].strip():
-            last -= 1
-        vspan = Span(line_no, len(key) + 1, last, len(lines[last])) if last > line_no else key_span
+        vspan = key_span
     if isinstance(value, list):
-        texts = [_as_text(v) for v in value]
+        texts = [_as_text(v, True) for v in value]
     elif key in LIST_FIELDS:
         texts = [t.strip() for t in _as_text(value).split(",")]
     else:
@@ -240,16 +274,20 @@ def _locate(
     """Items with spans found by searching their text forward through the field's lines."""
     items = []
     cur_line, cur_col = line_no, col
+    misses = 0
     for t in texts:
         found = None
         probe = t.split("\n", 1)[0]
-        for i in range(cur_line, region_end):
+        # A text YAML rewrote (escapes, folding) is not in the lines: each miss reads the rest of
+        # the field, so after a few the rest get the fallback span (a hostile file stays linear).
+        for i in range(cur_line, region_end if misses < _MAX_MISSES else cur_line):
             start = cur_col if i == cur_line else 0
             j = lines[i].find(probe, start)
             if j >= 0:
                 found = (i, j)
                 break
         if found is None:
+            misses += 1
             items.append(Item(t, fallback))
             continue
         i, j = found

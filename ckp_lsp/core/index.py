@@ -62,14 +62,10 @@ def tokens(text: str) -> int:
 
 def row_values(kf: KnowledgeFile) -> dict[str, str]:
     """The index values of one file, as its header writes them."""
-    header = kf.header
-    values = {c: "" for c in COLUMNS}
+    values = kf.written()
+    values = {c: values.get(c, "") for c in COLUMNS}
     values["CONCEPT"] = kf.concept or ""
     values["FILE"] = kf.path
-    if header is not None:
-        for f in header.fields:
-            if f.key in values and f.key not in ("CONCEPT", "FILE") and not values[f.key]:
-                values[f.key] = ", ".join(i.text for i in f.items) if f.key in _LISTS else f.value
     return {k: " ".join(v.split()) for k, v in values.items()}
 
 
@@ -84,6 +80,15 @@ def _escape(v: str) -> str:
     return v.replace("|", "\\|")
 
 
+#: the first two lines of a generated table
+TABLE_HEAD = ("| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS))
+
+
+def row_line(values: dict[str, str]) -> str:
+    """One row of the generated table."""
+    return "| " + " | ".join([_escape(values[c]) for c in COLUMNS]) + " |"
+
+
 def render_section(rows: list[dict[str, str]], form: str, nl: str = "\n") -> str:
     """The generated section, markers included."""
     out = [INDEX_START]
@@ -93,9 +98,8 @@ def render_section(rows: list[dict[str, str]], form: str, nl: str = "\n") -> str
             out.extend(f"{c}: {r[c]}" for c in COLUMNS if r[c])
         out.append("---")
     else:
-        out.append("| " + " | ".join(COLUMNS) + " |")
-        out.append("|" + "---|" * len(COLUMNS))
-        out.extend("| " + " | ".join(_escape(r[c]) for c in COLUMNS) + " |" for r in rows)
+        out.extend(TABLE_HEAD)
+        out.extend(row_line(r) for r in rows)
     out.append(INDEX_END)
     return nl.join(out)
 

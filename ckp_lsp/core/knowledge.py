@@ -7,9 +7,7 @@ claims) are computed by ``checks``; everything here depends on the file's text a
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-
-from rapidfuzz import fuzz, process
+from dataclasses import dataclass
 
 from .dates import CkpDate, parse_date, today
 from .findings import Finding, Severity
@@ -26,6 +24,7 @@ from .header import (
 from .text import Span, span_of, split_lines, utf16_len
 
 CONCEPT_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+_BARE_KEY = re.compile(r"([A-Z][A-Z0-9_]*):")
 _ENTRY_RE = re.compile(r"^([^:\s]+)(?::(.*))?$")
 TIER_CAPS = {"HIGH": 3, "MID": 5}
 MAX_KEYWORDS = 20
@@ -47,22 +46,107 @@ class Relationship:
     date_span: Span | None = None
 
 
-@dataclass(slots=True)
-class KnowledgeFile:
-    """One knowledge file of a bank."""
+#: a relationship in brief: (concept, tier, date as written, date)
+Relation = tuple[str, str, str | None, CkpDate | None]
 
-    path: str  # relative to the bank root, POSIX separators
-    header: Header | None
-    size: int = 0  # characters, for token estimates
-    concept: str | None = None
-    concept_span: Span | None = None
-    tldr: str = ""
-    keywords: list[Item] = field(default_factory=list)
-    relationships: list[Relationship] = field(default_factory=list)
-    confidence: str = ""
-    validated: CkpDate | None = None
-    validated_text: str = ""
-    local: list[Finding] = field(default_factory=list)
+
+class KnowledgeFile:
+    """One knowledge file of a bank.
+
+    Most files have a clean header, which a fast scan reads into what the bank's indexes and
+    checks need (``keyword_texts``, ``relations``); their parsed ``header``, keyword ``Item``s,
+    ``Relationship``s and spans are parsed from the header text the first time they are asked
+    for, so a bank of 10,000 files holds 10,000 small objects rather than a million.
+    """
+
+    __slots__ = (
+        "_concept_span",
+        "_header",
+        "_keywords",
+        "_relationships",
+        "_source",
+        "concept",
+        "confidence",
+        "keyword_texts",
+        "local",
+        "path",
+        "relations",
+        "size",
+        "tldr",
+        "validated",
+        "validated_text",
+    )
+
+    def __init__(self, path: str, header: Header | None, size: int = 0) -> None:
+        self.path = path  # relative to the bank root, POSIX separators
+        self.size = size  # characters, for token estimates
+        self.concept: str | None = None
+        self.tldr = ""
+        self.confidence = ""
+        self.validated: CkpDate | None = None
+        self.validated_text = ""
+        self.local: list[Finding] = []
+        self.keyword_texts: list[str] = []  # the keywords as written, in order
+        self.relations: list[Relation] = []  # the relationships in brief, in order
+        self._header = header
+        self._concept_span: Span | None = None
+        self._keywords: list[Item] = []
+        self._relationships: list[Relationship] = []
+        self._source: str | None = None  # header text not parsed yet
+
+    def __repr__(self) -> str:
+        return f"KnowledgeFile({self.path!r}, concept={self.concept!r})"
+
+    def _parse(self) -> None:
+        """Parse the header kept by the fast scan: items, relationships and spans."""
+        source, self._source = self._source, None
+        if source is None:
+            return
+        full = _read_full(self.path, source, True)
+        self._header = full._header
+        self._concept_span = full._concept_span
+        self._keywords = full._keywords
+        self._relationships = full._relationships
+
+    @property
+    def header(self) -> Header | None:
+        if self._source is not None:
+            self._parse()
+        return self._header
+
+    @header.setter
+    def header(self, value: Header | None) -> None:
+        self._source, self._header = None, value
+
+    @property
+    def concept_span(self) -> Span | None:
+        if self._source is not None:
+            self._parse()
+        return self._concept_span
+
+    @concept_span.setter
+    def concept_span(self, value: Span | None) -> None:
+        self._concept_span = value
+
+    @property
+    def keywords(self) -> list[Item]:
+        if self._source is not None:
+            self._parse()
+        return self._keywords
+
+    @keywords.setter
+    def keywords(self, value: list[Item]) -> None:
+        self._keywords = value
+
+    @property
+    def relationships(self) -> list[Relationship]:
+        if self._source is not None:
+            self._parse()
+        return self._relationships
+
+    @relationships.setter
+    def relationships(self, value: list[Relationship]) -> None:
+        self._relationships = value
 
     @property
     def high(self) -> list[Relationship]:
@@ -76,6 +160,27 @@ class KnowledgeFile:
     def tokens(self) -> int:
         return -(-self.size // 4)
 
+    def written(self) -> dict[str, str]:
+        """Each CKP field's first non-empty value as written (list items joined by ``, ``), or ``""``."""
+        if self._source is None:
+            out = dict.fromkeys(CKP_FIELDS, "")
+            for f in self._header.fields if self._header is not None else ():
+                if f.key in out and not out[f.key]:
+                    out[f.key] = ", ".join(i.text for i in f.items) if f.key in LIST_FIELDS else f.value
+            return out
+        # A clean header has each field once, every entry written ``concept:DATE``.
+        high = [f"{c}:{d}" for c, t, d, _ in self.relations if t == "HIGH"]
+        mid = [f"{c}:{d}" for c, t, d, _ in self.relations if t == "MID"]
+        return {
+            "CONCEPT": self.concept or "",
+            "TLDR": self.tldr,
+            "ANSWERS_WHEN": ", ".join(self.keyword_texts),
+            "SIMILAR_HIGH": ", ".join(high),
+            "SIMILAR_MID": ", ".join(mid),
+            "CONFIDENCE": self.confidence,
+            "VALIDATED": self.validated_text,
+        }
+
 
 def slugify(text: str) -> str:
     """A valid concept name for ``text`` (``JWT Authentication`` -> ``jwt-authentication``)."""
@@ -88,12 +193,103 @@ def closest(word: str, choices: list[str] | tuple[str, ...], cutoff: float = 60)
     """The closest of ``choices`` to ``word`` (rapidfuzz), or None when nothing is close."""
     if not choices:
         return None
+    from rapidfuzz import fuzz, process  # imported when first needed: most runs never suggest
+
     best = process.extractOne(word, choices, scorer=fuzz.ratio, processor=None, score_cutoff=cutoff)
     return best[0] if best else None
 
 
 def read_knowledge_file(path: str, text: str, utf8: bool = True) -> KnowledgeFile:
     """Parse ``text`` (BOM stripped) into a KnowledgeFile with its file-local findings."""
+    if utf8:
+        clean = _read_clean(path, text)
+        if clean is not None:
+            return clean
+    kf = _read_full(path, text, utf8)
+    kf.keyword_texts = [i.text for i in kf._keywords]
+    kf.relations = [(r.concept, r.tier, r.date_text, r.date) for r in kf._relationships]
+    return kf
+
+
+_CLEAN_FIELDS = frozenset(CKP_FIELDS)
+_NEEDED = ("CONCEPT", "TLDR", "ANSWERS_WHEN", "VALIDATED")
+
+
+def _read_clean(path: str, text: str) -> KnowledgeFile | None:
+    """A file whose bare header has no finding of its own, read without spans; None otherwise.
+
+    Only headers that certainly have no file-local finding pass (each field once, valid values,
+    entries written ``concept:DATE``); anything else is read by ``_read_full``, which reports.
+    ``KnowledgeFile._parse`` parses the rest from the header text when it is asked for.
+    """
+    if text.startswith("---"):
+        return None
+    match = _BARE_KEY.match
+    values: dict[str, str] = {}
+    pos, n = 0, len(text)
+    while pos < n:
+        nl = text.find("\n", pos)
+        line = text[pos:] if nl < 0 else text[pos:nl]
+        m = match(line)
+        if m is None:
+            break
+        if "\r" in line:
+            if line.find("\r") != len(line) - 1:
+                return None  # a lone CR ends a line: let the full parser count lines
+            line = line[:-1]
+        key = m.group(1)
+        if key in values or key not in _CLEAN_FIELDS:
+            return None
+        values[key] = line[m.end() :].strip()
+        if nl < 0:
+            pos = n
+            break
+        pos = nl + 1
+    for key in _NEEDED:
+        if not values.get(key):
+            return None
+    concept, tldr = values["CONCEPT"], values["TLDR"]
+    if not CONCEPT_RE.match(concept) or len(tldr) > MAX_TLDR or _SENTENCE_END.search(tldr):
+        return None
+    keywords = [t for t in (p.strip() for p in values["ANSWERS_WHEN"].split(",")) if t]
+    if not keywords or len(keywords) > MAX_KEYWORDS or len({k.casefold() for k in keywords}) != len(keywords):
+        return None
+    confidence = values.get("CONFIDENCE")
+    if confidence is not None and confidence.lower() not in CONFIDENCES:
+        return None
+    now = today()
+    validated = parse_date(values["VALIDATED"])
+    if validated is None or validated.is_after(now):
+        return None
+    relations: list[Relation] = []
+    for key, value in values.items():
+        tier = TIER_FIELDS.get(key)
+        if tier is None or not value:
+            continue
+        entries = [t for t in (p.strip() for p in value.split(",")) if t]
+        if len(entries) > TIER_CAPS[tier]:
+            return None
+        for entry in entries:
+            m = _ENTRY_RE.match(entry)
+            if m is None or m.group(2) is None or not CONCEPT_RE.match(m.group(1)):
+                return None
+            date = parse_date(m.group(2))
+            if date is None or date.is_after(now):
+                return None
+            relations.append((m.group(1), tier, m.group(2), date))
+    targets = [r[0] for r in relations]
+    if concept in targets or len(set(targets)) != len(targets):
+        return None  # a self-relation, or a concept twice (in one tier or both)
+    kf = KnowledgeFile(path, None, n)
+    kf.concept, kf.tldr, kf.confidence = concept, tldr, confidence or ""
+    kf.validated, kf.validated_text = validated, values["VALIDATED"]
+    kf.keyword_texts, kf.relations = keywords, relations
+    kf._source = text[:pos]
+    return kf
+
+
+def _read_full(path: str, text: str, utf8: bool) -> KnowledgeFile:
+    """Every field with its spans, and every file-local finding."""
     kf = KnowledgeFile(path, parse_header(text), len(text))
     if not utf8:
         kf.local.append(

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from .header import CKP_FIELDS, LIST_FIELDS, Header, parse_header
-from .text import newline_of, split_lines
+from .text import line_offsets, newline_of, split_lines
 
 _PLAIN_YAML = re.compile(r"^[A-Za-z0-9_(][^\n\r\"'{}\[\]`]*$")
 _YAML_WORDS = frozenset({"null", "~", "true", "false", "yes", "no", "on", "off"})
@@ -31,13 +31,10 @@ def header_region(text: str) -> HeaderRegion:
     header = parse_header(text)
     if header is None:
         return HeaderRegion(None, 0, 0)
-    offset, line = 0, 0
-    while line < header.end_line:
-        nl = text.find("\n", offset)
-        if nl < 0:
-            return HeaderRegion(header, len(text), header.end_line)
-        offset, line = nl + 1, line + 1
-    return HeaderRegion(header, offset, header.end_line)
+    starts = line_offsets(text)
+    if header.end_line < len(starts):
+        return HeaderRegion(header, starts[header.end_line], header.end_line)
+    return HeaderRegion(header, len(text), header.end_line)
 
 
 def body_of(text: str) -> str:
@@ -109,16 +106,9 @@ def _user_lines(header: Header | None, lines: list[str] | None) -> tuple[list[st
     if header is None or lines is None or header.form != "frontmatter":
         return [], []
     owned: set[int] = set()
-    starts = sorted(f.line for f in header.fields)
-    ends = {}
-    for f in header.fields:
-        nxt = [s for s in starts if s > f.line]
-        ends[f.line] = f.value_span.end_line + 1 if f.value_span.end_line > f.line else f.line + 1
-        if nxt:
-            ends[f.line] = min(ends[f.line], nxt[0])
     for f in header.fields:
         if f.key in CKP_FIELDS:
-            owned.update(range(f.line, ends[f.line]))
+            owned.update(range(f.line, max(f.line, f.value_span.end_line) + 1))
     first = min(owned) if owned else header.end_line
     kept = [i for i in range(1, header.end_line - 1) if i not in owned]
     return [lines[i] for i in kept if i < first], [lines[i] for i in kept if i > first]

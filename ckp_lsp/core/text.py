@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 BOM = "\ufeff"
@@ -35,7 +36,8 @@ def utf16_len(s: str) -> int:
     """Length of ``s`` in UTF-16 code units."""
     if s.isascii():
         return len(s)
-    return len(s.encode("utf-16-le")) // 2
+    # An editor may send a lone surrogate (JSON allows "\ud800"): one code unit, not an error.
+    return len(s.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def utf16_col(line: str, index: int) -> int:
@@ -79,8 +81,18 @@ def newline_of(text: str) -> str:
     return "\n"
 
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def has_lone_cr(text: str) -> bool:
+    """Whether a lone CR ends a line of ``text`` (LSP counts it as a line break too)."""
+    return "\r" in text and text.count("\r") != text.count("\r\n")
+
+
 def line_offsets(text: str) -> list[int]:
-    """Offset of the start of every line of ``text`` (``\\n`` and ``\\r\\n`` endings)."""
+    """Offset of the start of every line of ``text`` (LF, CRLF and lone CR endings)."""
+    if has_lone_cr(text):
+        return [0, *(m.end() for m in _LINE_END.finditer(text))]
     offsets = [0]
     find = text.find
     i = find("\n")

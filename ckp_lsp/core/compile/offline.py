@@ -861,6 +861,10 @@ def _tier(mentioned: int, explicit: int, linked: int, overlap: float, hits: int)
         return "high"
     if explicit and hits >= 3 and overlap >= _HIGH_OVERLAP:
         return "high"
+    # A deliberate reference ("see `jwt`") to a concept whose own keywords the body uses
+    # throughout reads as a dependency, as does naming it again and again.
+    if explicit and (hits >= 3 or (explicit >= 3 and hits >= 2)):
+        return "high"
     if mentioned >= 2 or linked or (mentioned and hits):
         return "mid"
     if hits >= 3 and overlap >= _OVERLAP:
