@@ -168,17 +168,17 @@ def _as_text(value: Any, nested: bool = False) -> str:
 
 
 def _short(value: Any, depth: int = 0) -> str:
-    """A nested list or mapping (not a CKP value) shown briefly: two levels, four items each.
+    """A nested list or mapping (not a CKP value) shown briefly: one level, four items.
 
     Bounded even when YAML aliases nest a list in itself many times over ("billion laughs").
     """
     if isinstance(value, dict):
-        if depth >= 2:
+        if depth >= 1:
             return "{…}"
         shown = [f"{k}: {_short(v, depth + 1)}" for k, v in itertools.islice(value.items(), 4)]
         return "{" + ", ".join(shown) + (", …" if len(value) > 4 else "") + "}"
     if isinstance(value, list):
-        if depth >= 2:
+        if depth >= 1:
             return "[…]"
         shown = [_short(v, depth + 1) for v in value[:4]]
         return "[" + ", ".join(shown) + (", …" if len(value) > 4 else "") + "]"
