@@ -57,10 +57,20 @@ def build_wheel(python: str, repo: Path, dest: Path) -> Path:
 def resolve(python: str, requirements: list[str], work: Path) -> list[dict]:
     report = work / "report.json"
     pip(
-        python, "install", "--quiet", "--dry-run", "--ignore-installed", "--only-binary=:all:",
+        python,
+        "install",
+        "--quiet",
+        "--dry-run",
+        "--ignore-installed",
+        "--only-binary=:all:",
         # choose versions that still support the oldest Python (Requires-Python)
-        "--python-version", SUPPORTED_PYTHONS[0],
-        "--target", str(work / "dry-run-target"), "--report", str(report), *requirements,
+        "--python-version",
+        SUPPORTED_PYTHONS[0],
+        "--target",
+        str(work / "dry-run-target"),
+        "--report",
+        str(report),
+        *requirements,
     )
     return json.loads(report.read_text())["install"]
 
@@ -77,8 +87,12 @@ def marker_requirements(installs: list[dict]) -> set[str]:
             if req.marker is not None:
                 holds = False
                 for version in SUPPORTED_PYTHONS:
-                    env = dict(default_environment(), python_version=version,
-                               python_full_version=f"{version}.0", extra="")
+                    env: dict[str, str] = {
+                        **{k: str(v) for k, v in default_environment().items()},
+                        "python_version": version,
+                        "python_full_version": f"{version}.0",
+                        "extra": "",
+                    }
                     if req.marker.evaluate(env):
                         holds = True
                         break
@@ -97,8 +111,13 @@ def main() -> None:
     parser.add_argument("--python", default=sys.executable, help="interpreter whose pip is used")
     parser.add_argument("--repo", type=Path, default=CLIENT.parent, help="ckp-lsp project root")
     parser.add_argument("--out", type=Path, default=CLIENT / "bundled" / "libs")
-    parser.add_argument("--check-python", action="append", default=[], metavar="PYTHON",
-                        help="also check the imports with this interpreter (repeatable)")
+    parser.add_argument(
+        "--check-python",
+        action="append",
+        default=[],
+        metavar="PYTHON",
+        help="also check the imports with this interpreter (repeatable)",
+    )
     args = parser.parse_args()
     out: Path = args.out.resolve()
 
@@ -112,24 +131,37 @@ def main() -> None:
             from pip._vendor.packaging.requirements import Requirement
 
             missing = sorted(
-                r for r in marker_requirements(installs)
+                r
+                for r in marker_requirements(installs)
                 if canonical(Requirement(r).name) not in resolved and r not in requirements
             )
             if not missing:
                 break
             print("bundle-libs: also bundling (needed on other Pythons):", ", ".join(missing))
             requirements += missing
-        pins = [str(wheel)] + sorted(
-            f"{i['metadata']['name']}=={i['metadata']['version']}"
-            for i in installs
-            if canonical(i["metadata"]["name"]) != "ckp-lsp"
-        )
+        pins = [
+            str(wheel),
+            *sorted(
+                f"{i['metadata']['name']}=={i['metadata']['version']}"
+                for i in installs
+                if canonical(i["metadata"]["name"]) != "ckp-lsp"
+            ),
+        ]
 
         if out.exists():
             shutil.rmtree(out)
         out.mkdir(parents=True)
-        pip(args.python, "install", "--quiet", "--no-deps", "--no-compile", "--only-binary=:all:",
-            "--target", str(out), *pins)
+        pip(
+            args.python,
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-compile",
+            "--only-binary=:all:",
+            "--target",
+            str(out),
+            *pins,
+        )
 
     removed: list[str] = []
     for path in sorted(out.rglob("*")):
@@ -140,7 +172,7 @@ def main() -> None:
         if junk.exists():
             shutil.rmtree(junk)
     if removed:
-        print(f"bundle-libs: removed {len(removed)} compiled modules (pure-Python fallbacks are used):")
+        print(f"bundle-libs: removed {len(removed)} compiled modules (pure-Python code is used):")
         for name in removed:
             print("   ", name)
 
@@ -159,17 +191,20 @@ def check(python: str, out: Path) -> None:
     modules = [m for m in modules if m != "_yaml"]  # PyYAML's shim for its removed C extension
     if (out / "ckp_lsp" / "server" / "main.py").exists():
         modules.append("ckp_lsp.server.main")
-    script = "\n".join([
-        "import importlib, importlib.util, sys",
-        f"for name in {modules!r}:",
-        "    importlib.import_module(name)",
-        "if 'yaml' in sys.modules:",
-        "    assert not sys.modules['yaml'].__with_libyaml__",
-        "if importlib.util.find_spec('rapidfuzz'):",
-        "    import rapidfuzz.fuzz",
-        "    assert rapidfuzz.fuzz.ratio.__module__.endswith('_py'), rapidfuzz.fuzz.ratio.__module__",
-        "print('bundle-libs: imports OK with Python', sys.version.split()[0])",
-    ])
+    script = "\n".join(
+        [
+            "import importlib, importlib.util, sys",
+            f"for name in {modules!r}:",
+            "    importlib.import_module(name)",
+            "if 'yaml' in sys.modules:",
+            "    assert not sys.modules['yaml'].__with_libyaml__",
+            "if importlib.util.find_spec('rapidfuzz'):",
+            "    import rapidfuzz.fuzz",
+            "    impl = rapidfuzz.fuzz.ratio.__module__",
+            "    assert impl.endswith('_py'), impl",
+            "print('bundle-libs: imports OK with Python', sys.version.split()[0])",
+        ]
+    )
     env = dict(os.environ, PYTHONPATH=str(out), PYTHONDONTWRITEBYTECODE="1")
     print(f"bundle-libs: checking imports with {python}", flush=True)
     subprocess.run([python, "-S", "-c", script], env=env, check=True)

@@ -8,8 +8,10 @@ export interface RouteLoaded {
     concept: string;
     file: string;
     uri?: string;
-    reason?: string;
+    reason?: string; // "match" (a primary file), "high" or "mid"
     keywords?: string[];
+    via?: string | null; // the primary concept that pulled a HIGH or MID file in
+    tokens?: number;
 }
 
 export interface RouteResult {
@@ -43,20 +45,20 @@ export async function showRouteResult(result: RouteResult, query: string, bank: 
         items.push({ label: '$(circle-slash) No file loaded', detail: 'The query is out of the bank\'s domain.' });
     }
     for (const entry of result.loaded) {
-        const keywords = entry.keywords?.length ? ` — keywords: ${entry.keywords.join(', ')}` : '';
         items.push({
             label: `$(file) ${entry.concept}`,
             description: entry.file,
-            detail: `${entry.reason ?? ''}${keywords}`,
+            detail: describe(entry),
             uri: entry.uri ? vscode.Uri.parse(entry.uri) : await resolveFile(entry.file, bank),
         });
     }
     const t = result.tokens;
     if (t) {
         items.push({ label: 'Tokens', kind: vscode.QuickPickItemKind.Separator });
-        const saved = t.with_ckp !== undefined && t.without_ckp ? ` (${Math.round((100 * t.with_ckp) / t.without_ckp)}%)` : '';
+        const fewer =
+            t.with_ckp !== undefined && t.without_ckp ? ` (${Math.round(100 * (1 - t.with_ckp / t.without_ckp))}% fewer)` : '';
         items.push({
-            label: `$(symbol-numeric) ${fmt(t.with_ckp)} tokens with CKP${saved} · ${fmt(t.without_ckp)} without`,
+            label: `$(symbol-numeric) ${fmt(t.with_ckp)} tokens with CKP · ${fmt(t.without_ckp)} without${fewer}`,
             detail: `index ${fmt(t.index)} + loaded files ${fmt(t.loaded)}`,
         });
     }
@@ -69,6 +71,25 @@ export async function showRouteResult(result: RouteResult, query: string, bank: 
     if (picked?.uri) {
         await vscode.window.showTextDocument(picked.uri, { preview: true });
     }
+}
+
+const REASONS: Record<string, string> = {
+    match: 'matched',
+    high: 'SIMILAR_HIGH',
+    mid: 'SIMILAR_MID',
+};
+
+function describe(entry: RouteLoaded): string {
+    const parts: string[] = [];
+    const reason = entry.reason ? REASONS[entry.reason] ?? entry.reason : '';
+    parts.push(entry.via ? `${reason} of ${entry.via}` : reason);
+    if (entry.keywords?.length) {
+        parts.push(`keywords: ${entry.keywords.join(', ')}`);
+    }
+    if (entry.tokens !== undefined) {
+        parts.push(`~${fmt(entry.tokens)} tokens`);
+    }
+    return parts.filter(Boolean).join(' · ');
 }
 
 function fmt(n: number | undefined): string {

@@ -12,6 +12,8 @@
 //   expectHover:  text the hover must contain (the related concept's TLDR), or a list of
 //                 alternatives (a header that repeats TLDR),
 //   quickFix:     title of the code action to apply, e.g. "Recompile CKP header",
+//   routeQuery:   a query for "CKP: Preview routing for a query",
+//   routeExpect:  a concept the routing must load,
 //   timeoutMs:    per-step timeout
 // }
 // Prints one JSON line with the findings; exits 1 when a check fails (after a screenshot).
@@ -142,7 +144,7 @@ async function main() {
                 await page.waitForSelector('.quick-input-widget input', { state: 'visible', timeout: 5000 });
                 await page.keyboard.type(config.file, { delay: 5 });
                 const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: base }).first();
-                await row.waitFor({ timeout: 10000 });
+                await row.waitFor({ timeout: 15000 });
                 await page.keyboard.press('Enter');
                 await page.waitForSelector(`.tab.active[aria-label*="${base}"], .tab.active:has-text("${base}")`, { timeout: 10000 });
                 break;
@@ -173,15 +175,15 @@ async function main() {
     });
 
     await step('status bar', async () => {
-        // The server's ckp/status notification ("CKP: 3 concepts · 0 errors"); reported, not required.
-        const item = page.locator('.statusbar-item', { hasText: /CKP: \d+ concept/ }).first();
+        // Filled by the server's ckp/status notification: "CKP: 24 concepts · 13 errors".
+        const item = page.locator('.statusbar-item', { hasText: /CKP: \d+ concepts? · \d+ errors?/ }).first();
         try {
-            await item.waitFor({ timeout: 5000 });
-            result.checks.statusBar = (await item.textContent()).trim();
+            await item.waitFor({ timeout: T });
         } catch {
-            const any = page.locator('.statusbar-item', { hasText: 'CKP' }).first();
-            result.checks.statusBar = (await any.count()) ? `(no counts) ${(await any.textContent()).trim()}` : null;
+            const any = await page.locator('.statusbar-item', { hasText: 'CKP' }).allTextContents();
+            throw new Error(`no "CKP: N concepts · M errors" in the status bar; CKP items: ${JSON.stringify(any.map(norm))}`);
         }
+        result.checks.statusBar = norm(await item.textContent());
     });
 
     await step('problems panel (Ctrl+Shift+M)', async () => {
@@ -289,6 +291,48 @@ async function main() {
         result.checks.undoRestores = undone === before;
         await screenshot('undone');
         if (undone !== before) throw new Error('Ctrl+Z did not restore the header changed by the quick fix');
+    });
+
+    await step('preview routing (command palette)', async () => {
+        await page.keyboard.press('Escape');
+        await page.keyboard.press('Control+Shift+P');
+        const input = page.locator('.quick-input-widget input');
+        await input.waitFor({ state: 'visible', timeout: T });
+        await page.keyboard.type('CKP: Preview routing', { delay: 5 });
+        await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Preview routing for a query' }).first()
+            .waitFor({ timeout: T });
+        await page.keyboard.press('Enter');
+        // The input box for the query.
+        await page.locator('.quick-input-widget', { hasText: 'Which files would an agent load' }).waitFor({ timeout: T });
+        await page.keyboard.type(config.routeQuery, { delay: 5 });
+        await page.keyboard.press('Enter');
+        // The QuickPick: title = the declaration line, one row per loaded file, a token summary.
+        const title = page.locator('.quick-input-widget .quick-input-title', { hasText: '[CKP: loaded' });
+        await title.waitFor({ timeout: T });
+        const rows = page.locator('.quick-input-widget .monaco-list-row');
+        await rows.first().waitFor({ timeout: T });
+        result.checks.routeDeclaration = norm(await title.textContent());
+        result.checks.routeRows = (await rows.allTextContents()).map(norm);
+        await screenshot('route');
+        if (!result.checks.routeRows.some((r) => r.includes(config.routeExpect))) {
+            throw new Error(`routing "${config.routeQuery}" did not list ${config.routeExpect}: ${JSON.stringify(result.checks.routeRows)}`);
+        }
+        if (!result.checks.routeRows.some((r) => /tokens with CKP/.test(r))) {
+            throw new Error(`routing showed no token summary: ${JSON.stringify(result.checks.routeRows)}`);
+        }
+        // Selecting a file opens it.
+        const row = rows.filter({ hasText: config.routeExpect }).first();
+        const file = norm(await row.locator('.label-description').first().textContent().catch(() => ''));
+        for (let i = 0; i < 20; i++) {
+            const focused = norm(await rows.locator('xpath=self::*[contains(@class,"focused")]').first().textContent().catch(() => ''));
+            if (focused.includes(config.routeExpect)) break;
+            await page.keyboard.press('ArrowDown');
+        }
+        await page.keyboard.press('Enter');
+        const base = path.basename(file || `${config.routeExpect}.md`);
+        await page.waitForSelector(`.tab.active[aria-label*="${base}"], .tab.active:has-text("${base}")`, { timeout: T });
+        result.checks.routeOpened = base;
+        await screenshot('route-opened');
     });
 }
 

@@ -10,6 +10,7 @@ Missing tools skip the test, or fail it when CI=true. See README in this folder.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import os
@@ -61,16 +62,13 @@ def chromium_path() -> str | None:
     return None
 
 
-@pytest.fixture(scope="module")
-def code_server() -> str:
+def ensure_code_server() -> str:
     for tool in ("node", "npm", "tar"):
         if not shutil.which(tool):
             missing(f"`{tool}` is not on the PATH (Node 20 + npm are needed)")
     script = HERE / "install-code-server.sh"
     t0 = time.monotonic()
-    proc = subprocess.run(
-        ["bash", str(script)], capture_output=True, text=True, timeout=900, cwd=HERE
-    )
+    proc = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=900, cwd=HERE)
     if proc.returncode != 0:
         missing(
             f"{script.name} failed (exit {proc.returncode}); it installs code-server "
@@ -100,18 +98,22 @@ def newest_mtime(paths: list[Path]) -> float:
     return newest
 
 
-@pytest.fixture(scope="module")
-def vsix() -> Path:
-    if env := os.environ.get("CKP_VSIX"):
-        path = Path(env).resolve()
+def ensure_vsix() -> Path:
+    if given := os.environ.get("CKP_VSIX"):
+        path = Path(given).resolve()
         if not path.is_file():
-            pytest.fail(f"CKP_VSIX={env} does not exist", pytrace=False)
+            pytest.fail(f"CKP_VSIX={given} does not exist", pytrace=False)
         return path
     version = json.loads((CLIENT / "package.json").read_text())["version"]
     path = CLIENT / f"ckp-lsp-{version}.vsix"
     sources = [
-        CLIENT / "src", CLIENT / "scripts", CLIENT / "package.json", CLIENT / "esbuild.js",
-        CLIENT / "README.md", REPO / "ckp_lsp", REPO / "pyproject.toml",
+        CLIENT / "src",
+        CLIENT / "scripts",
+        CLIENT / "package.json",
+        CLIENT / "esbuild.js",
+        CLIENT / "README.md",
+        REPO / "ckp_lsp",
+        REPO / "pyproject.toml",
     ]
     if path.exists() and path.stat().st_mtime >= newest_mtime(sources):
         return path
@@ -120,8 +122,7 @@ def vsix() -> Path:
     t0 = time.monotonic()
     steps = [] if (CLIENT / "node_modules" / ".bin" / "vsce").exists() else [["npm", "ci"]]
     steps.append(["npm", "run", "package"])
-    env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     for cmd in steps:
         proc = subprocess.run(cmd, cwd=CLIENT, capture_output=True, text=True, timeout=600, env=env)
         if proc.returncode != 0:
@@ -197,6 +198,7 @@ def read_header(path: Path) -> tuple[dict[str, list[str]], list[str]]:
 @dataclass
 class Target:
     file: Path  # absolute
+    own_concept: str  # the file's CONCEPT
     token: str  # e.g. "oauth2:2024-01", as written in the file
     concept: str
     tldrs: list[str]  # the related concept's TLDR (every value if the field is repeated)
@@ -227,7 +229,7 @@ def find_target(bank: Path) -> Target | None:
     for declared in headers.values():
         if len(declared) != 1:
             continue  # duplicate concept (CKP011)
-        md, _fields, lines = declared[0]
+        md, own, lines = declared[0]
         for line in lines[:40]:  # the header: bare lines or front matter (also YAML lists)
             stripped = line.strip()
             if not (stripped.startswith("SIMILAR_") or stripped.startswith("- ")):
@@ -242,7 +244,7 @@ def find_target(bank: Path) -> Target | None:
                 if other == md or not tldrs or len(validated) != 1 or line.count(m.group(0)) != 1:
                     continue
                 if valid_date(validated[0]) and month(validated[0]) > month(date):
-                    return Target(md, m.group(0), concept, tldrs)
+                    return Target(md, own["CONCEPT"][0], m.group(0), concept, tldrs)
     return None
 
 
@@ -310,20 +312,28 @@ def server_processes(pgid: int) -> list[dict]:
                 for item in (proc / "environ").read_bytes().split(b"\0")
                 if b"=" in item
             )
-            found.append({
-                "pid": int(proc.name),
-                "args": args,
-                "exe": os.readlink(proc / "exe"),
-                "PYTHONPATH": env.get("PYTHONPATH", ""),
-            })
+            found.append(
+                {
+                    "pid": int(proc.name),
+                    "args": args,
+                    "exe": os.readlink(proc / "exe"),
+                    "PYTHONPATH": env.get("PYTHONPATH", ""),
+                }
+            )
         except (OSError, ProcessLookupError):
             continue
     return found
 
 
-def test_vscode_extension(code_server: str, vsix: Path, tmp_path: Path) -> None:
+def test_vscode_extension(tmp_path: Path) -> None:
+    # Inside the test (not fixtures) so that a missing tool under CI=true is a test failure.
     t_start = time.monotonic()
     timings: dict[str, float] = {}
+    code_server = ensure_code_server()
+    timings["tools"] = time.monotonic() - t_start
+    t0 = time.monotonic()
+    vsix = ensure_vsix()
+    timings["vsix"] = time.monotonic() - t0
     if ARTIFACTS.exists():
         shutil.rmtree(ARTIFACTS)
     ARTIFACTS.mkdir(parents=True)
@@ -348,13 +358,17 @@ def test_vscode_extension(code_server: str, vsix: Path, tmp_path: Path) -> None:
     settings.update(json.loads(os.environ.get("CKP_VSCODE_SETTINGS", "{}")))
     (data / "user" / "User" / "settings.json").write_text(json.dumps(settings, indent=2))
 
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "NODE_OPTIONS")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "NODE_OPTIONS")
+    }
     for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
         env[var] = str(tmp_path / "xdg" / var.lower())
     # The server must run with nothing but the system python3 and the bundled libraries.
-    path_parts = [p for p in env.get("PATH", "").split(os.pathsep)
-                  if p and not (Path(p) / "activate").exists()]  # drop virtualenv bin folders
+    path_parts = [
+        p for p in env.get("PATH", "").split(os.pathsep) if p and not (Path(p) / "activate").exists()
+    ]  # drop virtualenv bin folders
     if shim := python_shim(tmp_path):
         path_parts.insert(0, str(shim))
     env["PATH"] = os.pathsep.join(path_parts)
@@ -366,7 +380,10 @@ def test_vscode_extension(code_server: str, vsix: Path, tmp_path: Path) -> None:
     t0 = time.monotonic()
     proc = subprocess.run(
         [code_server, *common, "--install-extension", str(vsix)],
-        capture_output=True, text=True, timeout=120, env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
     )
     assert proc.returncode == 0, f"--install-extension failed:\n{proc.stdout}\n{proc.stderr}"
     timings["install extension"] = time.monotonic() - t0
@@ -375,14 +392,31 @@ def test_vscode_extension(code_server: str, vsix: Path, tmp_path: Path) -> None:
     log = (tmp_path / "code-server.log").open("w")
     t0 = time.monotonic()
     server = subprocess.Popen(
-        [code_server, "--bind-addr", f"127.0.0.1:{port}", "--auth", "none",
-         "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
-         "--disable-getting-started-override", *common, str(ws)],
-        stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True,
+        [
+            code_server,
+            "--bind-addr",
+            f"127.0.0.1:{port}",
+            "--auth",
+            "none",
+            "--disable-telemetry",
+            "--disable-update-check",
+            "--disable-workspace-trust",
+            "--disable-getting-started-override",
+            *common,
+            str(ws),
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=env,
+        start_new_session=True,
     )
     pgid = server.pid  # start_new_session: the child leads its own process group
-    summary: dict = {"vsix": str(vsix), "samples": samples, "target": str(target.file.relative_to(ws)),
-                     "token": target.token}
+    summary: dict = {
+        "vsix": str(vsix),
+        "samples": samples,
+        "target": str(target.file.relative_to(ws)),
+        "token": target.token,
+    }
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -393,7 +427,9 @@ def test_vscode_extension(code_server: str, vsix: Path, tmp_path: Path) -> None:
             except OSError:
                 pass
             if server.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"code-server did not come up:\n{(tmp_path / 'code-server.log').read_text()[-3000:]}")
+                pytest.fail(
+                    f"code-server did not come up:\n{(tmp_path / 'code-server.log').read_text()[-3000:]}"
+                )
             time.sleep(0.2)
         timings["code-server up"] = time.monotonic() - t0
 
@@ -407,6 +443,8 @@ def test_vscode_extension(code_server: str, vsix: Path, tmp_path: Path) -> None:
             "concept": target.concept,
             "expectHover": target.tldrs,
             "quickFix": QUICK_FIX,
+            "routeQuery": f"how does {target.own_concept} work",
+            "routeExpect": target.own_concept,
             "timeoutMs": 30000,
         }
         config_file = tmp_path / "drive.json"
@@ -414,7 +452,11 @@ def test_vscode_extension(code_server: str, vsix: Path, tmp_path: Path) -> None:
         t0 = time.monotonic()
         drive = subprocess.run(
             ["node", str(HERE / "drive.mjs"), str(config_file)],
-            capture_output=True, text=True, timeout=150, cwd=HERE, env=env,
+            capture_output=True,
+            text=True,
+            timeout=150,
+            cwd=HERE,
+            env=env,
         )
         timings["drive"] = time.monotonic() - t0
         sys.stderr.write(drive.stderr)
@@ -428,10 +470,8 @@ def test_vscode_extension(code_server: str, vsix: Path, tmp_path: Path) -> None:
             server.wait(timeout=10)
         except (ProcessLookupError, subprocess.TimeoutExpired):
             pass
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(pgid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         log.close()
         shutil.copy(tmp_path / "code-server.log", ARTIFACTS / "code-server.log")
         timings["total"] = time.monotonic() - t_start
