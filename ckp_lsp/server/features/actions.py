@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from lsprotocol import types
 
 from ...core.bank import Bank
@@ -48,7 +50,7 @@ def quick_fixes(
     rel: str,
     uri: str,
     version: int | None,
-    context: list[types.Diagnostic],
+    context: Sequence[types.Diagnostic],
     offline: bool,
     text: str,
 ) -> list[types.CodeAction]:
@@ -140,7 +142,7 @@ def source_actions(uri: str, is_index: bool, bank: Bank) -> list[types.CodeActio
     return actions
 
 
-def index_fix(bank: Bank, context: list[types.Diagnostic]) -> list[types.CodeAction]:
+def index_fix(bank: Bank, context: Sequence[types.Diagnostic]) -> list[types.CodeAction]:
     """CKP070 on ``_index.md``: regenerate it."""
     drift = [d for d in context if str(d.code) == "CKP070"]
     edit = index_edit(bank) if drift else None
