@@ -101,8 +101,9 @@ def _merge(config: Config, s: dict[str, Any]) -> Config:
     if isinstance(index, dict):
         if isinstance(index.get("updateOnSave", index.get("update_on_save")), bool):
             changes["index_update_on_save"] = index.get("updateOnSave", index.get("update_on_save"))
-        if isinstance(index.get("budget_tokens"), int):
-            changes["index_budget_tokens"] = index["budget_tokens"]
+        budget = index.get("budgetTokens", index.get("budget_tokens"))
+        if isinstance(budget, int) and not isinstance(budget, bool) and budget > 0:
+            changes["index_budget_tokens"] = budget
         if index.get("format") in INDEX_FORMATS:
             changes["index_format"] = index["format"]
     diags = s.get("diagnostics")

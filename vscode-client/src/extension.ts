@@ -56,6 +56,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         vscode.commands.registerCommand('ckp.client.regenerateIndex', (uri?: vscode.Uri) => regenerateIndex(uri)),
         vscode.commands.registerCommand('ckp.restartServer', () => restart()),
         vscode.commands.registerCommand('ckp.showOutput', () => output.show(true)),
+        // The server's code lens on CONCEPT names this command with [uri, position].
+        vscode.commands.registerCommand('ckp.showReferences', (uri: string, position: { line: number; character: number }) =>
+            showReferences(uri, position),
+        ),
         vscode.workspace.onDidChangeConfiguration((event) => {
             if (event.affectsConfiguration('ckp.server')) {
                 output.appendLine('[client] ckp.server settings changed: restarting the server');
@@ -71,6 +75,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     );
 
     await start();
+}
+
+async function showReferences(uri: string, position: { line: number; character: number }): Promise<void> {
+    const target = vscode.Uri.parse(uri);
+    const at = new vscode.Position(position.line, position.character);
+    const locations =
+        (await vscode.commands.executeCommand<vscode.Location[]>('vscode.executeReferenceProvider', target, at)) ?? [];
+    await vscode.commands.executeCommand('editor.action.showReferences', target, at, locations);
 }
 
 export async function deactivate(): Promise<void> {
