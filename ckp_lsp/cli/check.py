@@ -48,7 +48,7 @@ def collect(paths: list[Path]) -> tuple[list[tuple[Path, Finding]], list[str], i
             checked += 1
             results.extend((bank.root / rel, f) for f in check_file(bank, rel))
         for rel, why in sorted(bank.unreadable.items()):
-            targets.problems.append(f"{bank.root / rel}: cannot be read ({why}), skipped")
+            targets.problems.append(f"{bank.root / rel}: skipped ({why})")
         if t.with_index:
             results.extend((bank.index_path, f) for f in check_index(bank))
     return results, targets.problems + _config_problems(targets), checked

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .config import Config
 from .dates import CkpDate, today
-from .discovery import INDEX_NAME, knowledge_files
+from .discovery import INDEX_NAME, knowledge_files, skip_reason
 from .knowledge import KnowledgeFile, closest, read_knowledge_file
 from .text import decode
 from .updated import git_dates, mtime_date
@@ -42,7 +42,7 @@ class Bank:
         self.backlinks: dict[str, set[str]] = {}
         self.claims: dict[str, set[str]] = {}
         self.index_text: str | None = None
-        self.unreadable: dict[str, str] = {}
+        self.unreadable: dict[str, str] = {}  # *.md files that are skipped, and why
         self._dates: dict[str, CkpDate] | None = None
         self._in_git = True  # until git says the bank is not in a repository
         self._edited: set[str] = set()  # texts that differ from the disk: uncommitted, so today
@@ -55,11 +55,11 @@ class Bank:
     def load(cls, root: Path, config: Config | None = None) -> Bank:
         """A bank read from disk."""
         bank = cls(root, config)
-        for rel in knowledge_files(root, bank.config.exclude):
+        for rel in knowledge_files(root, bank.config.exclude, bank.unreadable):
             try:
                 text, utf8 = read_text(root / rel)
             except OSError as exc:
-                bank.unreadable[rel] = exc.strerror or str(exc)
+                bank.unreadable[rel] = f"cannot be read: {exc.strerror or exc}"
                 continue
             bank._add(read_knowledge_file(rel, text, utf8))
         bank.reload_index()
@@ -70,7 +70,13 @@ class Bank:
         return self.root / INDEX_NAME
 
     def reload_index(self) -> None:
-        """Read ``_index.md`` from disk (None when it does not exist)."""
+        """Read ``_index.md`` from disk (None when it does not exist or is skipped)."""
+        why = skip_reason(self.index_path, self.root)
+        if why is not None:
+            self.unreadable[INDEX_NAME] = why
+            self.index_text = None
+            return
+        self.unreadable.pop(INDEX_NAME, None)
         try:
             self.index_text = read_text(self.index_path)[0]
         except OSError:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -94,8 +96,11 @@ def is_knowledge_path(relpath: str, exclude: Iterable[str]) -> bool:
     return relpath.endswith(".md") and relpath != INDEX_NAME and not is_excluded(relpath, exclude)
 
 
-def knowledge_files(bank: Path, exclude: Iterable[str] = ()) -> list[str]:
-    """Bank-relative POSIX paths of the bank's knowledge files, sorted; symlinked folders are not followed."""
+def knowledge_files(bank: Path, exclude: Iterable[str] = (), skipped: dict[str, str] | None = None) -> list[str]:
+    """Bank-relative POSIX paths of the bank's knowledge files, sorted; symlinked folders are not followed.
+
+    A ``*.md`` that is not a file of the bank (see ``skip_reason``) goes to ``skipped`` with the reason.
+    """
     exclude = tuple(exclude)
     out: list[str] = []
     stack = [(bank, "")]
@@ -110,18 +115,48 @@ def knowledge_files(bank: Path, exclude: Iterable[str] = ()) -> list[str]:
             if e.is_dir(follow_symlinks=False):
                 if not _skipped(e.name):
                     stack.append((Path(e.path), rel + "/"))
-            elif e.name.endswith(".md") and is_knowledge_path(rel, exclude) and _inside(e, bank):
-                out.append(rel)
+            elif e.name.endswith(".md") and is_knowledge_path(rel, exclude):
+                # A plain file needs no system call; anything else is looked at closely.
+                why = None if not e.is_symlink() and e.is_file() else skip_reason(Path(e.path), bank)
+                if why is None:
+                    out.append(rel)
+                elif skipped is not None:
+                    skipped[rel] = why
     out.sort()
     return out
 
 
-def _inside(entry: os.DirEntry[str], bank: Path) -> bool:
-    """A file that is a symlink counts only when it points inside the bank."""
-    if not entry.is_symlink():
-        return entry.is_file()
+def skip_reason(path: Path, bank: Path) -> str | None:
+    """Why ``path`` below ``bank`` is not read as a knowledge file, or None when it is read.
+
+    Only regular files are read (a named pipe would block a reader forever), and a symbolic link
+    only when it resolves to a file inside the bank: a bank never leads outside itself.
+    """
     try:
-        target = Path(entry.path).resolve(strict=True)
-    except (OSError, RuntimeError):
-        return False
-    return target.is_file() and bank.resolve() in target.parents
+        st = path.lstat()
+    except FileNotFoundError:
+        return None  # gone: the reader finds out and treats it as deleted
+    except OSError as exc:
+        return f"cannot be read: {exc.strerror or exc}"
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            target = path.resolve(strict=True)
+        except FileNotFoundError:
+            return "a symbolic link to a file that does not exist"
+        except RuntimeError:  # Python < 3.13 reports a loop this way
+            return "a symbolic link loop"
+        except OSError as exc:
+            return "a symbolic link loop" if exc.errno == errno.ELOOP else f"cannot be read: {exc.strerror or exc}"
+        if bank.resolve() not in target.parents:
+            return "a symbolic link that leads outside the bank"
+        try:
+            st = target.stat()
+        except OSError as exc:
+            return f"cannot be read: {exc.strerror or exc}"
+    if stat.S_ISREG(st.st_mode):
+        return None
+    if stat.S_ISDIR(st.st_mode):
+        return "a folder, not a file"
+    if stat.S_ISFIFO(st.st_mode):
+        return "a named pipe, not a file"
+    return "not a regular file"

@@ -9,6 +9,7 @@ import asyncio
 import functools
 import inspect
 import os
+import re
 import threading
 import traceback
 from collections.abc import Callable
@@ -19,8 +20,10 @@ from lsprotocol import types
 from pygls.capabilities import ServerCapabilitiesBuilder
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
+from pygls.workspace.text_document import TextDocument
 
 from .. import __version__
+from ..core.bank import Bank
 from ..core.text import BOM
 from .convert import path_of, uri_of
 from .diagnostics import Publisher
@@ -31,6 +34,22 @@ from .watch import Events, Poller
 ServerCapabilitiesBuilder.choose_position_encoding = classmethod(  # type: ignore[method-assign,assignment]
     lambda cls, caps: types.PositionEncodingKind.Utf16
 )
+
+# LSP ends lines at \n, \r\n and \r only. pygls splits a document with str.splitlines, which also
+# ends them at \f, \v, \x1c-\x1e, \x85, U+2028 and U+2029: an editor's incremental change to a text
+# holding one of those would land on the wrong line, and every later edit with it.
+_LSP_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
+_OTHER_BREAK = re.compile("[\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _lsp_lines(doc: TextDocument) -> tuple[str, ...]:
+    source = doc.source
+    if _OTHER_BREAK.search(source) is None:
+        return tuple(source.splitlines(True))  # the same lines, faster
+    return tuple(_LSP_LINE.findall(source))
+
+
+TextDocument.lines = property(_lsp_lines)  # type: ignore[assignment,method-assign]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -245,13 +264,7 @@ async def _index_workspace(ls: CkpServer) -> None:
                     ),
                 )
         ls.state.reload_all(banks)
-        for bank in banks:
-            for problem in bank.config.problems:
-                ls.log(f"ckp-lsp: configuration: {problem}", types.MessageType.Warning)
-            for rel, why in bank.unreadable.items():
-                ls.log(
-                    f"ckp-lsp: {bank.root / rel} cannot be read ({why}), skipped", types.MessageType.Warning
-                )
+        _log_banks(ls, banks)
         ls.publisher.clear_all()
         ls.publisher.publish_all(ls.state.all_docs())
     finally:
@@ -312,9 +325,26 @@ async def _reindex(ls: CkpServer) -> None:
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    _log_banks(ls, banks)
 async def did_change_folders(ls: CkpServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
     removed = {path_of(f.uri) for f in params.event.removed}
     folders = [f for f in ls.state.folders if f not in removed]
+def _log_banks(ls: CkpServer, banks: list[Bank]) -> None:
+    """Configuration problems and skipped files of freshly read banks, in the server's log."""
+    for bank in banks:
+        for problem in bank.config.problems:
+            ls.log(f"ckp-lsp: configuration: {problem}", types.MessageType.Warning)
+        for rel, why in sorted(bank.unreadable.items()):
+            ls.log(f"ckp-lsp: {bank.root / rel}: skipped ({why})", types.MessageType.Warning)
+
+
+def _log_skipped(ls: CkpServer, dirty: Dirty) -> None:
+    """Files an event pointed at that are not read: said in the log, their diagnostics withdrawn."""
+    for path, why in sorted(dirty.skipped.items()):
+        ls.log(f"ckp-lsp: {path}: skipped ({why})", types.MessageType.Warning)
+        ls.publisher.clear(uri_of(path))
+
+
     folders += [p.resolve() for f in params.event.added if (p := path_of(f.uri)) is not None]
     ls.state.folders = folders
     ls.hold()
@@ -371,9 +401,12 @@ def did_close(ls: CkpServer, params: types.DidCloseTextDocumentParams) -> None:
     if doc is not None:
         dirty.files.add((doc.bank.root, doc.rel)) if not doc.is_index else dirty.indexes.add(doc.bank.root)
     ls.publisher.later(dirty)
+    _log_skipped(ls, dirty)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+        if not doc.is_index and doc.file is None:  # deleted on disk while it was open
+            ls.publisher.clear(params.text_document.uri)
 @guarded()
 def did_save(ls: CkpServer, params: types.DidSaveTextDocumentParams) -> None:
     from .features import index_upkeep
@@ -410,12 +443,16 @@ def _apply_disk_events(ls: CkpServer, events: Events) -> None:
         return
     dirty = Dirty()
     for path in [*created, *changed]:
-        dirty.update(ls.state.disk_changed(path.resolve()))
+        dirty.update(ls.state.disk_changed(path.parent.resolve() / path.name))
     for path in deleted:
-        doc = ls.state.doc(path.resolve())
-        dirty.update(ls.state.disk_deleted(path.resolve()))
+        path = path.parent.resolve() / path.name
+        doc = ls.state.doc(path)
+        dirty.update(ls.state.disk_deleted(path))
         if doc is not None and not doc.is_index:
-            ls.publisher.clear(uri_of(path.resolve()))
+    # The folder is resolved, not the file: a symlinked file is the bank's own entry (and one
+    # leading outside the bank is skipped, and said so).
+            ls.publisher.clear(uri_of(path))
+    _log_skipped(ls, dirty)
     if dirty:
         ls.publisher.later(dirty)
 

@@ -14,7 +14,7 @@ from typing import Any
 from ..core.bank import Bank, read_text
 from ..core.checks import check_file, check_index
 from ..core.config import Config, config_for_bank
-from ..core.discovery import INDEX_NAME, find_banks, is_knowledge_path
+from ..core.discovery import INDEX_NAME, find_banks, is_knowledge_path, skip_reason
 from ..core.findings import Finding
 from ..core.index import row_values
 from ..core.knowledge import KnowledgeFile
@@ -26,10 +26,12 @@ class Dirty:
 
     files: set[tuple[Path, str]] = field(default_factory=set)
     indexes: set[Path] = field(default_factory=set)
+    skipped: dict[Path, str] = field(default_factory=dict)  # files on disk that are not read, and why
 
     def update(self, other: Dirty) -> None:
         self.files |= other.files
         self.indexes |= other.indexes
+        self.skipped.update(other.skipped)
 
     def __bool__(self) -> bool:
         return bool(self.files or self.indexes)
@@ -122,6 +124,11 @@ class WorkspaceState:
         rel = path.relative_to(bank.root).as_posix()
         if rel != INDEX_NAME and not is_knowledge_path(rel, bank.config.exclude):
             return None
+        # A URI may spell its way out of the bank (``memory-bank/../../x.md``, a symlinked folder):
+        # nothing outside the bank is ever read, checked or edited. (A symlinked file is never
+        # read either: see ``skip_reason``.)
+        if ".." in rel.split("/") or not path.parent.resolve().is_relative_to(bank.root):
+            return None
         return Doc(bank, rel)
 
     def findings(self, doc: Doc) -> list[Finding]:
@@ -181,13 +188,20 @@ class WorkspaceState:
         doc = self.doc(path)
         if doc is None:
             return Dirty()
-        try:
-            text, utf8 = read_text(path)
-        except FileNotFoundError:
-            return self.disk_deleted(path)
-        except OSError as exc:
-            doc.bank.unreadable[doc.rel] = exc.strerror or str(exc)
-            return Dirty()
+        why = skip_reason(path, doc.bank.root)
+        if why is None:
+            try:
+                text, utf8 = read_text(path)
+            except FileNotFoundError:
+                return self.disk_deleted(path)
+            except OSError as exc:
+                why = f"cannot be read: {exc.strerror or exc}"
+        if why is not None:
+            # Like a deleted file (its old text must not linger), and said why.
+            gone = self.disk_deleted(path)
+            doc.bank.unreadable[doc.rel] = why
+            gone.skipped[path] = why
+            return gone
         if doc.is_index:
             return self._set_text(doc, text)
         return self._set_text(doc, text, utf8)

@@ -25,7 +25,7 @@ def _tell(ls: CkpServer, message: str, kind: types.MessageType = types.MessageTy
 async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
     """Recompile the header of ``uri`` and apply it as a WorkspaceEdit; a dict says what happened."""
     doc = ls.doc_at(uri)
-    if doc is None or doc.is_index:
+    if doc is None or doc.is_index or doc.file is None:  # a file the bank skipped is never read
         _tell(ls, "CKP: Recompile works on knowledge files inside a memory bank.")
         return {"applied": False, "reason": "not a knowledge file"}
     opened = ls.workspace.text_documents.get(uri)
