@@ -15,7 +15,7 @@ from ..core.compile.model import CompileError
 from ..core.config import PROVIDERS, config_for_bank
 from ..core.discovery import INDEX_NAME, bank_of
 from ..core.text import BOM
-from ..core.writes import ChangedOnDisk, write_atomic
+from ..core.writes import WriteRefused, write_atomic
 from .output import display_path
 
 
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.dry_run:
             try:
                 write_atomic(path, compiled.text, expected=text, bom=data.startswith(BOM.encode()))
-            except ChangedOnDisk as exc:
+            except WriteRefused as exc:
                 failed += 1
                 print(f"ckp: {exc}", file=sys.stderr)
                 continue

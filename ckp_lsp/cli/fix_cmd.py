@@ -14,7 +14,7 @@ from ..core.fixes import fix_text
 from ..core.index import update_index_text
 from ..core.text import BOM
 from ..core.workspace import resolve_targets
-from ..core.writes import ChangedOnDisk, write_atomic
+from ..core.writes import WriteRefused, write_atomic
 from .output import display_path
 
 
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
             else:
                 try:
                     write_atomic(path, new, expected=text, bom=bom)
-                except ChangedOnDisk as exc:
+                except WriteRefused as exc:
                     refused += 1
                     print(f"ckp: {exc}", file=sys.stderr)
                     continue
@@ -63,7 +63,14 @@ def run(args: argparse.Namespace) -> int:
                 if args.diff:
                     _diff(bank.index_path, bank.index_text or "", new_index)
                 else:
-                    write_atomic(bank.index_path, new_index, expected=bank.index_text)
+                    try:
+                        write_atomic(
+                            bank.index_path, new_index, expected=bank.index_text, new_file=bank.index_text is None
+                        )
+                    except WriteRefused as exc:
+                        refused += 1
+                        print(f"ckp: {exc}", file=sys.stderr)
+                        continue
                 bank.index_text = new_index
                 fixed += 1
                 files += 1

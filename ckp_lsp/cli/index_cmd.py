@@ -11,7 +11,7 @@ from ..core.bank import Bank
 from ..core.config import config_for_bank
 from ..core.discovery import bank_of
 from ..core.index import update_index_text
-from ..core.writes import write_atomic
+from ..core.writes import WriteRefused, write_atomic
 from .output import display_path
 
 
@@ -37,6 +37,10 @@ def run(args: argparse.Namespace) -> int:
     if args.check:
         print(f"{where} is out of date: run `ckp index {display_path(root)}`.")
         return 1
-    write_atomic(bank.index_path, new, expected=bank.index_text)
+    try:
+        write_atomic(bank.index_path, new, expected=bank.index_text, new_file=bank.index_text is None)
+    except WriteRefused as exc:
+        print(f"ckp: {exc}", file=sys.stderr)
+        return 1
     print(f"Wrote {where} ({len(bank.by_concept)} concepts).")
     return 0

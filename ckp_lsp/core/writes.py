@@ -10,21 +10,43 @@ from pathlib import Path
 from .text import BOM
 
 
-class ChangedOnDisk(Exception):
+class WriteRefused(Exception):
+    """Nothing was written: the message says why."""
+
+
+class ChangedOnDisk(WriteRefused):
     """The file changed on disk after it was read: nothing was written."""
 
 
-def write_atomic(path: Path, text: str, *, expected: str | None = None, bom: bool = False) -> None:
+class NotUtf8(WriteRefused):
+    """The file on disk is not UTF-8 text: rewriting it would lose the bytes that are not."""
+
+
+def write_atomic(
+    path: Path, text: str, *, expected: str | None = None, bom: bool = False, new_file: bool = False
+) -> None:
     """Replace ``path`` with ``text`` atomically; refuse when its text is no longer ``expected``.
 
-    ``expected`` is the BOM-less text read before; None skips the comparison (a new file).
+    ``expected`` is the BOM-less text read before; None skips the comparison, and ``new_file``
+    says the file did not exist then (so one that appeared since is not overwritten). A file that
+    is not valid UTF-8 is never rewritten. A symbolic link is written through, to its target.
     """
-    if expected is not None:
+    if path.is_symlink():
+        path = path.resolve()
+    if expected is not None or new_file:
         try:
             with path.open("rb") as fh:
-                current = fh.read().decode("utf-8", errors="replace").removeprefix(BOM)
+                data = fh.read()
         except FileNotFoundError:
             current = None
+        else:
+            try:
+                current = data.decode("utf-8").removeprefix(BOM)
+            except UnicodeDecodeError:
+                raise NotUtf8(
+                    f"{path} is not valid UTF-8 text: nothing was written, so that none of its bytes "
+                    "is lost; save it as UTF-8 first"
+                ) from None
         if current != expected:
             raise ChangedOnDisk(f"{path} changed on disk since it was read; nothing was written, run again")
     data = ((BOM if bom else "") + text).encode("utf-8")
@@ -42,3 +64,14 @@ def write_atomic(path: Path, text: str, *, expected: str | None = None, bom: boo
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    _sync_folder(folder)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the rename itself durable (a crash of the machine, not only of the process)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
