@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,7 +21,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    # Imported here so that `ckp route` on a large bank pays only for what it uses.
+    # Imported when the command runs: `ckp --help`, which lists every command, stays quick.
     from ..core.config import config_for_bank
     from ..core.discovery import bank_of
     from ..core.route import Router, describe
@@ -42,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
         if collecting:
             gc.enable()
     if args.format == "json":
+        import json
+
         print(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
         return 0
     print(result.declaration)

@@ -168,9 +168,11 @@ class Router:
         self.files = len(table)
         self.index_tokens = table.index_tokens
         self.total_tokens = sum(-(-n // 4) for n in table.sizes)
+        # A relationship names the file of its concept; of two files that declare one (CKP011),
+        # the first by path, as ``Bank.file_of``.
         self._by_concept: dict[str, int] = {}
         for i, c in enumerate(table.concepts):
-            if c and c not in self._by_concept:
+            if c and (c not in self._by_concept or table.paths[i] < table.paths[self._by_concept[c]]):
                 self._by_concept[c] = i
         # Every keyword of every file in one flat list (file i's start at _starts[i]); each
         # distinct keyword is split into words once, and filed under its longest word: a keyword
@@ -259,6 +261,9 @@ class Router:
             found[i].append(k - starts[i])
         hits: dict[int, list[str]] = {}
         for i, js in found.items():
+            if len(js) == 1:  # most files match one keyword: nothing to tell apart
+                hits[i] = [self.written_keywords(i)[js[0]]]
+                continue
             written = self.written_keywords(i)
             norm = self._keyword_line(i)
             seen: set[frozenset[str]] = set()

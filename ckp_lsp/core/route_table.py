@@ -13,7 +13,7 @@ import fnmatch
 import os
 import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,9 +36,9 @@ _ROW_COLUMNS = ("CONCEPT", "ANSWERS_WHEN", "SIMILAR_HIGH", "SIMILAR_MID")
 
 @dataclass
 class RouteTable:
-    """The routing view of a bank, one column entry per knowledge file, sorted by path.
+    """The routing view of a bank, one column entry per knowledge file (in no particular order).
 
-    Columns rather than an object per file: a 10,000-file bank is read in a few milliseconds.
+    Columns rather than an object per file: a large bank is read with fewer allocations.
     """
 
     paths: list[str] = field(default_factory=list)
@@ -96,7 +96,10 @@ def table_of_files(files: Iterable[KnowledgeFile], index_tokens: int) -> RouteTa
 
 
 def read_route_table(root: Path, config: Config, full_read_limit: int = FULL_READ_LIMIT) -> RouteTable:
-    """The table of the bank at ``root``, opening only the files ``_index.md`` is not current for."""
+    """The table of the bank at ``root``, opening only the files ``_index.md`` is not current for.
+
+    Files come in index order, then the files read from disk by path.
+    """
     listing = _list_files(root, config.exclude)
     index = _read_index(root / INDEX_NAME)
     if index is None or len(listing) <= full_read_limit:
@@ -104,14 +107,17 @@ def read_route_table(root: Path, config: Config, full_read_limit: int = FULL_REA
 
         return table_of_bank(Bank.load(root, config))
     text, mtime_ns = index
-    rows = _index_rows(text)
     table = RouteTable(index_tokens=tokens(text))
-    for rel, size, file_mtime_ns in listing:
-        row = rows.get(rel)
-        if row is not None and file_mtime_ns < mtime_ns:
-            concept, keywords, high, mid = row
-            table.add(rel, concept, keywords.replace(",", SEPARATOR), high, mid, size)
+    stale = []
+    for rel, concept, keywords, high, mid in _index_rows(text):
+        found = listing.pop(rel, None)  # None: not a knowledge file, or a second row for it
+        if found is None:
             continue
+        if found[1] < mtime_ns:
+            table.add(rel, concept, keywords.replace(",", SEPARATOR), high, mid, found[0])
+        else:
+            stale.append(rel)
+    for rel in sorted([*stale, *listing]):
         kf = _read_file(root, rel)
         if kf is not None:
             table.add_file(kf)
@@ -124,10 +130,10 @@ def _exclusion(exclude: Iterable[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(f"(?:{g})" for g in globs)) if globs else None
 
 
-def _list_files(root: Path, exclude: Iterable[str]) -> list[tuple[str, int, int]]:
-    """(path, size in bytes, mtime in ns) of every knowledge file, sorted: the files of ``knowledge_files``."""
+def _list_files(root: Path, exclude: Iterable[str]) -> dict[str, tuple[int, int]]:
+    """Path -> (size in bytes, mtime in ns) of every knowledge file: the files of ``knowledge_files``."""
     excluded = _exclusion(exclude)
-    out: list[tuple[str, int, int]] = []
+    out: dict[str, tuple[int, int]] = {}
     real_root: Path | None = None
     stack = [(str(root), "")]
     while stack:
@@ -159,8 +165,7 @@ def _list_files(root: Path, exclude: Iterable[str]) -> list[tuple[str, int, int]
             except (OSError, RuntimeError):
                 continue
             if stat.S_ISREG(st.st_mode):
-                out.append((rel, st.st_size, st.st_mtime_ns))
-    out.sort()
+                out[rel] = (st.st_size, st.st_mtime_ns)
     return out
 
 
@@ -186,8 +191,8 @@ def _cells(line: str) -> list[str]:
     return [c.strip().replace("\\|", "|") for c in _CELL_SPLIT.split(s)]
 
 
-def _index_rows(text: str) -> dict[str, tuple[str, str, str, str]]:
-    """The generated rows of ``_index.md`` by FILE: CONCEPT, ANSWERS_WHEN, SIMILAR_HIGH, SIMILAR_MID."""
+def _index_rows(text: str) -> Iterator[tuple[str, str, str, str, str]]:
+    """The generated rows of ``_index.md``: FILE, CONCEPT, ANSWERS_WHEN, SIMILAR_HIGH, SIMILAR_MID."""
     start = text.find(INDEX_START)
     end = text.find(INDEX_END, start + 1) if start >= 0 else -1
     section = text[start + len(INDEX_START) : end] if start >= 0 and end >= 0 else text
@@ -195,37 +200,28 @@ def _index_rows(text: str) -> dict[str, tuple[str, str, str, str]]:
     if not lines:
         from .index import parse_index
 
-        out: dict[str, tuple[str, str, str, str]] = {}
         for r in parse_index(text).rows:
             v = r.values
-            if r.file:
-                out.setdefault(
-                    r.file,
-                    (
-                        r.concept,
-                        v.get("ANSWERS_WHEN", ""),
-                        v.get("SIMILAR_HIGH", ""),
-                        v.get("SIMILAR_MID", ""),
-                    ),
-                )
-        return out
+            yield (
+                r.file,
+                r.concept,
+                v.get("ANSWERS_WHEN", ""),
+                v.get("SIMILAR_HIGH", ""),
+                v.get("SIMILAR_MID", ""),
+            )
+        return
     columns = [c.upper() for c in _cells(lines[0])]
     if "FILE" not in columns or "CONCEPT" not in columns:
-        return {}
+        return
     width = len(columns)
     # Cell k of a row is part k + 1 of the line split on "|"; a column the table lacks reads as
     # the empty string appended to the parts.
-    at, c, k, h, m = (columns.index(name) + 1 if name in columns else -1 for name in ("FILE", *_ROW_COLUMNS))
-    rows: dict[str, tuple[str, str, str, str]] = {}
+    f, c, k, h, m = (columns.index(name) + 1 if name in columns else -1 for name in ("FILE", *_ROW_COLUMNS))
     for line in lines[1:]:
         parts = ["", *_cells(line)] if "\\|" in line else line.split("|")
-        if len(parts) <= width:
-            continue
-        parts.append("")
-        rel = parts[at].strip()
-        if rel not in rows and rel.strip("-: "):
-            rows[rel] = (parts[c].strip(), parts[k].strip(), parts[h].strip(), parts[m].strip())
-    return rows
+        if len(parts) > width:
+            parts.append("")
+            yield parts[f].strip(), parts[c].strip(), parts[k].strip(), parts[h].strip(), parts[m].strip()
 
 
 def _read_file(root: Path, rel: str) -> KnowledgeFile | None:
