@@ -165,7 +165,11 @@ def initialize(ls: CkpServer, params: types.InitializeParams) -> None:
     ls.publisher.pull = ls.supports("text_document.diagnostic")
     ls.publisher.on_counts = lambda counts: ls.protocol.notify("ckp/status", counts)
     if ls.publisher.pull and ls.supports("workspace.diagnostics.refresh_support"):
-        ls.publisher.on_refresh = lambda: ls.workspace_diagnostic_refresh(None)
+
+        def refresh() -> None:
+            ls.workspace_diagnostic_refresh(None)
+
+        ls.publisher.on_refresh = refresh
     if params.process_id:
         _watch_parent(params.process_id)
 
@@ -321,14 +325,10 @@ async def _reindex(ls: CkpServer) -> None:
     banks = [await asyncio.to_thread(ls.state.load_bank, r, ls.state.config_for(r)) for r in roots]
     ls.publisher.clear_all()
     ls.state.reload_all(banks)
+    _log_banks(ls, banks)
     ls.publisher.publish_all(ls.state.all_docs())
 
 
-@server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
-    _log_banks(ls, banks)
-async def did_change_folders(ls: CkpServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
-    removed = {path_of(f.uri) for f in params.event.removed}
-    folders = [f for f in ls.state.folders if f not in removed]
 def _log_banks(ls: CkpServer, banks: list[Bank]) -> None:
     """Configuration problems and skipped files of freshly read banks, in the server's log."""
     for bank in banks:
@@ -345,6 +345,10 @@ def _log_skipped(ls: CkpServer, dirty: Dirty) -> None:
         ls.publisher.clear(uri_of(path))
 
 
+@server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+async def did_change_folders(ls: CkpServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+    removed = {path_of(f.uri) for f in params.event.removed}
+    folders = [f for f in ls.state.folders if f not in removed]
     folders += [p.resolve() for f in params.event.added if (p := path_of(f.uri)) is not None]
     ls.state.folders = folders
     ls.hold()
@@ -397,16 +401,16 @@ def did_close(ls: CkpServer, params: types.DidCloseTextDocumentParams) -> None:
     if path is None:
         return
     dirty = ls.state.closed(path.resolve())
+    _log_skipped(ls, dirty)
     doc = ls.doc_at(params.text_document.uri)
     if doc is not None:
         dirty.files.add((doc.bank.root, doc.rel)) if not doc.is_index else dirty.indexes.add(doc.bank.root)
+        if not doc.is_index and doc.file is None:  # deleted on disk while it was open
+            ls.publisher.clear(params.text_document.uri)
     ls.publisher.later(dirty)
-    _log_skipped(ls, dirty)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
-        if not doc.is_index and doc.file is None:  # deleted on disk while it was open
-            ls.publisher.clear(params.text_document.uri)
 @guarded()
 def did_save(ls: CkpServer, params: types.DidSaveTextDocumentParams) -> None:
     from .features import index_upkeep
@@ -417,7 +421,9 @@ def did_save(ls: CkpServer, params: types.DidSaveTextDocumentParams) -> None:
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 @guarded()
 def did_change_watched(ls: CkpServer, params: types.DidChangeWatchedFilesParams) -> None:
-    created, changed, deleted = [], [], []
+    created: list[Path] = []
+    changed: list[Path] = []
+    deleted: list[Path] = []
     for change in params.changes:
         path = path_of(change.uri)
         if path is None:
@@ -442,6 +448,8 @@ def _apply_disk_events(ls: CkpServer, events: Events) -> None:
         ls.spawn(_held_reindex(ls))
         return
     dirty = Dirty()
+    # The folder is resolved, not the file: a symlinked file is the bank's own entry (and one
+    # leading outside the bank is skipped, and said so).
     for path in [*created, *changed]:
         dirty.update(ls.state.disk_changed(path.parent.resolve() / path.name))
     for path in deleted:
@@ -449,8 +457,6 @@ def _apply_disk_events(ls: CkpServer, events: Events) -> None:
         doc = ls.state.doc(path)
         dirty.update(ls.state.disk_deleted(path))
         if doc is not None and not doc.is_index:
-    # The folder is resolved, not the file: a symlinked file is the bank's own entry (and one
-    # leading outside the bank is skipped, and said so).
             ls.publisher.clear(uri_of(path))
     _log_skipped(ls, dirty)
     if dirty:
@@ -541,7 +547,9 @@ async def code_action(ls: CkpServer, params: types.CodeActionParams) -> list[typ
     opened = ls.workspace.text_documents.get(uri)
     version = opened.version if opened is not None else None
     if doc.is_index:
-        return actions.index_fix(doc.bank, params.context.diagnostics) + actions.source_actions(uri, True, doc.bank)
+        return actions.index_fix(doc.bank, params.context.diagnostics) + actions.source_actions(
+            uri, True, doc.bank
+        )
     text = opened.source if opened is not None else ""
     offline = doc.bank.config.llm.provider == "offline"
     out: list[types.CodeAction] = []
@@ -551,7 +559,9 @@ async def code_action(ls: CkpServer, params: types.CodeActionParams) -> list[typ
         fix = actions.fix_all(doc.bank, doc.rel, uri, version, text)
         if fix is not None:
             out.append(fix)
-    if not only or any(k.startswith(("refactor", "source")) and not k.startswith("source.fixAll") for k in only):
+    if not only or any(
+        k.startswith(("refactor", "source")) and not k.startswith("source.fixAll") for k in only
+    ):
         out += actions.source_actions(uri, False, doc.bank)
     return out
 
@@ -584,7 +594,9 @@ async def cmd_regenerate_index(ls: CkpServer, *args: Any) -> dict[str, Any]:
     for bank in banks:
         edit = index_edit(bank)
         if edit is not None:
-            result = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=edit, label="Regenerate CKP index"))
+            result = await ls.workspace_apply_edit_async(
+                types.ApplyWorkspaceEditParams(edit=edit, label="Regenerate CKP index")
+            )
             applied = applied or bool(result.applied)
     return {"applied": applied}
 
