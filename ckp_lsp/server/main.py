@@ -31,7 +31,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         server.start_tcp(host or "127.0.0.1", int(port))
     else:
         server.start_io()
-    return 0
+    # LSP: exit code 0 after a shutdown request, 1 when the client exits (or goes away) without one.
+    # pygls swallows the SystemExit that carries it.
+    return 0 if getattr(server.protocol, "_shutdown", False) else 1
 
 
 if __name__ == "__main__":

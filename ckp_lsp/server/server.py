@@ -10,6 +10,7 @@ import functools
 import inspect
 import os
 import re
+import sys
 import threading
 import traceback
 from collections.abc import Callable
@@ -287,6 +288,9 @@ async def shutdown(ls: CkpServer, params: None) -> None:
     ls.closing = True
     if ls.poller is not None:
         ls.poller.stop()
+    providers = sys.modules.get("ckp_lsp.core.compile.providers")
+    if providers is not None:
+        providers.stop_commands()  # a model still thinking is not waited for
     for task in list(ls.tasks):
         task.cancel()
     if ls.tasks:

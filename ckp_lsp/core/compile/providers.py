@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import shlex
 import socket
 import subprocess
+import threading
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -147,16 +149,7 @@ class CommandProvider:
         """What the command prints for the prompt (system, blank line, user) on its stdin."""
         program = self.argv[0]
         try:
-            done = subprocess.run(
-                self.argv,
-                input=prompt.as_text(),
-                capture_output=True,
-                timeout=timeout,
-                text=True,
-                encoding="utf-8",
-                errors="replace",
-                check=False,
-            )
+            done = _run(self.argv, prompt.as_text(), timeout)
         except FileNotFoundError:
             raise ProviderError(
                 f"the LLM command {program!r} was not found; check ckp.llm.command "
@@ -187,6 +180,47 @@ class CommandProvider:
                 f"{_stderr_tail(done.stderr)}"
             )
         return done.stdout
+
+
+_RUNNING: set[subprocess.Popen[str]] = set()
+_RUNNING_LOCK = threading.Lock()
+
+
+def _run(argv: list[str], stdin: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    """``subprocess.run`` (no shell), with the process known to ``stop_commands`` while it runs."""
+    with subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+    ) as process:
+        with _RUNNING_LOCK:
+            _RUNNING.add(process)
+        try:
+            out, err = process.communicate(stdin, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            out, err = process.communicate()
+            raise subprocess.TimeoutExpired(argv, timeout, output=out, stderr=err) from None
+        except BaseException:
+            process.kill()
+            raise
+        finally:
+            with _RUNNING_LOCK:
+                _RUNNING.discard(process)
+    return subprocess.CompletedProcess(argv, process.returncode, out, err)
+
+
+def stop_commands() -> None:
+    """Kill the LLM commands still running: the language server is shutting down."""
+    with _RUNNING_LOCK:
+        running = list(_RUNNING)
+    for process in running:
+        with contextlib.suppress(OSError):
+            process.kill()
 
 
 def make_provider(

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
-from typing import TYPE_CHECKING, Any
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
@@ -16,6 +19,7 @@ if TYPE_CHECKING:
     from ..server import CkpServer
 
 _tokens = itertools.count(1)
+T = TypeVar("T")
 
 
 def _tell(ls: CkpServer, message: str, kind: types.MessageType = types.MessageType.Error) -> None:
@@ -44,9 +48,7 @@ async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
     name = llm.provider if provider is not None else "offline"
     token = f"ckp-recompile-{next(_tokens)}"
     progress = await _begin(ls, token, f"Recompiling {doc.rel} ({name})")
-    work = asyncio.ensure_future(
-        asyncio.to_thread(compile_header, doc.bank, doc.rel, text, provider, llm.timeout)
-    )
+    work = _in_thread(compile_header, doc.bank, doc.rel, text, provider, llm.timeout)
     if progress:
         cancel = ls.work_done_progress.tokens.get(token)
         if cancel is not None:
@@ -91,6 +93,32 @@ async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
             f"CKP: the editor did not apply the recompiled header ({result.failure_reason or 'no reason given'}).",
         )
     return {"applied": bool(result.applied), "cached": compiled.cached, "provider": name}
+
+
+def _in_thread(fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
+    """``fn(*args)`` on a daemon thread: a model that never answers cannot keep the server from exiting."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if future.done():
+            return  # cancelled meanwhile
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    def run() -> None:
+        result, error = None, None
+        try:
+            result = fn(*args)
+        except BaseException as exc:
+            error = exc
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the server has exited
+            loop.call_soon_threadsafe(settle, result, error)
+
+    threading.Thread(target=run, name="ckp-recompile", daemon=True).start()
+    return future
 
 
 async def _begin(ls: CkpServer, token: str, title: str) -> bool:
