@@ -68,6 +68,7 @@ def bank_findings(bank: Bank, kf: KnowledgeFile) -> list[Finding]:
                 )
             )
     by_concept, files = bank.by_concept, bank.files
+    by_validated = bank.config.staleness == "validated"
     for n, (concept, _, _, date) in enumerate(kf.relations):
         if concept == kf.concept:
             continue
@@ -76,7 +77,8 @@ def bank_findings(bank: Bank, kf: KnowledgeFile) -> list[Finding]:
             # Most relationships are fine: only a finding needs the entry's spans.
             if date is None:
                 continue
-            updated = bank.updated_date(files[paths[0]])
+            declared = files[paths[0]]
+            updated = declared.validated if by_validated else bank.updated_date(declared)
             if updated is None or not updated.is_after(date):
                 continue
         rel = kf.relationships[n]

@@ -25,13 +25,13 @@ class CkpDate:
             return f"{self.year:04d}-{self.month:02d}"
         return f"{self.year:04d}-{self.month:02d}-{self.day:02d}"
 
-    def _key(self, precise: bool) -> tuple[int, int, int]:
-        return (self.year, self.month, (self.day or 0) if precise else 0)
-
     def is_after(self, other: CkpDate) -> bool:
         """Whether this date is later than ``other`` at the coarser precision of the two."""
-        precise = self.day is not None and other.day is not None
-        return self._key(precise) > other._key(precise)
+        if self.year != other.year:
+            return self.year > other.year
+        if self.month != other.month:
+            return self.month > other.month
+        return self.day is not None and other.day is not None and self.day > other.day
 
 
 @lru_cache(maxsize=8192)

@@ -5,13 +5,11 @@ Parsing never raises: a YAML error or an unclosed front matter is recorded on th
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
-
-import yaml
-from frontmatter.default_handlers import YAMLHandler
 
 from .text import Span, span_of, split_lines
 
@@ -35,15 +33,25 @@ _FM_KEY = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?=\s|$)")
 Form = Literal["bare", "frontmatter"]
 
 
-class _StringLoader(yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader):  # type: ignore[misc]
-    """Safe YAML loader that keeps every scalar but null a string (dates stay as written)."""
+@functools.cache
+def _yaml() -> tuple[Any, Any]:
+    """The front-matter loader and a safe YAML loader class that keeps every scalar but null a
+    string (dates stay as written); imported on first use, as most banks have no front matter."""
+    import yaml
+    from frontmatter.default_handlers import YAMLHandler
+
+    base = yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader
+
+    class StringLoader(base):  # type: ignore[valid-type,misc]
+        pass
+
+    StringLoader.yaml_implicit_resolvers = {
+        first: [(tag, rx) for tag, rx in resolvers if tag == "tag:yaml.org,2002:null"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    return YAMLHandler(), StringLoader
 
 
-_StringLoader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag == "tag:yaml.org,2002:null"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_YAML = YAMLHandler()
 _MAX_MISSES = 32
 
 
@@ -196,8 +204,11 @@ def _parse_front_matter(lines: list[str]) -> Header:
         )
         return header
     header.end_line = close + 1
+    import yaml
+
+    handler, loader = _yaml()
     try:
-        data = _YAML.load("\n".join(lines[1:close]), Loader=_StringLoader)
+        data = handler.load("\n".join(lines[1:close]), Loader=loader)
     except (yaml.YAMLError, RecursionError) as exc:  # the pure-Python loader recurses
         mark = getattr(exc, "problem_mark", None)
         line = 1 + (mark.line if mark is not None else 0)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from .dates import CkpDate, parse_date, today
 from .findings import Finding, Severity
@@ -224,23 +225,24 @@ def _read_clean(path: str, text: str) -> KnowledgeFile | None:
     """
     if text.startswith("---"):
         return None
-    match = _BARE_KEY.match
     values: dict[str, str] = {}
     pos, n = 0, len(text)
+    find = text.find
     while pos < n:
-        nl = text.find("\n", pos)
+        nl = find("\n", pos)
         line = text[pos:] if nl < 0 else text[pos:nl]
-        m = match(line)
-        if m is None:
-            break
-        if "\r" in line:
-            if line.find("\r") != len(line) - 1:
-                return None  # a lone CR ends a line: let the full parser count lines
-            line = line[:-1]
-        key = m.group(1)
-        if key in values or key not in _CLEAN_FIELDS:
+        key, colon, value = line.partition(":")
+        if not colon or key not in _CLEAN_FIELDS:
+            if _BARE_KEY.match(line):
+                return None  # an unknown field
+            break  # the first line that is not ``KEY:`` ends the header
+        if key in values:
             return None
-        values[key] = line[m.end() :].strip()
+        if "\r" in value:
+            if value.find("\r") != len(value) - 1:
+                return None  # a lone CR ends a line: let the full parser count lines
+            value = value[:-1]
+        values[key] = value.strip()
         if nl < 0:
             pos = n
             break
@@ -251,41 +253,74 @@ def _read_clean(path: str, text: str) -> KnowledgeFile | None:
     concept, tldr = values["CONCEPT"], values["TLDR"]
     if not CONCEPT_RE.match(concept) or len(tldr) > MAX_TLDR or _SENTENCE_END.search(tldr):
         return None
-    keywords = [t for t in (p.strip() for p in values["ANSWERS_WHEN"].split(",")) if t]
-    if not keywords or len(keywords) > MAX_KEYWORDS or len({k.casefold() for k in keywords}) != len(keywords):
+    keywords = list(map(str.strip, values["ANSWERS_WHEN"].split(",")))
+    if "" in keywords:
+        keywords = [k for k in keywords if k]
+    if not keywords or len(keywords) > MAX_KEYWORDS or len(set(map(str.casefold, keywords))) != len(keywords):
         return None
     confidence = values.get("CONFIDENCE")
     if confidence is not None and confidence.lower() not in CONFIDENCES:
         return None
-    now = today()
-    validated = parse_date(values["VALIDATED"])
-    if validated is None or validated.is_after(now):
+    past = _past_dates()
+    validated = past.get(values["VALIDATED"], _UNSEEN)
+    if validated is _UNSEEN:
+        validated = _remember(values["VALIDATED"], past)
+    if validated is None:
         return None
     relations: list[Relation] = []
     for key, value in values.items():
         tier = TIER_FIELDS.get(key)
         if tier is None or not value:
             continue
-        entries = [t for t in (p.strip() for p in value.split(",")) if t]
+        entries = list(map(str.strip, value.split(",")))
+        if "" in entries:
+            entries = [e for e in entries if e]
         if len(entries) > TIER_CAPS[tier]:
             return None
         for entry in entries:
-            m = _ENTRY_RE.match(entry)
-            if m is None or m.group(2) is None or not CONCEPT_RE.match(m.group(1)):
+            name, colon, date_text = entry.partition(":")
+            if not colon or not CONCEPT_RE.match(name):
                 return None
-            date = parse_date(m.group(2))
-            if date is None or date.is_after(now):
+            date = past.get(date_text, _UNSEEN)
+            if date is _UNSEEN:
+                date = _remember(date_text, past)
+            if date is None:
                 return None
-            relations.append((m.group(1), tier, m.group(2), date))
-    targets = [r[0] for r in relations]
-    if concept in targets or len(set(targets)) != len(targets):
-        return None  # a self-relation, or a concept twice (in one tier or both)
+            relations.append((name, tier, date_text, date))
+    if relations:
+        targets = {r[0] for r in relations}
+        if concept in targets or len(targets) != len(relations):
+            return None  # a self-relation, or a concept twice (in one tier or both)
     kf = KnowledgeFile(path, None, n)
     kf.concept, kf.tldr, kf.confidence = concept, tldr, confidence or ""
     kf.validated, kf.validated_text = validated, values["VALIDATED"]
     kf.keyword_texts, kf.relations = keywords, relations
     kf._source = text[:pos]
     return kf
+
+
+_PAST: dict[str, CkpDate | None] = {}
+_PAST_TODAY: list[CkpDate] = []
+_UNSEEN: Any = object()
+
+
+def _past_dates() -> dict[str, CkpDate | None]:
+    """Date texts -> the valid date they name, or None when invalid or in the future; kept per day."""
+    now = today()
+    if not _PAST_TODAY or _PAST_TODAY[0] is not now:
+        if not _PAST_TODAY or _PAST_TODAY[0] != now:
+            _PAST.clear()
+        _PAST_TODAY[:] = [now]
+    return _PAST
+
+
+def _remember(text: str, past: dict[str, CkpDate | None]) -> CkpDate | None:
+    date = parse_date(text)
+    if date is not None and date.is_after(_PAST_TODAY[0]):
+        date = None
+    if len(past) < 65536:
+        past[text] = date
+    return date
 
 
 def _read_full(path: str, text: str, utf8: bool) -> KnowledgeFile:
