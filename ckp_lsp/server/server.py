@@ -82,6 +82,20 @@ class CkpServer(LanguageServer):
         path = path_of(uri)
         return self.state.doc(path) if path is not None else None
 
+    def source_of(self, uri: str, doc: Doc) -> str | None:
+        """The text of ``doc``: the editor's when it is open, else the disk's if the bank reads it.
+
+        None for a file the bank skipped (a symlink leading outside, a pipe): never read.
+        """
+        opened = self.workspace.text_documents.get(uri)
+        if opened is not None:
+            return opened.source.removeprefix(BOM)
+        if doc.is_index:
+            return doc.bank.index_text
+        if doc.file is None:
+            return None
+        return self.workspace.get_text_document(uri).source.removeprefix(BOM)
+
     def supports(self, dotted: str) -> bool:
         """Whether the client declares the capability at ``dotted`` (e.g. ``window.work_done_progress``)."""
         node: Any = self.client_capabilities
@@ -711,9 +725,10 @@ async def document_symbol(
 
     uri = params.text_document.uri
     doc = ls.doc_at(uri)
-    if doc is None:
+    text = ls.source_of(uri, doc) if doc is not None else None
+    if doc is None or text is None:
         return []
-    symbols = document_symbols(doc, ls.workspace.get_text_document(uri).source.removeprefix(BOM))
+    symbols = document_symbols(doc, text)
     hierarchical = ls.supports("text_document.document_symbol.hierarchical_document_symbol_support")
     return symbols if hierarchical else flatten(symbols, uri)
 
@@ -745,7 +760,8 @@ async def folding_range(ls: CkpServer, params: types.FoldingRangeParams) -> list
 
     uri = params.text_document.uri
     doc = ls.doc_at(uri)
-    return folding_ranges(doc, ls.workspace.get_text_document(uri).source.removeprefix(BOM)) if doc else []
+    text = ls.source_of(uri, doc) if doc is not None else None
+    return folding_ranges(doc, text) if doc is not None and text is not None else []
 
 
 # --- completion and hover ---------------------------------------------------------------------
@@ -761,9 +777,10 @@ async def completion(ls: CkpServer, params: types.CompletionParams) -> types.Com
 
     uri, at = params.text_document.uri, params.position
     doc = ls.doc_at(uri)
-    if doc is None or doc.is_index:
+    text = ls.source_of(uri, doc) if doc is not None else None
+    if doc is None or doc.is_index or text is None:
         return None
-    lines = split_lines(ls.workspace.get_text_document(uri).source.removeprefix(BOM))
+    lines = split_lines(text)
     return complete(doc.bank, doc.file, lines, at.line, at.character, current_month())
 
 

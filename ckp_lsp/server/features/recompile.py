@@ -68,7 +68,7 @@ async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
         return {"applied": False, "reason": "timeout"}
     except CompileError as exc:
         _end(ls, token, progress, "failed")
-        _tell(ls, f"CKP: recompile failed: {exc}")
+        _tell(ls, f"CKP: recompile failed, the document is unchanged: {exc}")
         return {"applied": False, "reason": str(exc)}
     current = ls.workspace.text_documents.get(uri)
     if (current.source if current is not None else text) != text:
