@@ -24,7 +24,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.workspace.text_document import TextDocument
 
 from .. import __version__
-from ..core.bank import Bank
+from ..core.bank import Bank, read_text
 from ..core.text import BOM
 from .convert import path_of, uri_of
 from .diagnostics import Publisher
@@ -65,6 +65,7 @@ class CkpServer(LanguageServer):
         self.ready = asyncio.Event()  # the banks are read and current: requests may answer
         self.indexed = asyncio.Event()  # the first indexing is done
         self.holds = 0  # re-indexings under way; requests wait for them
+        self.routers: dict[Path, tuple[int, Any]] = {}  # bank root -> (state version, Router)
         self.settings_version = 0  # bumped by every settings change, so a late answer cannot undo one
         self.poller: Poller | None = None
         self.init_options: dict[str, Any] = {}
@@ -94,7 +95,10 @@ class CkpServer(LanguageServer):
             return doc.bank.index_text
         if doc.file is None:
             return None
-        return self.workspace.get_text_document(uri).source.removeprefix(BOM)
+        try:  # as the bank read it: a file that is not UTF-8 is still text
+            return read_text(doc.bank.root / doc.rel)[0]
+        except OSError:
+            return None
 
     def supports(self, dotted: str) -> bool:
         """Whether the client declares the capability at ``dotted`` (e.g. ``window.work_done_progress``)."""
@@ -623,7 +627,7 @@ async def cmd_regenerate_index(ls: CkpServer, *args: Any) -> dict[str, Any]:
 @guarded({})
 async def cmd_route(ls: CkpServer, *args: Any) -> dict[str, Any]:
     await ls.ready.wait()
-    from ..core.route import route
+    from ..core.route import Router
 
     arg = args[0] if args else {}
     if isinstance(arg, str):
@@ -634,7 +638,11 @@ async def cmd_route(ls: CkpServer, *args: Any) -> dict[str, Any]:
     bank = doc.bank if doc is not None else next(iter(ls.state.banks.values()), None)
     if bank is None:
         return {"error": "no memory bank in this workspace"}
-    result = route(bank, query).as_dict()
+    cached = ls.routers.get(bank.root)
+    if cached is None or cached[0] != ls.state.version:
+        cached = (ls.state.version, Router(bank))  # rebuilt only after a change
+        ls.routers[bank.root] = cached
+    result = cached[1].route(query).as_dict()
     result["bank"] = uri_of(bank.root)
     for entry in result.get("loaded", []):
         entry["uri"] = uri_of(bank.root / entry["file"])

@@ -61,6 +61,7 @@ class WorkspaceState:
         self.settings: dict[str, Any] = {}
         self.banks: dict[Path, Bank] = {}
         self.open: dict[Path, str] = {}  # path -> editor text of open documents
+        self.version = 0  # bumped by every change: what caches of derived tables key on
 
     # --- loading -------------------------------------------------------------------------------
 
@@ -89,6 +90,7 @@ class WorkspaceState:
         return Bank.load(root, config)
 
     def install(self, bank: Bank) -> Dirty:
+        self.version += 1
         """Adopt a freshly loaded bank, overlaying open documents' text."""
         self.banks[bank.root] = bank
         dirty = Dirty(indexes={bank.root})
@@ -157,6 +159,7 @@ class WorkspaceState:
     # --- changes ------------------------------------------------------------------------------
 
     def _set_text(self, doc: Doc, text: str, utf8: bool = True) -> Dirty:
+        self.version += 1
         if doc.is_index:
             doc.bank.index_text = text
             return Dirty(indexes={doc.bank.root})
@@ -207,6 +210,7 @@ class WorkspaceState:
         return self._set_text(doc, text, utf8)
 
     def disk_deleted(self, path: Path) -> Dirty:
+        self.version += 1
         doc = self.doc(path)
         if doc is None or path in self.open:
             return Dirty()
