@@ -20,7 +20,8 @@ DEBOUNCE = 0.1
 def result_id(diags: list[types.Diagnostic]) -> str:
     h = hashlib.blake2b(digest_size=8)
     for d in diags:
-        h.update(f"{d.code}{d.range}{d.severity}{d.message}".encode())
+        # surrogatepass: a message may quote an editor's lone surrogate
+        h.update(f"{d.code}{d.range}{d.severity}{d.message}".encode("utf-8", "surrogatepass"))
     return h.hexdigest()
 
 

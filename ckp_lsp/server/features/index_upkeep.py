@@ -8,7 +8,7 @@ from lsprotocol import types
 
 from ...core.bank import Bank
 from ...core.index import update_index_text
-from ...core.text import split_lines
+from ...core.text import split_lines, utf16_len
 from ..convert import uri_of
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ def _whole(text: str) -> types.Range:
     lines = split_lines(text)
     return types.Range(
         start=types.Position(line=0, character=0),
-        end=types.Position(line=len(lines) - 1, character=len(lines[-1].encode("utf-16-le")) // 2),
+        end=types.Position(line=len(lines) - 1, character=utf16_len(lines[-1])),
     )
 
 

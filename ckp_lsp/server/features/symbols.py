@@ -11,7 +11,7 @@ from ...core.bank import Bank
 from ...core.header import Field
 from ...core.outline import Heading, outline
 from ...core.references import index_cells
-from ...core.text import Span, split_lines
+from ...core.text import Span, split_lines, utf16_len
 from ..convert import location, to_range
 from ..state import Doc
 
@@ -52,7 +52,7 @@ def _heading_symbol(h: Heading, lines: list[str]) -> types.DocumentSymbol:
         kind=types.SymbolKind.String,
         range=types.Range(
             start=types.Position(line=h.line, character=0),
-            end=types.Position(line=end, character=len(lines[end].encode("utf-16-le")) // 2),
+            end=types.Position(line=end, character=utf16_len(lines[end])),
         ),
         selection_range=to_range(h.span),
         children=[_heading_symbol(c, lines) for c in h.children] or None,
