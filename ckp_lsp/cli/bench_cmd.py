@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .output import display_path
+from .output import bank_root, display_path
 
 if TYPE_CHECKING:
     from ..core.bench import BenchReport
@@ -43,11 +43,9 @@ def run(args: argparse.Namespace) -> int:
     from ..core.bank import Bank
     from ..core.bench import BenchError, load_queries, run_bench
     from ..core.config import config_for_bank
-    from ..core.discovery import bank_of
 
-    root = bank_of(args.bank) if args.bank.exists() else None
+    root = bank_root(args.bank)
     if root is None:
-        print(f"ckp: {args.bank}: not a memory bank", file=sys.stderr)
         return 2
     try:
         queries = load_queries(args.queries)

@@ -28,7 +28,9 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("check", help="report the findings of banks, folders holding banks, or files")
     p.add_argument("paths", nargs="*", type=Path, default=[Path(".")], metavar="PATH")
     p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--select", default="", help="only these codes (comma-separated; a prefix selects a group)")
+    p.add_argument(
+        "--select", default="", help="only these codes (comma-separated; a prefix selects a group)"
+    )
     p.add_argument("--ignore", default="", help="leave out these codes (comma-separated prefixes)")
     p.set_defaults(run=run)
 
@@ -84,7 +86,13 @@ def _summary(results: list[tuple[Path, Finding]], checked: int) -> dict[str, int
     count = {name: 0 for name in ("error", "warning", "info", "hint")}
     for _, f in results:
         count[_NAMES[f.severity]] += 1
-    return {"files": checked, "errors": count["error"], "warnings": count["warning"], "information": count["info"], "hints": count["hint"]}
+    return {
+        "files": checked,
+        "errors": count["error"],
+        "warnings": count["warning"],
+        "information": count["info"],
+        "hints": count["hint"],
+    }
 
 
 def _as_json(results: list[tuple[Path, Finding]], checked: int) -> dict[str, Any]:

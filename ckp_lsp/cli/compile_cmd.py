@@ -23,7 +23,9 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("compile", help="recompile headers from their bodies (offline, or with an LLM)")
     p.add_argument("files", nargs="*", type=Path, metavar="FILE")
     p.add_argument("--all", type=Path, metavar="BANK", help="every knowledge file of BANK")
-    p.add_argument("--provider", choices=PROVIDERS, help="the compiler (default: configuration, else offline)")
+    p.add_argument(
+        "--provider", choices=PROVIDERS, help="the compiler (default: configuration, else offline)"
+    )
     p.add_argument("--model", help="the model name for openai / anthropic")
     p.add_argument("--base-url", help="the endpoint, e.g. http://localhost:11434/v1 for Ollama")
     p.add_argument("--command", help="for --provider command: a program reading the prompt on stdin")

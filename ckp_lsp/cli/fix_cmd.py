@@ -65,7 +65,10 @@ def run(args: argparse.Namespace) -> int:
                 else:
                     try:
                         write_atomic(
-                            bank.index_path, new_index, expected=bank.index_text, new_file=bank.index_text is None
+                            bank.index_path,
+                            new_index,
+                            expected=bank.index_text,
+                            new_file=bank.index_text is None,
                         )
                     except WriteRefused as exc:
                         refused += 1
@@ -76,12 +79,17 @@ def run(args: argparse.Namespace) -> int:
                 files += 1
     remaining = sum(len(check_file(t.bank, rel)) for t in targets.targets for rel in t.bank.files)
     verb = "Would fix" if args.diff else "Fixed"
-    print(f"{verb} {fixed} finding(s) in {files} file(s); {remaining} remaining (run `ckp check`).", file=sys.stderr)
+    print(
+        f"{verb} {fixed} finding(s) in {files} file(s); {remaining} remaining (run `ckp check`).",
+        file=sys.stderr,
+    )
     return 1 if refused else 0
 
 
 def _diff(path: Path, old: str, new: str) -> None:
     name = display_path(path)
     sys.stdout.writelines(
-        difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{name}", f"b/{name}")
+        difflib.unified_diff(
+            old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{name}", f"b/{name}"
+        )
     )

@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .output import bank_root
+
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("graph", help="print the relationship graph (HIGH solid, MID dashed, stale red)")
@@ -18,12 +20,10 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..core.bank import Bank
     from ..core.config import config_for_bank
-    from ..core.discovery import bank_of
     from ..core.graph import build_graph, to_dot, to_mermaid
 
-    root = bank_of(args.bank) if args.bank.exists() else None
+    root = bank_root(args.bank)
     if root is None:
-        print(f"ckp: {args.bank}: not a memory bank", file=sys.stderr)
         return 2
     graph = build_graph(Bank.load(root, config_for_bank(root)))
     sys.stdout.write(to_dot(graph) if args.format == "dot" else to_mermaid(graph))

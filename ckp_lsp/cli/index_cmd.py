@@ -9,10 +9,9 @@ from typing import Any
 
 from ..core.bank import Bank
 from ..core.config import config_for_bank
-from ..core.discovery import bank_of
 from ..core.index import update_index_text
 from ..core.writes import WriteRefused, write_atomic
-from .output import display_path
+from .output import bank_root, display_path
 
 
 def add_parser(sub: Any) -> None:
@@ -24,9 +23,8 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    root = bank_of(args.bank) if args.bank.exists() else None
+    root = bank_root(args.bank)
     if root is None:
-        print(f"ckp: {args.bank}: not a memory bank", file=sys.stderr)
         return 2
     bank = Bank.load(root, config_for_bank(root))
     new = update_index_text(bank.index_text, bank, args.format)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -23,3 +24,13 @@ def _relative(path: str, cwd: str) -> str:
 def paint(text: str, code: str, on: bool) -> str:
     """``text`` in an ANSI colour when ``on``."""
     return f"\x1b[{code}m{text}\x1b[0m" if on else text
+
+
+def bank_root(path: Path) -> Path | None:
+    """The root of the bank ``path`` names or lies in; None (and a message on stderr) when none."""
+    from ..core.discovery import bank_of
+
+    root = bank_of(path) if path.exists() else None
+    if root is None:
+        print(f"ckp: {path}: not a memory bank", file=sys.stderr)
+    return root

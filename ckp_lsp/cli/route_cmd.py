@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import gc
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from .output import bank_root
 
 if TYPE_CHECKING:
     from ..core.route import RouteTokens
@@ -23,13 +24,11 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     # Imported when the command runs: `ckp --help`, which lists every command, stays quick.
     from ..core.config import config_for_bank
-    from ..core.discovery import bank_of
     from ..core.route import Router, describe
     from ..core.route_table import read_route_table
 
-    root = bank_of(args.bank) if args.bank.exists() else None
+    root = bank_root(args.bank)
     if root is None:
-        print(f"ckp: {args.bank}: not a memory bank", file=sys.stderr)
         return 2
     # Reading a large bank allocates many small objects and frees none of them: the cyclic
     # garbage collector would only walk them again and again.

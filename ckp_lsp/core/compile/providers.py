@@ -45,26 +45,32 @@ class Provider(Protocol):
         ...
 
 
-class OpenAIProvider:
-    """An OpenAI-compatible chat endpoint: OpenAI, Ollama, llama.cpp, vLLM, LM Studio."""
+class _HttpProvider:
+    """A provider behind an HTTP API: its endpoint, its model and a key that is never shown."""
 
-    name = "openai"
+    default_url = ""
+    default_model = ""
 
     def __init__(
-        self,
-        base_url: str = OPENAI_BASE_URL,
-        model: str = OPENAI_MODEL,
-        api_key: str | None = None,
+        self, base_url: str | None = None, model: str | None = None, api_key: str | None = None
     ) -> None:
-        self.base_url = _checked_base_url(base_url)
-        self.model = model
+        self.base_url = _checked_base_url(base_url or self.default_url)
+        self.model = model or self.default_model
         self._api_key = api_key or None
 
     def __repr__(self) -> str:
         return (
-            f"OpenAIProvider(base_url={self.base_url!r}, model={self.model!r}, "
+            f"{type(self).__name__}(base_url={self.base_url!r}, model={self.model!r}, "
             f"api_key={_hidden(self._api_key)})"
         )
+
+
+class OpenAIProvider(_HttpProvider):
+    """An OpenAI-compatible chat endpoint: OpenAI, Ollama, llama.cpp, vLLM, LM Studio."""
+
+    name = "openai"
+    default_url = OPENAI_BASE_URL
+    default_model = OPENAI_MODEL
 
     def complete(self, prompt: Prompt, *, timeout: float) -> str:
         """The message content of the first choice of a chat completion."""
@@ -90,26 +96,12 @@ class OpenAIProvider:
         return _non_empty(content, url)
 
 
-class AnthropicProvider:
+class AnthropicProvider(_HttpProvider):
     """The Anthropic Messages API."""
 
     name = "anthropic"
-
-    def __init__(
-        self,
-        base_url: str = ANTHROPIC_BASE_URL,
-        model: str = ANTHROPIC_MODEL,
-        api_key: str | None = None,
-    ) -> None:
-        self.base_url = _checked_base_url(base_url)
-        self.model = model
-        self._api_key = api_key or None
-
-    def __repr__(self) -> str:
-        return (
-            f"AnthropicProvider(base_url={self.base_url!r}, model={self.model!r}, "
-            f"api_key={_hidden(self._api_key)})"
-        )
+    default_url = ANTHROPIC_BASE_URL
+    default_model = ANTHROPIC_MODEL
 
     def complete(self, prompt: Prompt, *, timeout: float) -> str:
         """The text blocks of a message's content, joined."""
