@@ -307,6 +307,8 @@ class Bench:
     env: dict[str, str]
     results: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    profile: Path | None = None  # profile the server with cProfile into this file
+    spawn_only: bool = False  # measure the server's start only
 
     def files(self) -> list[Path]:
         return sorted(self.bank.rglob("*.md"))
@@ -334,7 +336,10 @@ class Bench:
         from lsprotocol import types
 
         expected = expected_published(self.bank)
-        session = Session([*tool("ckp-lsp"), "--stdio"], self.bank.parent, self.env)
+        command = [*tool("ckp-lsp"), "--stdio"]
+        if self.profile is not None:
+            command = [sys.executable, "-m", "cProfile", "-o", str(self.profile), "-m", "ckp_lsp", "--stdio"]
+        session = Session(command, self.bank.parent, self.env)
         await session.start()
         timeout = 60 + self.n / 500
         await session.wait(
@@ -343,6 +348,10 @@ class Bench:
         last = max([session.progress_end or 0.0, *(session.published[u] for u in expected)])
         self.results["spawn"] = last - session.started
         self.notes.append(f"{len(expected):,} documents with findings published at start")
+        if self.spawn_only:
+            self.results["rss"] = session.peak_rss()
+            await session.stop()
+            return
 
         files = [p for p in self.files() if p.name != "_index.md"]
         ghosts = [p for p in files if "ghost-" in p.read_text(encoding="utf-8").split("\n\n", 1)[0]]
@@ -617,6 +626,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--compare", action="store_true", help="run rumdl on the same bank and print the ratios")
     p.add_argument("--no-server", action="store_true", help="only the command-line measurements")
     p.add_argument("--out", type=Path, default=None, help="also write the table to this file")
+    p.add_argument("--no-cli", action="store_true", help="only the language-server measurements")
+    p.add_argument("--spawn-only", action="store_true", help="of the server, measure only its start")
+    p.add_argument(
+        "--profile-server", type=Path, default=None, metavar="FILE", help="cProfile the server into FILE"
+    )
     args = p.parse_args(argv)
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",")] if args.sizes else [args.size]
     if args.compare:
@@ -626,9 +640,17 @@ def main(argv: list[str] | None = None) -> int:
     for n in sizes:
         print(f"== {n:,} files: preparing the bank…", file=sys.stderr)
         bank = prepare(n, args.seed)
-        b = Bench(bank, n, random.Random(args.seed), environment())
-        print(f"== {n:,} files: ckp check, ckp route", file=sys.stderr)
-        b.cli()
+        b = Bench(
+            bank,
+            n,
+            random.Random(args.seed),
+            environment(),
+            profile=args.profile_server,
+            spawn_only=args.spawn_only,
+        )
+        if not args.no_cli:
+            print(f"== {n:,} files: ckp check, ckp route", file=sys.stderr)
+            b.cli()
         if not args.no_server:
             print(f"== {n:,} files: ckp-lsp", file=sys.stderr)
             asyncio.run(b.server())

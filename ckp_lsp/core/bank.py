@@ -10,8 +10,9 @@ import bisect
 import gc
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 from .config import Config
 from .dates import CkpDate, today
@@ -44,6 +45,69 @@ def read_text(path: Path | str) -> tuple[str, bool]:
     return decode(data)
 
 
+class Claims(Mapping[str, "set[str]"]):
+    """Keyword (casefolded) -> the files that claim it.
+
+    Most keywords are claimed by one file: that one is held as its path alone, not as a set each
+    (sets would be a third of a large bank's memory); reading gives a set either way.
+    """
+
+    __slots__ = ("_raw",)
+
+    def __init__(self) -> None:
+        self._raw: dict[str, str | set[str]] = {}
+
+    def __getitem__(self, keyword: str) -> set[str]:
+        found = self._raw[keyword]
+        return {found} if isinstance(found, str) else found
+
+    def get(self, keyword: str, default: Any = None) -> Any:
+        found = self._raw.get(keyword)
+        if found is None:
+            return default
+        return {found} if isinstance(found, str) else found
+
+    def __contains__(self, keyword: object) -> bool:
+        return keyword in self._raw
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def count(self, keyword: str) -> int:
+        """How many files claim ``keyword``."""
+        found = self._raw.get(keyword)
+        return 0 if found is None else 1 if isinstance(found, str) else len(found)
+
+    def add(self, keyword: str, path: str) -> None:
+        raw = self._raw
+        found = raw.get(keyword)
+        if found is None:
+            raw[keyword] = path
+        elif isinstance(found, str):
+            if found != path:
+                raw[keyword] = {found, path}
+        else:
+            found.add(path)
+
+    def discard(self, keyword: str, path: str) -> None:
+        raw = self._raw
+        found = raw.get(keyword)
+        if found is None:
+            return
+        if isinstance(found, str):
+            if found == path:
+                del raw[keyword]
+            return
+        found.discard(path)
+        if len(found) == 1:
+            raw[keyword] = next(iter(found))
+        elif not found:
+            del raw[keyword]
+
+
 class Bank:
     """The knowledge files of one bank, indexed for the checks and the editor features."""
 
@@ -53,7 +117,7 @@ class Bank:
         self.files: dict[str, KnowledgeFile] = {}
         self.by_concept: dict[str, list[str]] = {}
         self.backlinks: dict[str, set[str]] = {}
-        self.claims: dict[str, set[str]] = {}
+        self.claims = Claims()
         self.index_text: str | None = None
         self.unreadable: dict[str, str] = {}  # *.md files that are skipped, and why
         self._dates: dict[str, CkpDate] | None = None
@@ -163,6 +227,9 @@ class Bank:
             self._drop(old)
         new = read_knowledge_file(rel, text, utf8)
         self._add(new)
+        if old is not None and old.concept == new.concept:
+            # The concept left and came back: the set of concepts, and what is cached of it, is as it was.
+            self.generation = generation
         if self.config.staleness == "git":
             self._note_edit(rel, text)
         return self._affected(old, new, before, self.generation != generation)
@@ -194,11 +261,10 @@ class Bank:
                 backlinks[rel[0]] = {kf.path}
         for text in kf.keyword_texts:
             keyword = text.casefold()
+            if keyword == text:
+                keyword = text  # one string for both (casefold makes a copy)
             claimants.pop(keyword, None)
-            if keyword in claims:
-                claims[keyword].add(kf.path)
-            else:
-                claims[keyword] = {kf.path}
+            claims.add(keyword, kf.path)
 
     def _drop(self, kf: KnowledgeFile) -> None:
         del self.files[kf.path]
@@ -216,12 +282,8 @@ class Bank:
                     del self.backlinks[concept]
         for text in kf.keyword_texts:
             keyword = text.casefold()
-            claimers = self.claims.get(keyword)
             self._claimants.pop(keyword, None)
-            if claimers is not None:
-                claimers.discard(kf.path)
-                if not claimers:
-                    del self.claims[keyword]
+            self.claims.discard(keyword, kf.path)
 
     def _claim_state(self, kf: KnowledgeFile | None) -> dict[str, tuple[int, tuple[str, ...]]]:
         if kf is None:

@@ -3,6 +3,8 @@ ambiguous keywords, and the index's drift and budget."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable, Iterable
 from weakref import WeakKeyDictionary
 
 from .bank import CLAIM_LIMIT, Bank
@@ -13,6 +15,7 @@ from .index import (
     IndexRow,
     _table_rows,
     expected_rows,
+    index_lines,
     parse_index,
     row_differences,
     row_line,
@@ -49,11 +52,11 @@ def bank_findings(bank: Bank, kf: KnowledgeFile) -> list[Finding]:
                     others=twins,
                 )
             )
-    claims = bank.claims
+    count = bank.claims.count
     for n, text in enumerate(kf.keyword_texts):
-        claimers = claims.get(text.casefold())
-        if claimers is None or len(claimers) <= CLAIM_LIMIT:
+        if count(text.casefold()) <= CLAIM_LIMIT:
             continue
+        claimers = bank.claims[text.casefold()]
         item = kf.keywords[n]
         others = [c for c, p in bank.claimants(item.text.casefold())[: CLAIM_LIMIT + 2] if p != kf.path and c]
         if len(claimers) - 1 >= CLAIM_LIMIT:
@@ -136,12 +139,12 @@ def check_index(bank: Bank) -> list[Finding]:
                 )
             )
         return apply_overrides(out, bank.config.diagnostics)
-    lines = split_lines(text)  # as the parser and editors count lines (a lone CR ends one too)
-    drift = _table_drift(bank, lines)
+    drift = _table_drift(bank, text)
     if drift is not None:
         anchor, found = drift
         out.extend(found)
         return _budget(bank, text, anchor, out)
+    lines = split_lines(text)  # as the parser and editors count lines (a lone CR ends one too)
     doc = parse_index(text)
     expected = expected_rows(bank)
     anchor_line = doc.start_line if doc.start_line is not None else 0
@@ -157,7 +160,11 @@ def check_index(bank: Bank) -> list[Finding]:
     else:
         by_key = {(r["CONCEPT"], r["FILE"]): r for r in expected}
         by_concept = {r["CONCEPT"]: r for r in expected}
-        out.extend(_drift(doc.rows, by_key, by_concept, anchor))
+
+        def want_of(row: IndexRow) -> dict[str, str] | None:
+            return by_key.get((row.concept, row.file)) if row.file else by_concept.get(row.concept)
+
+        out.extend(_drift(doc.rows, want_of, by_key, anchor))
     return _budget(bank, text, anchor, out)
 
 
@@ -179,8 +186,8 @@ def _budget(bank: Bank, text: str, anchor: Span, out: list[Finding]) -> list[Fin
     return apply_overrides(out, bank.config.diagnostics)
 
 
-#: per bank, each file's expected index row and table line, kept while the file is unchanged
-_ROWS: WeakKeyDictionary[Bank, dict[str, tuple[KnowledgeFile, dict[str, str], str]]] = WeakKeyDictionary()
+#: per bank, each file's expected table line in the index, kept while the file is unchanged
+_ROWS: WeakKeyDictionary[Bank, dict[str, tuple[KnowledgeFile, tuple[str, str], str]]] = WeakKeyDictionary()
 
 
 def _expected_lines(bank: Bank) -> dict[str, tuple[str, str]]:
@@ -193,24 +200,21 @@ def _expected_lines(bank: Bank) -> dict[str, tuple[str, str]]:
         hit = cache.get(path)
         if hit is None or hit[0] is not kf:
             values = row_values(kf)
-            hit = cache[path] = (kf, values, row_line(values))
-        out[hit[2]] = (hit[1]["CONCEPT"], hit[1]["FILE"])
+            hit = cache[path] = (kf, (values["CONCEPT"], values["FILE"]), row_line(values))
+        out[hit[2]] = hit[1]
     if len(cache) > len(out):
         for path in [p for p, (kf, _, _) in cache.items() if bank.files.get(p) is not kf]:
             del cache[path]
     return out
 
 
-def _table_drift(bank: Bank, lines: list[str]) -> tuple[Span, list[Finding]] | None:
+def _table_drift(bank: Bank, text: str) -> tuple[Span, list[Finding]] | None:
     """CKP070 of a generated table, found line by line: a line equal to its file's expected row is
     current, and only the others are parsed. None when the index is not such a table."""
-    start = next((i for i, line in enumerate(lines) if line.strip() == INDEX_START), None)
-    if start is None:
+    layout = _table_layout(text)
+    if layout is None:
         return None
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].strip() == INDEX_END), len(lines))
-    head = next((i for i in range(start + 1, end) if lines[i].lstrip().startswith("|")), None)
-    if head is None or lines[head] != TABLE_HEAD[0]:
-        return None
+    lines, start, head, end = layout
     expected = _expected_lines(bank)
     seen: set[tuple[str, str]] = set()
     odd: list[IndexRow] = []
@@ -223,23 +227,47 @@ def _table_drift(bank: Bank, lines: list[str]) -> tuple[Span, list[Finding]] | N
     anchor = Span(start, 0, start, utf16_len(lines[start]))
     if not odd and len(seen) == len(expected):
         return anchor, []
-    rows = sorted(_ROWS[bank].values(), key=lambda hit: (hit[1]["CONCEPT"], hit[1]["FILE"]))
-    by_key = {(r["CONCEPT"], r["FILE"]): r for _, r, _ in rows if r["CONCEPT"]}
-    by_concept = {r["CONCEPT"]: r for _, r, _ in rows if r["CONCEPT"]}
-    return anchor, _drift(odd, by_key, by_concept, anchor, seen)
+    files = {key: kf for kf, key, _ in _ROWS[bank].values()}
+    by_concept: dict[str, KnowledgeFile] = {}
+    if any(not row.file for row in odd):  # rows without FILE are matched by concept, the last file first
+        for key in sorted(files):
+            by_concept[key[0]] = files[key]
+
+    def want_of(row: IndexRow) -> dict[str, str] | None:
+        kf = files.get((row.concept, row.file)) if row.file else by_concept.get(row.concept)
+        return row_values(kf) if kf is not None else None
+
+    return anchor, _drift(odd, want_of, files, anchor, seen)
+
+
+@functools.lru_cache(maxsize=4)
+def _table_layout(text: str) -> tuple[list[str], int, int, int] | None:
+    """The lines of a generated table index, its start marker, its head row and its end (None
+    when the index is not one)."""
+    lines = index_lines(text)
+    start = next((i for i, line in enumerate(lines) if line.strip() == INDEX_START), None)
+    if start is None:
+        return None
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].strip() == INDEX_END), len(lines))
+    head = next((i for i in range(start + 1, end) if lines[i].lstrip().startswith("|")), None)
+    if head is None or lines[head] != TABLE_HEAD[0]:
+        return None
+    return lines, start, head, end
 
 
 def _drift(
     rows: list[IndexRow],
-    by_key: dict[tuple[str, str], dict[str, str]],
-    by_concept: dict[str, dict[str, str]],
+    want_of: Callable[[IndexRow], dict[str, str] | None],
+    expected: Iterable[tuple[str, str]],
     anchor: Span,
     seen: set[tuple[str, str]] | None = None,
 ) -> list[Finding]:
+    """CKP070 of each row against the values it should have, and of the (CONCEPT, FILE) rows
+    ``expected`` that are missing."""
     out: list[Finding] = []
     seen = set() if seen is None else seen
     for row in rows:
-        want = by_key.get((row.concept, row.file)) if row.file else by_concept.get(row.concept)
+        want = want_of(row)
         span = Span(row.line, 0, row.line, row.length)
         if want is None:
             out.append(
@@ -263,7 +291,7 @@ def _drift(
                     concept=row.concept,
                 )
             )
-    missing = [k for k in by_key if k not in seen]
+    missing = sorted(k for k in expected if k not in seen)
     if missing:
         names = ", ".join(c for c, _ in missing[:5]) + (
             f" and {len(missing) - 5} more" if len(missing) > 5 else ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -53,6 +54,13 @@ class IndexDoc:
     start_line: int | None = None
     end_line: int | None = None
     form: str = "table"
+
+
+@functools.lru_cache(maxsize=2)
+def index_lines(text: str) -> list[str]:
+    """``split_lines(text)`` of an ``_index.md``, kept: checks and navigation read the same large
+    index again and again (do not change the list)."""
+    return split_lines(text)
 
 
 def tokens(text: str) -> int:

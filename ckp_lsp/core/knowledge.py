@@ -213,6 +213,9 @@ def read_knowledge_file(path: str, text: str, utf8: bool = True) -> KnowledgeFil
 
 
 _CLEAN_FIELDS = frozenset(CKP_FIELDS)
+_HEADER_BLOCK = re.compile(r"(?:[A-Z][A-Z0-9_]*:[^\n]*\n)*")
+#: a tier of entries that are each ``concept:DATE`` (the dates are checked one by one)
+_CLEAN_ENTRIES = re.compile(r"[a-z0-9][a-z0-9._-]*:[^,]*(?:,\s*[a-z0-9][a-z0-9._-]*:[^,]*)*")
 _NEEDED = ("CONCEPT", "TLDR", "ANSWERS_WHEN", "VALIDATED")
 
 
@@ -225,28 +228,23 @@ def _read_clean(path: str, text: str) -> KnowledgeFile | None:
     """
     if text.startswith("---"):
         return None
+    # The header is the run of leading ``KEY:`` lines: one regex finds where it ends.
+    end = _HEADER_BLOCK.match(text).end()  # type: ignore[union-attr]
+    lines = text[:end].split("\n")
+    lines.pop()  # after the last newline
+    if end < len(text) and _BARE_KEY.match(text, end) and text.find("\n", end) < 0:
+        lines.append(text[end:])  # a last header line without a newline
+        end = len(text)
     values: dict[str, str] = {}
-    pos, n = 0, len(text)
-    find = text.find
-    while pos < n:
-        nl = find("\n", pos)
-        line = text[pos:] if nl < 0 else text[pos:nl]
-        key, colon, value = line.partition(":")
-        if not colon or key not in _CLEAN_FIELDS:
-            if _BARE_KEY.match(line):
-                return None  # an unknown field
-            break  # the first line that is not ``KEY:`` ends the header
-        if key in values:
-            return None
+    for line in lines:
+        key, _, value = line.partition(":")
+        if key in values or key not in _CLEAN_FIELDS:
+            return None  # a field twice, or an unknown one
         if "\r" in value:
             if value.find("\r") != len(value) - 1:
                 return None  # a lone CR ends a line: let the full parser count lines
             value = value[:-1]
         values[key] = value.strip()
-        if nl < 0:
-            pos = n
-            break
-        pos = nl + 1
     for key in _NEEDED:
         if not values.get(key):
             return None
@@ -272,15 +270,13 @@ def _read_clean(path: str, text: str) -> KnowledgeFile | None:
         tier = TIER_FIELDS.get(key)
         if tier is None or not value:
             continue
-        entries = list(map(str.strip, value.split(",")))
-        if "" in entries:
-            entries = [e for e in entries if e]
+        if not _CLEAN_ENTRIES.fullmatch(value):
+            return None
+        entries = value.split(",")
         if len(entries) > TIER_CAPS[tier]:
             return None
         for entry in entries:
-            name, colon, date_text = entry.partition(":")
-            if not colon or not CONCEPT_RE.match(name):
-                return None
+            name, _, date_text = entry.strip().partition(":")
             date = past.get(date_text, _UNSEEN)
             if date is _UNSEEN:
                 date = _remember(date_text, past)
@@ -291,11 +287,11 @@ def _read_clean(path: str, text: str) -> KnowledgeFile | None:
         targets = {r[0] for r in relations}
         if concept in targets or len(targets) != len(relations):
             return None  # a self-relation, or a concept twice (in one tier or both)
-    kf = KnowledgeFile(path, None, n)
+    kf = KnowledgeFile(path, None, len(text))
     kf.concept, kf.tldr, kf.confidence = concept, tldr, confidence or ""
     kf.validated, kf.validated_text = validated, values["VALIDATED"]
     kf.keyword_texts, kf.relations = keywords, relations
-    kf._source = text[:pos]
+    kf._source = text[:end]
     return kf
 
 

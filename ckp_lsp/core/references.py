@@ -3,15 +3,18 @@ the cells of ``_index.md`` — the lookups behind definition, references, rename
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from .bank import Bank
 from .discovery import INDEX_END, INDEX_NAME, INDEX_START
+from .index import index_lines
 from .knowledge import CONCEPT_RE, KnowledgeFile
 from .locate import at
-from .text import Span, span_of, split_lines
+from .text import Span, span_of
 
 _PIPE = re.compile(r"(?<!\\)\|")
 _BLOCK_KEY = re.compile(r"^([A-Z][A-Z_]*):[ \t]*")
@@ -65,11 +68,31 @@ class RenamePlan:
 
 def index_cells(text: str) -> list[IndexCell]:
     """The CONCEPT, FILE and relationship cells of every generated row of ``_index.md``."""
-    lines = split_lines(text)
-    lo, hi = _section(lines)
-    if any(lines[n].lstrip().startswith("|") for n in range(lo, hi)):
+    lines, lo, hi, table = _layout(text)
+    if table:
         return _table_cells(lines, lo, hi)
     return _block_cells(lines, lo, hi)
+
+
+def index_cells_naming(text: str, names: Collection[str]) -> list[IndexCell]:
+    """The cells of ``index_cells(text)`` whose text is one of ``names``.
+
+    In a table only the lines that contain one of the names are read: a large bank's index has
+    thousands of rows, and a rename or a references request names one concept.
+    """
+    lines, lo, hi, table = _layout(text)
+    if not table:
+        return [c for c in _block_cells(lines, lo, hi) if c.text in names]
+    only = [n for n in range(lo, hi) if any(name in lines[n] for name in names)]
+    return [c for c in _table_cells(lines, lo, hi, only) if c.text in names]
+
+
+@functools.lru_cache(maxsize=4)
+def _layout(text: str) -> tuple[list[str], int, int, bool]:
+    """The lines of ``_index.md``, its section's bounds and whether the section is a table."""
+    lines = index_lines(text)
+    lo, hi = _section(lines)
+    return lines, lo, hi, any(lines[n].lstrip().startswith("|") for n in range(lo, hi))
 
 
 def _section(lines: list[str]) -> tuple[int, int]:
@@ -81,10 +104,12 @@ def _section(lines: list[str]) -> tuple[int, int]:
     return start + 1, end
 
 
-def _table_cells(lines: list[str], lo: int, hi: int) -> list[IndexCell]:
+def _table_cells(lines: list[str], lo: int, hi: int, only: Iterable[int] | None = None) -> list[IndexCell]:
+    """The cells of the table's rows (of the lines ``only``, when given)."""
     columns: list[str] | None = None
     out: list[IndexCell] = []
-    for n in range(lo, hi):
+    head = next((n for n in range(lo, hi) if lines[n].lstrip().startswith("|")), hi)
+    for n in range(lo, hi) if only is None else [head, *(n for n in only if n > head)]:
         line = lines[n]
         if not line.lstrip().startswith("|"):
             continue
@@ -175,7 +200,9 @@ def _block_cells(lines: list[str], lo: int, hi: int) -> list[IndexCell]:
 
 def index_cell_at(text: str, line: int, col: int) -> IndexCell | None:
     """The index cell at (line, UTF-16 col), if any."""
-    return next((c for c in index_cells(text) if c.span.contains(line, col)), None)
+    lines, lo, hi, table = _layout(text)
+    cells = _table_cells(lines, lo, hi, [line]) if table else _block_cells(lines, lo, hi)
+    return next((c for c in cells if c.span.contains(line, col)), None)
 
 
 def bank_file(bank: Bank, file: str) -> KnowledgeFile | None:
@@ -243,7 +270,7 @@ def index_mentions(bank: Bank, concept: str) -> list[Mention]:
     if bank.index_text is None:
         return []
     out = []
-    for cell in index_cells(bank.index_text):
+    for cell in index_cells_naming(bank.index_text, (concept,)):
         if cell.column != "FILE" and cell.text == concept:
             kind = "index-concept" if cell.column == "CONCEPT" else "index-relationship"
             out.append(Mention(INDEX_NAME, cell.span, kind))
@@ -316,7 +343,7 @@ def plan_rename(bank: Bank, concept: str, new: str, move_files: bool = True) -> 
                 moves[path] = target
     plan.moves = sorted(moves.items())
     if bank.index_text is not None:
-        for cell in index_cells(bank.index_text):
+        for cell in index_cells_naming(bank.index_text, {concept, *moves}):
             if cell.column == "FILE":
                 if cell.text in moves:
                     plan.add(INDEX_NAME, cell.span, moves[cell.text])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import quote
 
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
@@ -38,6 +39,21 @@ def title_of(code: str) -> str:
 
 def uri_of(path: Path) -> str:
     return from_fs_path(str(path)) or path.as_uri()
+
+
+_ROOT_URIS: dict[Path, str] = {}
+
+
+def uri_in(root: Path, rel: str) -> str:
+    """``uri_of(root / rel)`` for a bank-relative POSIX path, without parsing the path again.
+
+    Percent-encoding works character by character, so the root's URI (cached) and the encoded
+    relative path can be joined: a bank of 10,000 files asks for 10,000 URIs at once.
+    """
+    base = _ROOT_URIS.get(root)
+    if base is None:
+        base = _ROOT_URIS[root] = uri_of(root).rstrip("/")
+    return f"{base}/{quote(rel)}" if rel else uri_of(root)
 
 
 def path_of(uri: str) -> Path | None:

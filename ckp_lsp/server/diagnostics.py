@@ -10,7 +10,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from ..core.findings import Finding, Severity
-from .convert import to_diagnostic, uri_of
+from .convert import to_diagnostic, uri_in
 from .state import Dirty, Doc, WorkspaceState
 
 #: dependents of a change are re-checked at most this long after it (seconds)
@@ -80,11 +80,13 @@ class Publisher:
 
     def diagnostics(self, doc: Doc) -> list[types.Diagnostic]:
         found = self.state.findings(doc)
-        self._count(doc, found)
+        self._count(uri_in(doc.bank.root, doc.rel), found)
         return [to_diagnostic(f) for f in found]
 
-    def _count(self, doc: Doc, found: list[Finding]) -> None:
-        key = uri_of(doc.bank.root / doc.rel)
+    def _count(self, key: str, found: list[Finding]) -> None:
+        if not found:
+            self.counts.pop(key, None)
+            return
         errors = sum(1 for f in found if f.severity == Severity.ERROR)
         warnings = sum(1 for f in found if f.severity == Severity.WARNING)
         if errors or warnings:
@@ -99,15 +101,16 @@ class Publisher:
         return not self.workspace_pull and path not in self.state.open
 
     def _send(self, doc: Doc, only_nonempty: bool = False) -> None:
-        path = doc.bank.root / doc.rel
-        uri = uri_of(path)
-        if not self._pushes(path):
+        uri = uri_in(doc.bank.root, doc.rel)
+        if self.pull and not self._pushes(doc.bank.root / doc.rel):
             self.diagnostics(doc)
             self.clear(uri)
             return
-        diags = self.diagnostics(doc)
-        if not diags and (only_nonempty or uri not in self.pushed):
+        found = self.state.findings(doc)
+        self._count(uri, found)
+        if not found and (only_nonempty or uri not in self.pushed):
             return
+        diags = [to_diagnostic(f) for f in found]
         self._publish(types.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=self._versions(uri)))
         if diags:
             self.pushed.add(uri)

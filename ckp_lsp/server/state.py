@@ -6,6 +6,7 @@ changed, so the diagnostics are re-computed for exactly those.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -107,6 +108,9 @@ class WorkspaceState:
         dirty = Dirty()
         for bank in banks:
             dirty.update(self.install(bank))
+        # The banks live as long as the server and hold no cycles (refcounting frees them): out of
+        # the cyclic collector's sight, a collection no longer walks every file of every bank.
+        gc.freeze()
         return dirty
 
     # --- lookups ------------------------------------------------------------------------------

@@ -16,8 +16,12 @@ from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.checks import check_index
 from ckp_lsp.core.index import update_index_text
 from ckp_lsp.core.knowledge import KnowledgeFile, _read_clean, _read_full, closest, read_knowledge_file
+from ckp_lsp.core.references import index_cell_at, index_cells, index_cells_naming
 from ckp_lsp.core.text import decode
+from ckp_lsp.server.convert import uri_in, uri_of
 from tests.unit.builders import SHOP
+
+SHOP_INDEX = (SHOP / "_index.md").read_text(encoding="utf-8")
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = sorted(p for folder in ("samples", "tests/data") for p in (ROOT / folder).rglob("*.md"))
@@ -244,7 +248,7 @@ def test_the_index_drift_check_reads_the_same_line_by_line(
     assert callable(mutate)
     bank.index_text = mutate(update_index_text(None, bank))
     fast = index_findings(bank)
-    monkeypatch.setattr(checks, "_table_drift", lambda bank, lines: None)
+    monkeypatch.setattr(checks, "_table_drift", lambda bank, text: None)
     assert fast == index_findings(bank)
 
 
@@ -262,3 +266,23 @@ def test_a_small_bank_suggests_the_closest_of_all_its_concepts() -> None:
     bank = Bank.load(SHOP)
     for name in ("biling", "deplyo", "zzz", "oauth", "x-billing"):
         assert bank.suggest(name) == closest(name, bank.concepts())
+
+
+# --- navigation in the index ---------------------------------------------------------------------
+
+
+def test_cells_naming_a_concept_are_those_of_the_whole_index() -> None:
+    bank = Bank.load(SHOP)
+    for text in (update_index_text(None, bank), SHOP_INDEX):
+        cells = index_cells(text)
+        for names in ({"billing"}, {"cart", "infra/deploy.md"}, {"nothing"}):
+            assert index_cells_naming(text, names) == [c for c in cells if c.text in names]
+        for cell in cells:
+            line, col = cell.span.start_line, cell.span.start_col
+            assert index_cell_at(text, line, col) == next(c for c in cells if c.span.contains(line, col))
+
+
+@pytest.mark.parametrize("rel", ["a.md", "sub dir/é #1.md", "x%y/[z].md", ""])
+def test_a_uri_in_a_bank_is_the_uri_of_its_path(rel: str, tmp_path: Path) -> None:
+    root = tmp_path / "my bank"
+    assert uri_in(root, rel) == uri_of(root / rel)
