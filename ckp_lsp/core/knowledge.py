@@ -121,7 +121,7 @@ class KnowledgeFile:
 
     @property
     def concept_span(self) -> Span | None:
-        if self._source is not None:
+        if self._concept_span is None and self._source is not None:
             self._parse()
         return self._concept_span
 
@@ -236,10 +236,13 @@ def _read_clean(path: str, text: str) -> KnowledgeFile | None:
         lines.append(text[end:])  # a last header line without a newline
         end = len(text)
     values: dict[str, str] = {}
-    for line in lines:
+    concept_at = 0
+    for n, line in enumerate(lines):
         key, _, value = line.partition(":")
         if key in values or key not in _CLEAN_FIELDS:
             return None  # a field twice, or an unknown one
+        if key == "CONCEPT":
+            concept_at = n
         if "\r" in value:
             if value.find("\r") != len(value) - 1:
                 return None  # a lone CR ends a line: let the full parser count lines
@@ -292,6 +295,11 @@ def _read_clean(path: str, text: str) -> KnowledgeFile | None:
     kf.validated, kf.validated_text = validated, values["VALIDATED"]
     kf.keyword_texts, kf.relations = keywords, relations
     kf._source = text[:end]
+    # Where the concept is written is asked often (definition, symbols, lens): kept from the scan.
+    # What precedes it, ``CONCEPT:`` and blanks, is one UTF-16 unit a character.
+    line = lines[concept_at]
+    col = line.index(concept, 8)
+    kf._concept_span = Span(concept_at, col, concept_at, col + len(concept))
     return kf
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
+from bisect import bisect_right
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -14,7 +15,7 @@ from .discovery import INDEX_END, INDEX_NAME, INDEX_START
 from .index import index_lines
 from .knowledge import CONCEPT_RE, KnowledgeFile
 from .locate import at
-from .text import Span, span_of
+from .text import Span, line_offsets, span_of
 
 _PIPE = re.compile(r"(?<!\\)\|")
 _BLOCK_KEY = re.compile(r"^([A-Z][A-Z_]*):[ \t]*")
@@ -83,8 +84,29 @@ def index_cells_naming(text: str, names: Collection[str]) -> list[IndexCell]:
     lines, lo, hi, table = _layout(text)
     if not table:
         return [c for c in _block_cells(lines, lo, hi) if c.text in names]
-    only = [n for n in range(lo, hi) if any(name in lines[n] for name in names)]
+    if lo >= hi:
+        only = []
+    elif "\r" in text:
+        only = [n for n in range(lo, hi) if any(name in lines[n] for name in names)]
+    else:  # find the names in the text, then their lines
+        starts = _line_starts(text)
+        found: set[int] = set()
+        for name in names:
+            at = text.find(name, starts[lo]) if name else -1
+            while at >= 0:
+                n = bisect_right(starts, at) - 1
+                if n >= hi:
+                    break
+                found.add(n)
+                at = text.find(name, starts[n + 1]) if n + 1 < len(starts) else -1
+        only = sorted(found)
     return [c for c in _table_cells(lines, lo, hi, only) if c.text in names]
+
+
+@functools.lru_cache(maxsize=2)
+def _line_starts(text: str) -> list[int]:
+    """The offset where each line of ``text`` starts (``\n`` line ends only)."""
+    return line_offsets(text)
 
 
 @functools.lru_cache(maxsize=4)
@@ -291,7 +313,7 @@ def backlink_counts(bank: Bank, concept: str) -> dict[str, int]:
     """How many files name ``concept`` in each tier."""
     counts = {"HIGH": 0, "MID": 0}
     for path in bank.backlinks.get(concept, ()):
-        tiers = {r.tier for r in bank.files[path].relationships if r.concept == concept}
+        tiers = {r[1] for r in bank.files[path].relations if r[0] == concept}
         for tier in tiers:
             counts[tier] += 1
     return counts

@@ -6,6 +6,7 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from .. import __version__
 
@@ -30,10 +31,55 @@ def main(argv: Sequence[str] | None = None) -> int:
             p.error("--tcp takes HOST:PORT, e.g. 127.0.0.1:2087")
         server.start_tcp(host or "127.0.0.1", int(port))
     else:
-        server.start_io()
+        _start_io(server)
     # LSP: exit code 0 after a shutdown request, 1 when the client exits (or goes away) without one.
     # pygls swallows the SystemExit that carries it.
     return 0 if getattr(server.protocol, "_shutdown", False) else 1
+
+
+def _start_io(server: Any) -> None:
+    """Serve over stdio, reading stdin on the event loop.
+
+    pygls reads stdin on a worker thread, one hand-off per header line and per body: most of
+    a request's round trip on a small machine. Where stdin is a pipe the event loop reads it
+    itself; elsewhere (a file, Windows) pygls's own reader serves.
+    """
+    import asyncio
+    import os
+    import stat
+    import threading
+
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):
+        mode = 0
+    if os.name != "posix" or not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        server.start_io()
+        return
+    from pygls.io_ import StdoutWriter, run_async
+
+    async def serve() -> None:
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=1 << 20)
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
+        await run_async(
+            stop_event=server._stop_event,
+            reader=reader,
+            protocol=server.protocol,
+            logger=logging.getLogger("pygls.io_"),
+            error_handler=server.report_server_error,
+        )
+
+    server._stop_event = threading.Event()
+    server.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
+    try:
+        asyncio.run(serve())
+    except BrokenPipeError:
+        logging.getLogger("pygls").error("Connection to the client is lost! Shutting down the server.")
+    except (KeyboardInterrupt, SystemExit, asyncio.IncompleteReadError):
+        pass
+    finally:
+        server.shutdown()
 
 
 if __name__ == "__main__":

@@ -286,3 +286,11 @@ def test_cells_naming_a_concept_are_those_of_the_whole_index() -> None:
 def test_a_uri_in_a_bank_is_the_uri_of_its_path(rel: str, tmp_path: Path) -> None:
     root = tmp_path / "my bank"
     assert uri_in(root, rel) == uri_of(root / rel)
+
+
+@pytest.mark.parametrize("end", ["\n", "\r\n"])
+def test_cells_naming_a_concept_at_the_edges_of_the_index(end: str) -> None:
+    text = end.join(["# x", "<!-- ckp:index:start -->", *SHOP_INDEX.split("\n")[5:-2], "<!-- ckp:index:start -->"])
+    for names in ({"billing"}, {"cart"}, {""}, {"<!-- ckp:index:start -->"}):
+        assert index_cells_naming(text, names) == [c for c in index_cells(text) if c.text in names]
+    assert index_cells_naming("<!-- ckp:index:start -->", {"x"}) == []

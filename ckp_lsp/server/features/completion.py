@@ -351,7 +351,7 @@ def _concepts(
 
     def shared(name: str) -> int:
         target = bank.file_of(name)
-        return len(own.intersection(k.text.casefold() for k in target.keywords)) if target else 0
+        return len(own.intersection(k.casefold() for k in target.keyword_texts)) if target else 0
 
     lo = bisect_left(names, query)
     hi = bisect_left(names, query + _LAST, lo)
@@ -396,8 +396,8 @@ def _concepts(
 
 
 def _keywords(kf: KnowledgeFile | None, values: dict[str, list[str]]) -> list[str]:
-    if kf is not None and kf.keywords:
-        return [k.text for k in kf.keywords]
+    if kf is not None and kf.keyword_texts:
+        return kf.keyword_texts
     return values.get("ANSWERS_WHEN", [])
 
 

@@ -8,12 +8,10 @@ its files, so hovering stays instant on large banks.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from dataclasses import dataclass
 from urllib.parse import quote
 
 from lsprotocol import types
-from rapidfuzz import fuzz, process
 
 from ...core.bank import CLAIM_LIMIT, Bank
 from ...core.knowledge import MAX_KEYWORDS, MAX_TLDR, TIER_CAPS, KnowledgeFile, Relationship, closest
@@ -27,8 +25,6 @@ TIER_MEANING = {
 }
 #: how many related files or claimers a hover lists before "… and N more"
 LISTED = 20
-#: above this many concepts the suggestion for an unknown one uses a cheaper scorer
-_FAST_SUGGEST = 1000
 _STALENESS_WORD = {"validated": "validated", "git": "last committed", "mtime": "modified"}
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
 
@@ -152,17 +148,8 @@ def _key_markdown(key: str) -> str:
 
 
 def suggest(bank: Bank, concept: str) -> str | None:
-    """The concept of the bank closest to ``concept`` (the one CKP041 suggests on small banks)."""
-    if len(bank.by_concept) <= _FAST_SUGGEST:
-        return closest(concept, bank.concepts())
-    # On a large bank only the names sharing the first letter are compared, to keep hover instant.
-    from .completion import concept_names
-
-    names = concept_names(bank)
-    lo = bisect_left(names, concept[:1])
-    hi = bisect_left(names, concept[:1] + "\U0010ffff", lo)
-    best = process.extractOne(concept, names[lo:hi], scorer=fuzz.ratio, score_cutoff=60)
-    return best[0] if best else None
+    """The concept of the bank closest to ``concept``: the one CKP041 suggests."""
+    return bank.suggest(concept)
 
 
 def _relationship_markdown(bank: Bank, kf: KnowledgeFile, rel: Relationship) -> str:
@@ -214,7 +201,7 @@ def _concept_markdown(bank: Bank, kf: KnowledgeFile, concept: str) -> str:
         other = bank.files.get(path)
         if other is None or path == kf.path:
             continue
-        for tier in {r.tier for r in other.relationships if r.concept == concept}:
+        for tier in {r[1] for r in other.relations if r[0] == concept}:
             tiers[tier].append(other)
     for files in tiers.values():
         files.sort(key=lambda f: (f.concept or "", f.path))
