@@ -172,6 +172,7 @@ class Session:
     client: Any = None
     started: float = 0.0
     drain: asyncio.Future[None] | None = None
+    stderr: Any = None  # where the server's stderr goes (discarded by default)
 
     async def start(self) -> None:
         from lsprotocol import types
@@ -212,7 +213,7 @@ class Session:
 
         self.started = time.perf_counter()
         await client.start_io(*self.command, env=self.env)
-        self.drain = asyncio.ensure_future(_drain(client._server.stderr))
+        self.drain = asyncio.ensure_future(_drain(client._server.stderr, self.stderr))
         caps = client_capabilities("visual-studio-code")
         caps.text_document.diagnostic = None  # a push client
         await client.initialize_async(
@@ -282,9 +283,10 @@ class Session:
         await self.client.stop()
 
 
-async def _drain(stream: Any) -> None:
-    while stream is not None and await stream.read(65536):
-        pass
+async def _drain(stream: Any, copy: Any = None) -> None:
+    while stream is not None and (data := await stream.read(65536)):
+        if copy is not None:
+            copy.write(data)
 
 
 async def timed_requests(calls: list[Callable[[], Any]]) -> list[float]:

@@ -52,11 +52,11 @@ def bank_findings(bank: Bank, kf: KnowledgeFile) -> list[Finding]:
                     others=twins,
                 )
             )
-    count = bank.claims.count
+    many = bank.claims.many
     for n, text in enumerate(kf.keyword_texts):
-        if count(text.casefold()) <= CLAIM_LIMIT:
+        claimers = many.get(text.casefold())
+        if claimers is None or len(claimers) <= CLAIM_LIMIT:
             continue
-        claimers = bank.claims[text.casefold()]
         item = kf.keywords[n]
         others = [c for c, p in bank.claimants(item.text.casefold())[: CLAIM_LIMIT + 2] if p != kf.path and c]
         if len(claimers) - 1 >= CLAIM_LIMIT:
