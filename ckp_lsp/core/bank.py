@@ -24,6 +24,8 @@ from .updated import git_dates, mtime_date
 #: a keyword claimed by this many other concepts is ambiguous (CKP032)
 CLAIM_LIMIT = 3
 _CHUNK = 1 << 16
+#: changes remembered for ``changed_since``; who asks about older ones starts over
+_LOG_LIMIT = 1 << 16
 #: most concepts an unknown one is compared with for a suggestion (CKP041)
 SUGGEST_POOL = 1000
 _NAME_WORD = re.compile(r"[-._]+")
@@ -124,6 +126,8 @@ class Bank:
         self._edited: set[str] = set()  # texts that differ from the disk: uncommitted, so today
         self._claimants: dict[str, list[tuple[str, str]]] = {}  # keyword -> sorted (concept, path)
         self.generation = 0
+        self._log: list[str] = []  # the path of each change, after the ``_log_base`` first ones
+        self._log_base = 0
         self._words: tuple[int, dict[str, list[str]]] | None = None
         self._sorted_concepts: tuple[int, list[str]] | None = None  # bumped whenever a concept appears in or leaves ``by_concept``
 
@@ -245,7 +249,25 @@ class Bank:
         self._edited.discard(rel)
         return self._affected(old, None, before, self.generation != generation) - {rel}
 
+    @property
+    def revision(self) -> int:
+        """How many times a file was added or dropped: a position in the change log."""
+        return self._log_base + len(self._log)
+
+    def changed_since(self, revision: int) -> set[str] | None:
+        """The paths added, replaced or removed after ``revision``; None when that is too long ago."""
+        if revision < self._log_base:
+            return None
+        return set(self._log[revision - self._log_base :])
+
+    def _touch(self, path: str) -> None:
+        if len(self._log) >= _LOG_LIMIT:
+            self._log_base += len(self._log)
+            self._log = []
+        self._log.append(path)
+
     def _add(self, kf: KnowledgeFile) -> None:
+        self._touch(kf.path)
         self.files[kf.path] = kf
         if kf.concept:
             if kf.concept not in self.by_concept:
@@ -266,6 +288,7 @@ class Bank:
             claims.add(keyword, kf.path)
 
     def _drop(self, kf: KnowledgeFile) -> None:
+        self._touch(kf.path)
         del self.files[kf.path]
         if kf.concept and kf.concept in self.by_concept:
             paths = self.by_concept[kf.concept]

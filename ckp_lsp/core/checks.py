@@ -186,26 +186,92 @@ def _budget(bank: Bank, text: str, anchor: Span, out: list[Finding]) -> list[Fin
     return apply_overrides(out, bank.config.diagnostics)
 
 
-#: per bank, each file's expected table line in the index, kept while the file is unchanged
-_ROWS: WeakKeyDictionary[Bank, dict[str, tuple[KnowledgeFile, tuple[str, str], str]]] = WeakKeyDictionary()
+class _Table:
+    """The drift check of a generated index table, kept per bank: which lines of the index are a
+    file's expected row, which are not (parsed), and which rows are missing. Brought up to date
+    with the files changed since, so an edit does not compare a large index line by line again."""
 
+    def __init__(self, bank: Bank, text: str, layout: tuple[list[str], int, int, int]) -> None:
+        self.text = text
+        self.lines, self.start, self.head, self.end = layout
+        self.revision = bank.revision
+        self.rows: dict[str, tuple[KnowledgeFile, tuple[str, str], str]] = {}  # path -> (kf, key, line)
+        self.files: dict[tuple[str, str], KnowledgeFile] = {}  # (CONCEPT, FILE) -> its file
+        self.expected: dict[str, tuple[str, str]] = {}  # a file's expected line -> (CONCEPT, FILE)
+        self.at: dict[str, list[int]] = {}  # the index's row lines -> where they are
+        for i in range(self.head + 1, self.end):
+            self.at.setdefault(self.lines[i], []).append(i)
+        for path, kf in bank.files.items():
+            self._expect(path, kf)
+        self.odd = {i: self._parse(i) for line, at in self.at.items() if line not in self.expected for i in at}
+        self.unmatched = {key for line, key in self.expected.items() if line not in self.at}
 
-def _expected_lines(bank: Bank) -> dict[str, tuple[str, str]]:
-    """The table line each file with a concept should have in the index -> (CONCEPT, FILE)."""
-    cache = _ROWS.setdefault(bank, {})
-    out = {}
-    for path, kf in bank.files.items():
+    def _parse(self, i: int) -> list[IndexRow]:
+        return _table_rows([self.lines[self.head], self.lines[i]], i - 1)
+
+    def _expect(self, path: str, kf: KnowledgeFile) -> tuple[tuple[str, str], str] | None:
         if not kf.concept:
-            continue
-        hit = cache.get(path)
-        if hit is None or hit[0] is not kf:
-            values = row_values(kf)
-            hit = cache[path] = (kf, (values["CONCEPT"], values["FILE"]), row_line(values))
-        out[hit[2]] = hit[1]
-    if len(cache) > len(out):
-        for path in [p for p, (kf, _, _) in cache.items() if bank.files.get(p) is not kf]:
-            del cache[path]
-    return out
+            return None
+        values = row_values(kf)
+        key, line = (values["CONCEPT"], values["FILE"]), row_line(values)
+        self.rows[path] = (kf, key, line)
+        self.files[key] = kf
+        self.expected[line] = key
+        return key, line
+
+    def update(self, bank: Bank) -> bool:
+        """Catch up with the files changed since; False when that cannot be told."""
+        changed = bank.changed_since(self.revision)
+        if changed is None:
+            return False
+        for path in changed:
+            kf = bank.files.get(path)
+            hit = self.rows.get(path)
+            if hit is not None and hit[0] is kf:
+                continue
+            if hit is not None and kf is not None and kf.concept and row_line(row_values(kf)) == hit[2]:
+                self.rows[path] = (kf, hit[1], hit[2])  # another text, the same row
+                self.files[hit[1]] = kf
+                continue
+            if hit is not None:
+                del self.rows[path]
+                _, key, line = hit
+                if self.files.get(key) is hit[0]:
+                    del self.files[key]
+                if self.expected.get(line) == key:
+                    del self.expected[line]
+                self.unmatched.discard(key)
+                for i in self.at.get(line, ()):
+                    self.odd[i] = self._parse(i)
+            added = self._expect(path, kf) if kf is not None else None
+            if added is not None:
+                key, line = added
+                if line in self.at:
+                    for i in self.at[line]:
+                        self.odd.pop(i, None)
+                else:
+                    self.unmatched.add(key)
+        self.revision = bank.revision
+        return True
+
+    def findings(self) -> tuple[Span, list[Finding]]:
+        anchor = Span(self.start, 0, self.start, utf16_len(self.lines[self.start]))
+        if not self.odd and not self.unmatched:
+            return anchor, []
+        rows = [row for i in sorted(self.odd) for row in self.odd[i]]
+        by_concept: dict[str, KnowledgeFile] = {}
+        if any(not row.file for row in rows):  # rows without FILE are matched by concept, the last file first
+            for key in sorted(self.files):
+                by_concept[key[0]] = self.files[key]
+
+        def want_of(row: IndexRow) -> dict[str, str] | None:
+            kf = self.files.get((row.concept, row.file)) if row.file else by_concept.get(row.concept)
+            return row_values(kf) if kf is not None else None
+
+        return anchor, _drift(rows, want_of, self.unmatched, anchor)
+
+
+_TABLES: WeakKeyDictionary[Bank, _Table] = WeakKeyDictionary()
 
 
 def _table_drift(bank: Bank, text: str) -> tuple[Span, list[Finding]] | None:
@@ -214,30 +280,10 @@ def _table_drift(bank: Bank, text: str) -> tuple[Span, list[Finding]] | None:
     layout = _table_layout(text)
     if layout is None:
         return None
-    lines, start, head, end = layout
-    expected = _expected_lines(bank)
-    seen: set[tuple[str, str]] = set()
-    odd: list[IndexRow] = []
-    for i in range(head + 1, end):
-        key = expected.get(lines[i])
-        if key is not None:
-            seen.add(key)
-        else:
-            odd.extend(_table_rows([lines[head], lines[i]], i - 1))
-    anchor = Span(start, 0, start, utf16_len(lines[start]))
-    if not odd and len(seen) == len(expected):
-        return anchor, []
-    files = {key: kf for kf, key, _ in _ROWS[bank].values()}
-    by_concept: dict[str, KnowledgeFile] = {}
-    if any(not row.file for row in odd):  # rows without FILE are matched by concept, the last file first
-        for key in sorted(files):
-            by_concept[key[0]] = files[key]
-
-    def want_of(row: IndexRow) -> dict[str, str] | None:
-        kf = files.get((row.concept, row.file)) if row.file else by_concept.get(row.concept)
-        return row_values(kf) if kf is not None else None
-
-    return anchor, _drift(odd, want_of, files, anchor, seen)
+    table = _TABLES.get(bank)
+    if table is None or (table.text is not text and table.text != text) or not table.update(bank):
+        table = _TABLES[bank] = _Table(bank, text, layout)
+    return table.findings()
 
 
 @functools.lru_cache(maxsize=4)

@@ -294,3 +294,38 @@ def test_cells_naming_a_concept_at_the_edges_of_the_index(end: str) -> None:
     for names in ({"billing"}, {"cart"}, {""}, {"<!-- ckp:index:start -->"}):
         assert index_cells_naming(text, names) == [c for c in index_cells(text) if c.text in names]
     assert index_cells_naming("<!-- ckp:index:start -->", {"x"}) == []
+
+
+def test_the_index_drift_check_follows_edits_one_file_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from genbank import generate
+    finally:
+        sys.path.pop(0)
+    generate(tmp_path, 60, seed=5)
+    bank = Bank.load(tmp_path)
+    bank.index_text = update_index_text(None, bank)
+    paths = sorted(bank.files)
+    texts = {p: (tmp_path / p).read_text(encoding="utf-8") for p in paths}
+    edits = [
+        lambda: bank.set_file(paths[1], texts[paths[1]].replace("VALIDATED:    2025-0", "VALIDATED:    2024-0")),
+        lambda: bank.set_file(paths[2], texts[paths[2]] + "\nMore body.\n"),
+        lambda: bank.remove_file(paths[3]),
+        lambda: bank.set_file("new/extra.md", "CONCEPT: extra\nTLDR: x.\nANSWERS_WHEN: a\nVALIDATED: 2025-01\n"),
+        lambda: bank.set_file(paths[3], texts[paths[3]]),
+        lambda: bank.set_file(paths[1], texts[paths[1]]),
+        lambda: bank.set_file(paths[4], texts[paths[4]].replace("CONCEPT:      ", "CONCEPT:      x", 1)),
+        lambda: bank.set_file(paths[5], "no header\n"),
+        lambda: bank.remove_file("new/extra.md"),
+        lambda: bank.set_file(paths[5], texts[paths[5]]),
+    ]
+    for edit in edits:
+        edit()
+        fast = index_findings(bank)
+        with monkeypatch.context() as m:
+            m.setattr(checks, "_table_drift", lambda bank, text: None)
+            assert fast == index_findings(bank)
+    bank.index_text = update_index_text(bank.index_text, bank)
+    assert [f.code for f in check_index(bank) if f.code == "CKP070"] == []
