@@ -20,6 +20,7 @@ from .header import (
     Field,
     Header,
     Item,
+    _split_items,
     parse_header,
 )
 from .text import Span, span_of, split_lines, utf16_len
@@ -148,6 +149,28 @@ class KnowledgeFile:
     @relationships.setter
     def relationships(self, value: list[Relationship]) -> None:
         self._relationships = value
+
+    def entry_spans(self, concept: str) -> list[Span]:
+        """Where each relationship entry naming ``concept`` writes that name, in order.
+
+        A large bank's references to one concept touch many files: their tier lines are read
+        here rather than their whole headers parsed.
+        """
+        if self._source is None:
+            return [r.concept_span for r in self._relationships if r.concept == concept]
+        out = []
+        for line_no, line in enumerate(self._source.split("\n")):
+            key, _, rest = line.partition(":")
+            if key not in TIER_FIELDS or concept not in rest:
+                continue
+            if line.endswith("\r"):
+                line, rest = line[:-1], rest[:-1]
+            start = len(key) + 1 + len(rest) - len(rest.lstrip())
+            for item in _split_items(line_no, line, start, start + len(rest.strip())):
+                if item.text.partition(":")[0] == concept:
+                    s = item.span
+                    out.append(Span(s.start_line, s.start_col, s.start_line, s.start_col + len(concept)))
+        return out
 
     @property
     def high(self) -> list[Relationship]:

@@ -279,11 +279,9 @@ def declarations(bank: Bank, concept: str) -> list[Mention]:
 
 def entries_naming(bank: Bank, concept: str) -> list[Mention]:
     """The concept part of every relationship entry that names ``concept``, file by file."""
-    out = []
+    out: list[Mention] = []
     for path in sorted(bank.backlinks.get(concept, ())):
-        for rel in bank.files[path].relationships:
-            if rel.concept == concept:
-                out.append(Mention(path, rel.concept_span, "relationship"))
+        out.extend(Mention(path, span, "relationship") for span in bank.files[path].entry_spans(concept))
     return out
 
 

@@ -28,7 +28,8 @@ DATA = sorted(p for folder in ("samples", "tests/data") for p in (ROOT / folder)
 
 
 def snapshot(kf: KnowledgeFile) -> dict[str, object]:
-    """Everything a reader of a KnowledgeFile can see."""
+    """Everything a reader of a KnowledgeFile can see (what needs no parse first)."""
+    entry_spans = {c: kf.entry_spans(c) for c, *_ in kf.relations}
     header = kf.header
     return {
         "path": kf.path,
@@ -48,6 +49,7 @@ def snapshot(kf: KnowledgeFile) -> dict[str, object]:
             for r in kf.relationships
         ],
         "written": kf.written(),
+        "entry_spans": entry_spans,
         "header": None
         if header is None
         else (
