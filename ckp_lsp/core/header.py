@@ -104,6 +104,10 @@ def parse_header(text: str) -> Header | None:
     return _parse_bare(text)
 
 
+#: builds a Span from a tuple without the keyword-handling ``__new__`` of a NamedTuple
+_span = functools.partial(tuple.__new__, Span)
+
+
 def _split_items(line_no: int, line: str, start: int, end: int) -> list[Item]:
     """Comma-separated items of ``line[start:end]``, each with its own tight span."""
     items = []
@@ -114,7 +118,7 @@ def _split_items(line_no: int, line: str, start: int, end: int) -> list[Item]:
         if text:
             a = pos + len(part) - len(part.lstrip())
             b = a + len(text)
-            span = Span(line_no, a, line_no, b) if ascii_line else span_of(line_no, line, a, b)
+            span = _span((line_no, a, line_no, b)) if ascii_line else span_of(line_no, line, a, b)
             items.append(Item(text, span))
         pos += len(part) + 1
     return items
@@ -127,8 +131,8 @@ def _bare_field(line_no: int, line: str, colon: int) -> Field:
     start = colon + 1 + len(rest) - len(rest.lstrip())
     end = start + len(value)
     if line.isascii():
-        key_span = Span(line_no, 0, line_no, colon)
-        vspan = Span(line_no, start, line_no, end) if value else Span(line_no, colon + 1, line_no, colon + 1)
+        key_span = _span((line_no, 0, line_no, colon))
+        vspan = _span((line_no, start, line_no, end) if value else (line_no, colon + 1, line_no, colon + 1))
     else:
         key_span = span_of(line_no, line, 0, colon)
         vspan = span_of(line_no, line, start, end) if value else span_of(line_no, line, colon + 1, colon + 1)
