@@ -57,7 +57,7 @@ def bank_findings(bank: Bank, kf: KnowledgeFile) -> list[Finding]:
         claimers = many.get(text.casefold())
         if claimers is None or len(claimers) <= CLAIM_LIMIT:
             continue
-        item = kf.keywords[n]
+        item = kf.keyword(n)
         others = [c for c, p in bank.claimants(item.text.casefold())[: CLAIM_LIMIT + 2] if p != kf.path and c]
         if len(claimers) - 1 >= CLAIM_LIMIT:
             shown = ", ".join(others[:CLAIM_LIMIT]) + (", …" if len(claimers) - 1 > CLAIM_LIMIT else "")
@@ -84,7 +84,7 @@ def bank_findings(bank: Bank, kf: KnowledgeFile) -> list[Finding]:
             updated = declared.validated if by_validated else bank.updated_date(declared)
             if updated is None or not updated.is_after(date):
                 continue
-        rel = kf.relationships[n]
+        rel = kf.relationship(n)
         target = bank.file_of(rel.concept)
         if target is None:
             guess = bank.suggest(rel.concept)

@@ -7,6 +7,7 @@ claims) are computed by ``checks``; everything here depends on the file's text a
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from dataclasses import dataclass
 from typing import Any
 
@@ -149,6 +150,36 @@ class KnowledgeFile:
     @relationships.setter
     def relationships(self, value: list[Relationship]) -> None:
         self._relationships = value
+
+    def _items_of(self, keys: Container[str]) -> list[list[Item]]:
+        """The items of the fields ``keys`` in a header kept by the fast scan, in order, with spans."""
+        out = []
+        for line_no, line in enumerate((self._source or "").split("\n")):
+            key, _, rest = line.partition(":")
+            if key not in keys:
+                continue
+            if line.endswith("\r"):
+                line, rest = line[:-1], rest[:-1]
+            start = len(key) + 1 + len(rest) - len(rest.lstrip())
+            out.append(_split_items(line_no, line, start, start + len(rest.strip())))
+        return out
+
+    def keyword(self, n: int) -> Item:
+        """``keywords[n]``, without parsing the whole header when the fast scan read it."""
+        if self._source is None:
+            return self._keywords[n]
+        return self._items_of(("ANSWERS_WHEN",))[0][n]
+
+    def relationship(self, n: int) -> Relationship:
+        """``relationships[n]``, without parsing the whole header when the fast scan read it."""
+        if self._source is None:
+            return self._relationships[n]
+        items = [item for line in self._items_of(TIER_FIELDS) for item in line]
+        concept, tier, date_text, date = self.relations[n]
+        s = items[n].span  # a clean header: one entry a relation, each ``concept:DATE``
+        concept_span = Span(s.start_line, s.start_col, s.start_line, s.start_col + len(concept))
+        date_span = Span(s.start_line, concept_span.end_col + 1, s.end_line, s.end_col)
+        return Relationship(concept, tier, s, concept_span, date_text, date, date_span)
 
     def entry_spans(self, concept: str) -> list[Span]:
         """Where each relationship entry naming ``concept`` writes that name, in order.

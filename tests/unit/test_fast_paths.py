@@ -30,6 +30,10 @@ DATA = sorted(p for folder in ("samples", "tests/data") for p in (ROOT / folder)
 def snapshot(kf: KnowledgeFile) -> dict[str, object]:
     """Everything a reader of a KnowledgeFile can see (what needs no parse first)."""
     entry_spans = {c: kf.entry_spans(c) for c, *_ in kf.relations}
+    one_by_one = (
+        [kf.keyword(n) for n in range(len(kf.keyword_texts))],
+        [kf.relationship(n) for n in range(len(kf.relations))],
+    )
     header = kf.header
     return {
         "path": kf.path,
@@ -42,6 +46,8 @@ def snapshot(kf: KnowledgeFile) -> dict[str, object]:
         "validated_text": kf.validated_text,
         "local": [(f.code, f.span, f.message, f.severity, f.data) for f in kf.local],
         "keywords": [(i.text, i.span) for i in kf.keywords],
+        "keyword_items": kf.keywords,
+        "relationship_items": kf.relationships,
         "keyword_texts": kf.keyword_texts,
         "relations": kf.relations,
         "relationships": [
@@ -50,6 +56,7 @@ def snapshot(kf: KnowledgeFile) -> dict[str, object]:
         ],
         "written": kf.written(),
         "entry_spans": entry_spans,
+        "one_by_one": one_by_one,
         "header": None
         if header is None
         else (
