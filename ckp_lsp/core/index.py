@@ -70,11 +70,10 @@ def tokens(text: str) -> int:
 
 def row_values(kf: KnowledgeFile) -> dict[str, str]:
     """The index values of one file, as its header writes them."""
-    values = kf.written()
-    values = {c: values.get(c, "") for c in COLUMNS}
-    values["CONCEPT"] = kf.concept or ""
-    values["FILE"] = kf.path
-    return {k: " ".join(v.split()) for k, v in values.items()}
+    written = kf.written()
+    written["CONCEPT"] = kf.concept or ""
+    written["FILE"] = kf.path
+    return {c: " ".join(written.get(c, "").split()) for c in COLUMNS}
 
 
 def expected_rows(bank: Bank) -> list[dict[str, str]]:
@@ -94,7 +93,7 @@ TABLE_HEAD = ("| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS))
 
 def row_line(values: dict[str, str]) -> str:
     """One row of the generated table."""
-    return "| " + " | ".join([_escape(values[c]) for c in COLUMNS]) + " |"
+    return "| " + " | ".join([values[c].replace("|", "\\|") for c in COLUMNS]) + " |"
 
 
 def render_section(rows: list[dict[str, str]], form: str, nl: str = "\n") -> str:
