@@ -280,12 +280,21 @@ class Bank:
                 backlinks[rel[0]].add(kf.path)
             else:
                 backlinks[rel[0]] = {kf.path}
-        for text in kf.keyword_texts:
+        one, many, path = claims.one, claims.many, kf.path
+        for text in kf.keyword_texts:  # ``claims.add``, inline: a bank adds every keyword of every file
             keyword = text.casefold()
             if keyword == text:
                 keyword = text  # one string for both (casefold makes a copy)
-            claimants.pop(keyword, None)
-            claims.add(keyword, kf.path)
+            if claimants:
+                claimants.pop(keyword, None)
+            found = many.get(keyword)
+            if found is not None:
+                found.add(path)
+                continue
+            sole = one.setdefault(keyword, path)
+            if sole != path:
+                del one[keyword]
+                many[keyword] = {sole, path}
 
     def _drop(self, kf: KnowledgeFile) -> None:
         self._touch(kf.path)
