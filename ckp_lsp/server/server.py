@@ -71,6 +71,7 @@ class CkpServer(LanguageServer):
         self.init_options: dict[str, Any] = {}
         self.closing = False
         self.tasks: set[asyncio.Task[Any]] = set()
+        self.postponed: list[Events] = []  # disk events waiting for the banks being read
 
     def _version_of(self, uri: str) -> int | None:
         doc = self.workspace.text_documents.get(uri)
@@ -118,6 +119,13 @@ class CkpServer(LanguageServer):
         self.holds -= 1
         if self.holds == 0 and self.indexed.is_set():
             self.ready.set()
+            self.apply_postponed()
+
+    def apply_postponed(self) -> None:
+        """Disk events that arrived while the banks were being read, applied to the banks now."""
+        postponed, self.postponed = self.postponed, []
+        for events in postponed:
+            _apply_disk_events(self, events)
 
     def spawn(self, coro: Any) -> asyncio.Task[Any]:
         task = asyncio.ensure_future(coro)
@@ -274,6 +282,7 @@ async def _index_workspace(ls: CkpServer) -> None:
             progress = False
     try:
         roots = await asyncio.to_thread(ls.state.discover)
+        await _rebase_poller(ls, roots)
         banks = []
         for i, root in enumerate(roots):
             config = ls.state.config_for(root)
@@ -294,6 +303,7 @@ async def _index_workspace(ls: CkpServer) -> None:
         ls.indexed.set()
         if ls.holds == 0:
             ls.ready.set()
+            ls.apply_postponed()
         if progress:
             n = sum(len(b.files) for b in ls.state.banks.values())
             ls.work_done_progress.end(
@@ -344,11 +354,18 @@ async def _held_reindex(ls: CkpServer) -> None:
 async def _reindex(ls: CkpServer) -> None:
     """Read every bank again (settings, configuration files or workspace folders changed)."""
     roots = await asyncio.to_thread(ls.state.discover)
+    await _rebase_poller(ls, roots)
     banks = [await asyncio.to_thread(ls.state.load_bank, r, ls.state.config_for(r)) for r in roots]
     ls.publisher.clear_all()
     ls.state.reload_all(banks)
     _log_banks(ls, banks)
     ls.publisher.publish_all(ls.state.all_docs())
+
+
+async def _rebase_poller(ls: CkpServer, roots: list[Path]) -> None:
+    """The disk poller's snapshot taken before the banks are read, so no later change is missed."""
+    if ls.poller is not None:
+        await asyncio.to_thread(ls.poller.rebase, roots or list(ls.state.folders))
 
 
 def _log_banks(ls: CkpServer, banks: list[Bank]) -> None:
@@ -462,6 +479,11 @@ def did_change_watched(ls: CkpServer, params: types.DidChangeWatchedFilesParams)
 
 
 def _apply_disk_events(ls: CkpServer, events: Events) -> None:
+    if ls.holds or not ls.indexed.is_set():
+        # The banks are being read: applied to the old ones, these would be lost when the new
+        # ones replace them.
+        ls.postponed.append(events)
+        return
     created, changed, deleted = events
     if any(p.name == ".ckp.toml" for group in events for p in group) or any(
         p.name == "_index.md" and ls.state.bank_for(p) is None for p in created

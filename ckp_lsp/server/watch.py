@@ -53,18 +53,34 @@ class Poller:
         self._interval = interval
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="ckp-disk-poller", daemon=True)
+        self._lock = threading.Lock()
+        self._before: Snapshot = {}
 
     def start(self) -> None:
+        with self._lock:
+            self._before = scan(self._roots())
         self._thread.start()
 
     def stop(self) -> None:
         self._stop.set()
 
+    def rebase(self, roots: list[Path]) -> None:
+        """Take the disk below ``roots`` as known: call it just before the banks are read again.
+
+        Every later change then differs from this snapshot, even when the banks' folders change
+        (a file read by the new banks and deleted before the next scan is not missed).
+        """
+        snapshot = scan(roots)
+        with self._lock:
+            self._before = snapshot
+
     def _run(self) -> None:
-        before = scan(self._roots())
         while not self._stop.wait(self._interval):
             after = scan(self._roots())
-            events = diff(before, after)
-            before = after
+            # A scan that began before a rebase may report what the banks already hold: harmless,
+            # as every event is handled by reading the disk as it is.
+            with self._lock:
+                events = diff(self._before, after)
+                self._before = after
             if any(events):
                 self._on_events(events)
