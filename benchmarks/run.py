@@ -60,11 +60,19 @@ def environment() -> dict[str, str]:
     """The environment of every process measured: bytecode cached, as for an installed package."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "ckp-bench-pycache")
+    if CODE is not None:
+        env["PYTHONPATH"] = str(CODE)
     return env
+
+
+#: another source tree of ckp_lsp to measure instead of the installed one (``--code``)
+CODE: Path | None = None
 
 
 def tool(name: str) -> list[str]:
     """A console script of this virtual environment (or of PATH)."""
+    if CODE is not None and name in ("ckp", "ckp-lsp"):
+        return [sys.executable, "-m", "ckp_lsp.cli.main" if name == "ckp" else "ckp_lsp"]
     found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
     if found:
         return [found]
@@ -638,11 +646,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=None, help="also write the table to this file")
     p.add_argument("--no-cli", action="store_true", help="only the language-server measurements")
     p.add_argument("--spawn-only", action="store_true", help="of the server, measure only its start")
+    p.add_argument("--requests", type=int, default=REQUESTS, help="requests of each kind (default 200)")
+    p.add_argument("--code", type=Path, default=None, help="measure the ckp_lsp of this source tree instead")
     p.add_argument(
         "--profile-server", type=Path, default=None, metavar="FILE", help="cProfile the server into FILE"
     )
     args = p.parse_args(argv)
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",")] if args.sizes else [args.size]
+    global CODE, REQUESTS
+    CODE, REQUESTS = args.code, args.requests
     if args.compare:
         ensure_rumdl()
     info = machine()
