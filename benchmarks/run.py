@@ -635,6 +635,7 @@ def report(benches: list[Bench], compare: bool, info: dict[str, str]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    global CODE, REQUESTS
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     p.add_argument("--size", type=int, default=10_000, help="files in the bank (default 10,000)")
     p.add_argument(
@@ -646,14 +647,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=None, help="also write the table to this file")
     p.add_argument("--no-cli", action="store_true", help="only the language-server measurements")
     p.add_argument("--spawn-only", action="store_true", help="of the server, measure only its start")
-    p.add_argument("--requests", type=int, default=REQUESTS, help="requests of each kind (default 200)")
+    p.add_argument("--requests", type=int, default=200, help="requests of each kind (default 200)")
     p.add_argument("--code", type=Path, default=None, help="measure the ckp_lsp of this source tree instead")
     p.add_argument(
         "--profile-server", type=Path, default=None, metavar="FILE", help="cProfile the server into FILE"
     )
     args = p.parse_args(argv)
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",")] if args.sizes else [args.size]
-    global CODE, REQUESTS
     CODE, REQUESTS = args.code, args.requests
     if args.compare:
         ensure_rumdl()
