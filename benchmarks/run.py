@@ -72,7 +72,8 @@ CODE: Path | None = None
 def tool(name: str) -> list[str]:
     """A console script of this virtual environment (or of PATH)."""
     if CODE is not None and name in ("ckp", "ckp-lsp"):
-        return [sys.executable, "-m", "ckp_lsp.cli.main" if name == "ckp" else "ckp_lsp"]
+        # -P: the working directory (this repository) must not come before the other tree
+        return [sys.executable, "-P", "-m", "ckp_lsp.cli.main" if name == "ckp" else "ckp_lsp"]
     found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
     if found:
         return [found]
