@@ -7,6 +7,8 @@ changed, so the diagnostics are re-computed for exactly those.
 from __future__ import annotations
 
 import gc
+import os
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +54,24 @@ class Doc:
     @property
     def file(self) -> KnowledgeFile | None:
         return self.bank.files.get(self.rel)
+
+
+def _inside(root: Path, folders: list[str]) -> bool:
+    """Whether the folder ``root/folders…`` is inside ``root`` once symbolic links are followed.
+
+    Only the folders below the (resolved) root can lead out of it: they are looked at one by
+    one (a request asks this of its document) and the path is resolved only when one is a link.
+    """
+    current = str(root)
+    for n, name in enumerate(folders):
+        current = os.path.join(current, name)
+        try:
+            if not stat.S_ISLNK(os.lstat(current).st_mode):
+                continue
+        except OSError:
+            pass
+        return Path(current, *folders[n + 1 :]).resolve().is_relative_to(root)
+    return True
 
 
 class WorkspaceState:
@@ -133,7 +153,8 @@ class WorkspaceState:
         # A URI may spell its way out of the bank (``memory-bank/../../x.md``, a symlinked folder):
         # nothing outside the bank is ever read, checked or edited. (A symlinked file is never
         # read either: see ``skip_reason``.)
-        if ".." in rel.split("/") or not path.parent.resolve().is_relative_to(bank.root):
+        parts = rel.split("/")
+        if ".." in parts or not _inside(bank.root, parts[:-1]):
             return None
         return Doc(bank, rel)
 

@@ -299,7 +299,9 @@ def test_a_uri_in_a_bank_is_the_uri_of_its_path(rel: str, tmp_path: Path) -> Non
 
 @pytest.mark.parametrize("end", ["\n", "\r\n"])
 def test_cells_naming_a_concept_at_the_edges_of_the_index(end: str) -> None:
-    text = end.join(["# x", "<!-- ckp:index:start -->", *SHOP_INDEX.split("\n")[5:-2], "<!-- ckp:index:start -->"])
+    text = end.join(
+        ["# x", "<!-- ckp:index:start -->", *SHOP_INDEX.split("\n")[5:-2], "<!-- ckp:index:start -->"]
+    )
     for names in ({"billing"}, {"cart"}, {""}, {"<!-- ckp:index:start -->"}):
         assert index_cells_naming(text, names) == [c for c in index_cells(text) if c.text in names]
     assert index_cells_naming("<!-- ckp:index:start -->", {"x"}) == []
@@ -319,10 +321,14 @@ def test_the_index_drift_check_follows_edits_one_file_at_a_time(
     paths = sorted(bank.files)
     texts = {p: (tmp_path / p).read_text(encoding="utf-8") for p in paths}
     edits = [
-        lambda: bank.set_file(paths[1], texts[paths[1]].replace("VALIDATED:    2025-0", "VALIDATED:    2024-0")),
+        lambda: bank.set_file(
+            paths[1], texts[paths[1]].replace("VALIDATED:    2025-0", "VALIDATED:    2024-0")
+        ),
         lambda: bank.set_file(paths[2], texts[paths[2]] + "\nMore body.\n"),
         lambda: bank.remove_file(paths[3]),
-        lambda: bank.set_file("new/extra.md", "CONCEPT: extra\nTLDR: x.\nANSWERS_WHEN: a\nVALIDATED: 2025-01\n"),
+        lambda: bank.set_file(
+            "new/extra.md", "CONCEPT: extra\nTLDR: x.\nANSWERS_WHEN: a\nVALIDATED: 2025-01\n"
+        ),
         lambda: bank.set_file(paths[3], texts[paths[3]]),
         lambda: bank.set_file(paths[1], texts[paths[1]]),
         lambda: bank.set_file(paths[4], texts[paths[4]].replace("CONCEPT:      ", "CONCEPT:      x", 1)),
@@ -338,3 +344,26 @@ def test_the_index_drift_check_follows_edits_one_file_at_a_time(
             assert fast == index_findings(bank)
     bank.index_text = update_index_text(bank.index_text, bank)
     assert [f.code for f in check_index(bank) if f.code == "CKP070"] == []
+
+
+def test_a_folder_is_inside_its_bank_as_resolving_it_says(tmp_path: Path) -> None:
+    from ckp_lsp.server.state import _inside
+
+    root = (tmp_path / "bank").resolve()
+    (root / "a" / "a").mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    (root / "out").symlink_to(tmp_path / "outside")
+    (root / "in").symlink_to(root / "a")
+    (root / "a" / "up").symlink_to(tmp_path)
+    for folders in (
+        ["a"],
+        ["a", "a"],
+        ["out"],
+        ["in"],
+        ["in", "a"],
+        ["a", "up"],
+        ["a", "up", "bank"],
+        ["gone", "x"],
+        [],
+    ):
+        assert _inside(root, folders) == root.joinpath(*folders).resolve().is_relative_to(root), folders
