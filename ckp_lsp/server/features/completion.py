@@ -349,9 +349,15 @@ def _concepts(
         excluded.add(kf.concept)
     own = {k.casefold() for k in _keywords(kf, values)}
 
+    # Keywords shared with each file, counted once through the bank's claims (most keywords are
+    # one file's own) rather than file by file for every candidate.
+    overlap: Counter[str] = Counter()
+    for keyword in own:
+        overlap.update(bank.claims.get(keyword, ()))
+
     def shared(name: str) -> int:
-        target = bank.file_of(name)
-        return len(own.intersection(k.casefold() for k in target.keyword_texts)) if target else 0
+        paths = bank.by_concept.get(name)
+        return overlap[paths[0]] if paths else 0
 
     lo = bisect_left(names, query)
     hi = bisect_left(names, query + _LAST, lo)
