@@ -203,7 +203,9 @@ class _Table:
             self.at.setdefault(self.lines[i], []).append(i)
         for path, kf in bank.files.items():
             self._expect(path, kf)
-        self.odd = {i: self._parse(i) for line, at in self.at.items() if line not in self.expected for i in at}
+        self.odd = {
+            i: self._parse(i) for line, at in self.at.items() if line not in self.expected for i in at
+        }
         self.unmatched = {key for line, key in self.expected.items() if line not in self.at}
 
     def _parse(self, i: int) -> list[IndexRow]:
