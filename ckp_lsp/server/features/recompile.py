@@ -135,3 +135,4 @@ async def _begin(ls: CkpServer, token: str, title: str) -> bool:
 def _end(ls: CkpServer, token: str, progress: bool, message: str) -> None:
     if progress:
         ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+        ls.work_done_progress.tokens.pop(token, None)  # pygls keeps every token otherwise
