@@ -285,6 +285,27 @@ def entries_naming(bank: Bank, concept: str) -> list[Mention]:
     return out
 
 
+def index_declarations(bank: Bank, concept: str) -> list[Mention]:
+    """The index's CONCEPT cells of ``concept``: its row, not the rows that relate to it.
+
+    A concept that a thousand files relate to is named on a thousand rows; in a generated table
+    (CONCEPT first) only the rows that start with it are read.
+    """
+    text = bank.index_text
+    if text is None:
+        return []
+    lines, lo, hi, table = _layout(text)
+    head = next((n for n in range(lo, hi) if lines[n].lstrip().startswith("|")), None) if table else None
+    if head is None or lines[head].split("|", 2)[1].strip().upper() != "CONCEPT":
+        return [m for m in index_mentions(bank, concept) if m.kind == "index-concept"]
+    only = [n for n in range(head + 1, hi) if concept in lines[n] and lines[n].split("|", 2)[1].strip() == concept]
+    return [
+        Mention(INDEX_NAME, c.span, "index-concept")
+        for c in _table_cells(lines, lo, hi, only)
+        if c.column == "CONCEPT" and c.text == concept
+    ]
+
+
 def index_mentions(bank: Bank, concept: str) -> list[Mention]:
     """The index's CONCEPT cells and relationship entries that name ``concept``."""
     if bank.index_text is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -15,6 +16,10 @@ from .state import Dirty, Doc, WorkspaceState
 
 #: dependents of a change are re-checked at most this long after it (seconds)
 DEBOUNCE = 0.1
+#: the longest the dependents' publication holds the event loop at once: a change that touches a
+#: thousand files (a concept everything relates to) is published in slices, with the requests that
+#: arrived meanwhile answered in between (seconds)
+SLICE = 0.02
 
 
 def result_id(diags: list[types.Diagnostic]) -> str:
@@ -45,6 +50,9 @@ class Publisher:
         self.counts: dict[str, tuple[int, int]] = {}
         self._pending = Dirty()
         self._timer: asyncio.TimerHandle | None = None
+        self._due = Dirty()  # flushed, not yet sent
+        self._draining = False
+        self._sent = False  # since the last refresh request
 
     # --- scheduling ---------------------------------------------------------------------------
 
@@ -62,12 +70,33 @@ class Publisher:
 
     def flush(self) -> None:
         self._timer = None
-        dirty, self._pending = self._pending, Dirty()
-        docs = self.state.expand(dirty)
-        for doc in docs:
+        self._due.update(self._pending)
+        self._pending = Dirty()
+        if not self._draining:
+            self._drain()
+
+    def _drain(self) -> None:
+        """Send what is due for at most SLICE seconds, then let the event loop serve requests."""
+        # Expanded now, from the banks as they are (they may have been read again meanwhile).
+        docs = self.state.expand(self._due)
+        self._due = Dirty()
+        end = time.perf_counter() + SLICE
+        for n, doc in enumerate(docs):
+            if n and time.perf_counter() > end:
+                for rest in docs[n:]:
+                    if rest.is_index:
+                        self._due.indexes.add(rest.bank.root)
+                    else:
+                        self._due.files.add((rest.bank.root, rest.rel))
+                self._draining = True
+                asyncio.get_event_loop().call_soon(self._drain)
+                return
             self._send(doc)
-        if self.pull and self.on_refresh is not None and docs:
+            self._sent = True
+        self._draining = False
+        if self.pull and self.on_refresh is not None and self._sent:
             self.on_refresh()
+        self._sent = False
         self._report_counts()
 
     def publish_all(self, docs: Iterable[Doc], only_nonempty: bool = True) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ...core.references import Mention, declarations, entries_naming, index_mentions, token_at
-from ..convert import location
+from ...core.references import Mention, declarations, entries_naming, index_declarations, token_at
+from ..convert import to_range, uri_in
 from ..state import Doc
 
 
@@ -17,5 +17,5 @@ def references(doc: Doc, line: int, col: int, include_declaration: bool) -> list
     bank, concept = doc.bank, token.concept
     found: list[Mention] = declarations(bank, concept) if include_declaration else []
     found += entries_naming(bank, concept)
-    found += [m for m in index_mentions(bank, concept) if m.kind == "index-concept"]
-    return [location(bank.root / m.path, m.span) for m in found]
+    found += index_declarations(bank, concept)
+    return [types.Location(uri=uri_in(bank.root, m.path), range=to_range(m.span)) for m in found]
