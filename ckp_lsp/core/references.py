@@ -296,14 +296,18 @@ def index_declarations(bank: Bank, concept: str) -> list[Mention]:
         return []
     lines, lo, hi, table = _layout(text)
     head = next((n for n in range(lo, hi) if lines[n].lstrip().startswith("|")), None) if table else None
-    if head is None or lines[head].split("|", 2)[1].strip().upper() != "CONCEPT":
+    if head is None or _first_cell(lines[head]).upper() != "CONCEPT":
         return [m for m in index_mentions(bank, concept) if m.kind == "index-concept"]
-    only = [n for n in range(head + 1, hi) if concept in lines[n] and lines[n].split("|", 2)[1].strip() == concept]
+    only = [n for n in range(head + 1, hi) if concept in lines[n] and _first_cell(lines[n]) == concept]
     return [
         Mention(INDEX_NAME, c.span, "index-concept")
         for c in _table_cells(lines, lo, hi, only)
         if c.column == "CONCEPT" and c.text == concept
     ]
+
+
+def _first_cell(line: str) -> str:
+    return line.split("|", 2)[1].strip()
 
 
 def index_mentions(bank: Bank, concept: str) -> list[Mention]:

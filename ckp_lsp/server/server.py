@@ -523,7 +523,7 @@ def _apply_disk_events(ls: CkpServer, events: Events) -> None:
         path = path.parent.resolve() / path.name
         doc = ls.state.doc(path)
         dirty.update(ls.state.disk_deleted(path))
-        if doc is not None and not doc.is_index and doc.file is None:  # an open one stays, as the editor has it
+        if doc is not None and not doc.is_index and doc.file is None:  # an open one stays
             ls.publisher.clear(uri_of(path))
     _log_skipped(ls, dirty)
     if dirty:
