@@ -558,13 +558,7 @@ def _read_keywords(kf: KnowledgeFile, f: Field) -> None:
             )
         seen.add(norm)
     if len(f.items) > MAX_KEYWORDS:
-        extra = f.items[MAX_KEYWORDS:]
-        span = Span(
-            extra[0].span.start_line,
-            extra[0].span.start_col,
-            extra[-1].span.end_line,
-            extra[-1].span.end_col,
-        )
+        span = _span_over(f.items[MAX_KEYWORDS:])
         kf.local.append(
             Finding.of(
                 "CKP031",
@@ -572,6 +566,12 @@ def _read_keywords(kf: KnowledgeFile, f: Field) -> None:
                 f"{len(f.items)} keywords: keep at most {MAX_KEYWORDS} (the ones a question would use)",
             )
         )
+
+
+def _span_over(items: list[Item]) -> Span:
+    """One span from the first of ``items`` to the last: the entries over a cap."""
+    first, last = items[0].span, items[-1].span
+    return Span(first.start_line, first.start_col, last.end_line, last.end_col)
 
 
 def _read_tier(kf: KnowledgeFile, f: Field) -> None:
@@ -583,13 +583,7 @@ def _read_tier(kf: KnowledgeFile, f: Field) -> None:
             rels.append(rel)
     cap = TIER_CAPS[tier]
     if len(f.items) > cap:
-        extra = f.items[cap:]
-        span = Span(
-            extra[0].span.start_line,
-            extra[0].span.start_col,
-            extra[-1].span.end_line,
-            extra[-1].span.end_col,
-        )
+        span = _span_over(f.items[cap:])
         kf.local.append(
             Finding.of(
                 "CKP045",
