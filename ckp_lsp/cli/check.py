@@ -7,9 +7,12 @@ import gc
 import json
 import os
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from ..core import other_core
+from ..core.bank import PARALLEL_HALF, Bank
 from ..core.checks import check_file, check_index
 from ..core.findings import Finding, Severity
 from ..core.workspace import resolve_targets
@@ -46,6 +49,12 @@ def collect(paths: list[Path]) -> tuple[list[tuple[Path, Finding]], list[str], i
     checked = 0
     for t in targets.targets:
         bank = t.bank
+        # A large bank's index is checked on the other core meanwhile.
+        index = (
+            other_core.start(partial(check_index, bank))
+            if t.with_index and len(bank.files) >= 2 * PARALLEL_HALF
+            else None
+        )
         rels = sorted(bank.files) if t.files is None else sorted(t.files)
         for rel in rels:
             checked += 1
@@ -53,8 +62,17 @@ def collect(paths: list[Path]) -> tuple[list[tuple[Path, Finding]], list[str], i
         for rel, why in sorted(bank.unreadable.items()):
             targets.problems.append(f"{bank.root / rel}: skipped ({why})")
         if t.with_index:
-            results.extend((bank.index_path, f) for f in check_index(bank))
+            results.extend((bank.index_path, f) for f in _index_findings(bank, index))
     return results, targets.problems + _config_problems(targets), checked
+
+
+def _index_findings(bank: Bank, child: other_core.Child | None) -> list[Finding]:
+    if child is not None:
+        try:
+            return list(child.result())
+        except other_core.ChildFailed:
+            pass
+    return check_index(bank)
 
 
 def _config_problems(targets: Any) -> list[str]:

@@ -7,17 +7,17 @@ so a language server re-checks exactly those.
 from __future__ import annotations
 
 import bisect
-import gc
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from . import other_core
 from .config import Config
 from .dates import CkpDate, today
 from .discovery import INDEX_NAME, knowledge_files, skip_reason
-from .knowledge import KnowledgeFile, closest, read_knowledge_file
+from .knowledge import KnowledgeFile, brief, closest, from_brief, read_knowledge_file
 from .text import decode
 from .updated import git_dates, mtime_date
 
@@ -28,6 +28,8 @@ _CHUNK = 1 << 16
 _LOG_LIMIT = 1 << 16
 #: most concepts an unknown one is compared with for a suggestion (CKP041)
 SUGGEST_POOL = 1000
+#: a bank of twice this many files is read on two cores (``Bank.load(parallel=True)``)
+PARALLEL_HALF = 1000
 _NAME_WORD = re.compile(r"[-._]+")
 
 
@@ -45,6 +47,25 @@ def read_text(path: Path | str) -> tuple[str, bool]:
     finally:
         os.close(fd)
     return decode(data)
+
+
+def read_file(base: str, rel: str) -> KnowledgeFile | tuple[str, str]:
+    """The knowledge file ``rel`` below ``base``, or (``rel``, why) when it cannot be read."""
+    try:
+        text, utf8 = read_text(base + rel)
+    except OSError as exc:
+        return rel, f"cannot be read: {exc.strerror or exc}"
+    return read_knowledge_file(rel, text, utf8)
+
+
+def read_items(base: str, rels: list[str]) -> list[Any]:
+    """The files ``rels`` below ``base`` as items that ``Bank.add_part`` adds in another process:
+    a clean file's ``brief``, another file itself, (path, why) for one that cannot be read."""
+    out: list[Any] = []
+    for rel in rels:
+        got = read_file(base, rel)
+        out.append(got if isinstance(got, tuple) else brief(got) or got)
+    return out
 
 
 class Claims(Mapping[str, "set[str]"]):
@@ -129,30 +150,71 @@ class Bank:
         self._log: list[str] = []  # the path of each change, after the ``_log_base`` first ones
         self._log_base = 0
         self._words: tuple[int, dict[str, list[str]]] | None = None
-        self._sorted_concepts: tuple[int, list[str]] | None = None  # bumped whenever a concept appears in or leaves ``by_concept``
+        # bumped whenever a concept appears in or leaves ``by_concept``
+        self._sorted_concepts: tuple[int, list[str]] | None = None
 
     @classmethod
-    def load(cls, root: Path, config: Config | None = None) -> Bank:
-        """A bank read from disk."""
+    def load(cls, root: Path, config: Config | None = None, parallel: bool = False) -> Bank:
+        """A bank read from disk; with ``parallel``, a large one on two cores (see ``other_core``)."""
         bank = cls(root, config)
         base = os.path.join(root, "")
-        # Reading allocates many objects and frees few, none in cycles: the cyclic garbage
-        # collector would only walk them again and again (half the time of a large bank).
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            for rel in knowledge_files(root, bank.config.exclude, bank.unreadable):
+        rels = knowledge_files(root, bank.config.exclude, bank.unreadable)
+        half = len(rels) // 2
+        child = (
+            other_core.start(lambda: read_items(base, rels[half:]))
+            if parallel and half >= PARALLEL_HALF
+            else None
+        )
+        with other_core.paused_collection():
+            if child is None:
+                bank._read(base, rels)
+            else:
+                bank._read(base, rels[:half])
                 try:
-                    text, utf8 = read_text(base + rel)
-                except OSError as exc:
-                    bank.unreadable[rel] = f"cannot be read: {exc.strerror or exc}"
-                    continue
-                bank._add(read_knowledge_file(rel, text, utf8))
-        finally:
-            if collecting:
-                gc.enable()
+                    bank.add_part(child.result())
+                except other_core.ChildFailed:
+                    bank._read(base, rels[half:])
         bank.reload_index()
         return bank
+
+    def read_parts(self, size: int) -> Iterator[list[Any]]:
+        """Read this new bank from disk, ``size`` files at a time, handing each part on as items
+        for ``add_part`` (a bank in another process is built of them meanwhile)."""
+        base = os.path.join(self.root, "")
+        rels = knowledge_files(self.root, self.config.exclude, self.unreadable)
+        yield list(self.unreadable.items())
+        with other_core.paused_collection():
+            for start in range(0, len(rels), size):
+                part: list[Any] = []
+                for rel in rels[start : start + size]:
+                    got = self._take(read_file(base, rel))
+                    part.append(got if isinstance(got, tuple) else brief(got) or got)
+                yield part
+        self.reload_index()
+
+    def add_part(self, items: list[Any]) -> None:
+        """Add the files of a part that ``read_parts`` or ``read_items`` made."""
+        base = os.path.join(self.root, "")
+        with other_core.paused_collection():
+            for item in items:
+                if isinstance(item, KnowledgeFile) or len(item) == 2:
+                    self._take(item)
+                elif (kf := from_brief(item)) is not None:
+                    self._add(kf)
+                else:  # a date no longer valid (a new day): read it again
+                    self._read(base, [item[0]])
+
+    def _read(self, base: str, rels: list[str]) -> None:
+        for rel in rels:
+            self._take(read_file(base, rel))
+
+    def _take(self, got: KnowledgeFile | tuple[str, str]) -> KnowledgeFile | tuple[str, str]:
+        """Add what ``read_file`` got: a file, or why one is not read."""
+        if isinstance(got, tuple):
+            self.unreadable[got[0]] = got[1]
+        else:
+            self._add(got)
+        return got
 
     @property
     def index_path(self) -> Path:

@@ -96,7 +96,9 @@ def is_knowledge_path(relpath: str, exclude: Iterable[str]) -> bool:
     return relpath.endswith(".md") and relpath != INDEX_NAME and not is_excluded(relpath, exclude)
 
 
-def knowledge_files(bank: Path, exclude: Iterable[str] = (), skipped: dict[str, str] | None = None) -> list[str]:
+def knowledge_files(
+    bank: Path, exclude: Iterable[str] = (), skipped: dict[str, str] | None = None
+) -> list[str]:
     """Bank-relative POSIX paths of the bank's knowledge files, sorted; symlinked folders are not followed.
 
     A ``*.md`` that is not a file of the bank (see ``skip_reason``) goes to ``skipped`` with the reason.
@@ -146,7 +148,11 @@ def skip_reason(path: Path, bank: Path) -> str | None:
         except RuntimeError:  # Python < 3.13 reports a loop this way
             return "a symbolic link loop"
         except OSError as exc:
-            return "a symbolic link loop" if exc.errno == errno.ELOOP else f"cannot be read: {exc.strerror or exc}"
+            return (
+                "a symbolic link loop"
+                if exc.errno == errno.ELOOP
+                else f"cannot be read: {exc.strerror or exc}"
+            )
         if bank.resolve() not in target.parents:
             return "a symbolic link that leads outside the bank"
         try:

@@ -317,9 +317,7 @@ def _read_clean(path: str, text: str) -> KnowledgeFile | None:
     if confidence is not None and confidence.lower() not in CONFIDENCES:
         return None
     past = _past_dates()
-    validated = past.get(values["VALIDATED"], _UNSEEN)
-    if validated is _UNSEEN:
-        validated = _remember(values["VALIDATED"], past)
+    validated = _past_date(values["VALIDATED"], past)
     if validated is None:
         return None
     relations: list[Relation] = []
@@ -334,9 +332,7 @@ def _read_clean(path: str, text: str) -> KnowledgeFile | None:
             return None
         for entry in entries:
             name, _, date_text = entry.strip().partition(":")
-            date = past.get(date_text, _UNSEEN)
-            if date is _UNSEEN:
-                date = _remember(date_text, past)
+            date = _past_date(date_text, past)
             if date is None:
                 return None
             relations.append((name, tier, date_text, date))
@@ -357,6 +353,56 @@ def _read_clean(path: str, text: str) -> KnowledgeFile | None:
     return kf
 
 
+#: a clean file in plain values (quick to send to another process): path, size, CONCEPT, TLDR, CONFIDENCE,
+#: VALIDATED as written, keywords, relations without their dates, header text, CONCEPT's span
+Brief = tuple[
+    str, int, str, str, str, str, list[str], list[tuple[str, str, str]], str, tuple[int, int, int, int]
+]
+
+
+def brief(kf: KnowledgeFile) -> Brief | None:
+    """A file read by the fast scan, in plain values; None for one the full parser read."""
+    if kf._source is None or kf.concept is None or kf._concept_span is None:
+        return None
+    relations = [(c, t, d or "") for c, t, d, _ in kf.relations]
+    s = kf._concept_span
+    span = (s.start_line, s.start_col, s.end_line, s.end_col)
+    return (
+        kf.path,
+        kf.size,
+        kf.concept,
+        kf.tldr,
+        kf.confidence,
+        kf.validated_text,
+        kf.keyword_texts,
+        relations,
+        kf._source,
+        span,
+    )
+
+
+def from_brief(b: Brief) -> KnowledgeFile | None:
+    """The file ``brief`` described; None when a date of it is no longer valid (a new day)."""
+    path, size, concept, tldr, confidence, validated_text, keywords, relations, source, span = b
+    past = _past_dates()
+    validated = _past_date(validated_text, past)
+    if validated is None:
+        return None
+    dated: list[Relation] = []
+    for name, tier, date_text in relations:
+        date = _past_date(date_text, past)
+        if date is None:
+            return None
+        dated.append((name, tier, date_text, date))
+    kf = KnowledgeFile(path, None, size)
+    kf.concept, kf.tldr, kf.confidence = concept, tldr, confidence
+    kf.validated, kf.validated_text = validated, validated_text
+    kf.keyword_texts, kf.relations = keywords, dated
+    kf._source = source
+    kf._concept_span = Span(*span)
+    return kf
+
+
 _PAST: dict[str, CkpDate | None] = {}
 _PAST_TODAY: list[CkpDate] = []
 _UNSEEN: Any = object()
@@ -370,6 +416,13 @@ def _past_dates() -> dict[str, CkpDate | None]:
             _PAST.clear()
         _PAST_TODAY[:] = [now]
     return _PAST
+
+
+def _past_date(text: str, past: dict[str, CkpDate | None]) -> CkpDate | None:
+    """The valid date ``text`` names when it is not in the future, else None (``past``: see
+    ``_past_dates``)."""
+    date = past.get(text, _UNSEEN)
+    return _remember(text, past) if date is _UNSEEN else date
 
 
 def _remember(text: str, past: dict[str, CkpDate | None]) -> CkpDate | None:

@@ -33,7 +33,7 @@ def resolve_targets(paths: Iterable[Path], base: Config | None = None) -> Target
 
     def target(root: Path) -> Target:
         if root not in by_root:
-            by_root[root] = Target(Bank.load(root, config_for_bank(root, base)), set(), False)
+            by_root[root] = Target(Bank.load(root, config_for_bank(root, base), parallel=True), set(), False)
             out.targets.append(by_root[root])
         return by_root[root]
 
@@ -46,7 +46,9 @@ def resolve_targets(paths: Iterable[Path], base: Config | None = None) -> Target
         if path.is_file():
             root = bank_of(path, configured)
             if root is None:
-                out.problems.append(f"{path}: not inside a memory bank (no memory-bank folder or _index.md above it)")
+                out.problems.append(
+                    f"{path}: not inside a memory bank (no memory-bank folder or _index.md above it)"
+                )
                 continue
             t = target(root)
             rel = path.relative_to(root).as_posix()
