@@ -23,21 +23,43 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         # Editors show a server's stderr as errors: keep pygls's routine warnings out of it.
         logging.getLogger("pygls").setLevel(logging.ERROR)
+    preload = None
+    if not args.tcp and _reads_pipe():
+        from .preload import Preload
+
+        preload = Preload.start()
     from .server import server
 
+    consumed = b""
+    if preload is not None:
+        consumed = preload.consumed()
+        server.preload = preload
+        preload.adopt()
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")
         if not port.isdigit():
             p.error("--tcp takes HOST:PORT, e.g. 127.0.0.1:2087")
         server.start_tcp(host or "127.0.0.1", int(port))
     else:
-        _start_io(server)
+        _start_io(server, consumed)
     # LSP: exit code 0 after a shutdown request, 1 when the client exits (or goes away) without one.
     # pygls swallows the SystemExit that carries it.
     return 0 if getattr(server.protocol, "_shutdown", False) else 1
 
 
-def _start_io(server: Any) -> None:
+def _reads_pipe() -> bool:
+    """Whether stdin is a pipe (or socket) that the event loop can read itself (see ``_start_io``)."""
+    import os
+    import stat
+
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):
+        return False
+    return os.name == "posix" and (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode))
+
+
+def _start_io(server: Any, consumed: bytes) -> None:
     """Serve over stdio, reading stdin on the event loop.
 
     pygls reads stdin on a worker thread, one hand-off per header line and per body: most of
@@ -45,15 +67,9 @@ def _start_io(server: Any) -> None:
     itself; elsewhere (a file, Windows) pygls's own reader serves.
     """
     import asyncio
-    import os
-    import stat
     import threading
 
-    try:
-        mode = os.fstat(sys.stdin.fileno()).st_mode
-    except (OSError, ValueError, AttributeError):
-        mode = 0
-    if os.name != "posix" or not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+    if not _reads_pipe():
         server.start_io()
         return
     from pygls.io_ import StdoutWriter, run_async
@@ -61,6 +77,7 @@ def _start_io(server: Any) -> None:
     async def serve() -> None:
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader(limit=1 << 20)
+        reader.feed_data(consumed)  # what was read before (see ``preload``)
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
         await run_async(
             stop_event=server._stop_event,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 import inspect
 import os
 import re
@@ -29,8 +30,9 @@ from ..core.bank import Bank, read_text
 from ..core.text import BOM
 from .convert import path_of, uri_of
 from .diagnostics import Publisher
-from .state import Dirty, Doc, WorkspaceState
-from .watch import Events, Poller
+from .preload import Preload
+from .state import Dirty, Doc, WorkspaceState, settings_of
+from .watch import Events, Poller, Snapshot, diff, scan
 
 # The core counts columns in UTF-16 code units, which every client must support.
 ServerCapabilitiesBuilder.choose_position_encoding = classmethod(  # type: ignore[method-assign,assignment]
@@ -94,6 +96,7 @@ class CkpServer(LanguageServer):
         self.init_options: dict[str, Any] = {}
         self.closing = False
         self.tasks: set[asyncio.Task[Any]] = set()
+        self.preload: Preload | None = None  # the banks read while the server started
         self.postponed: list[Events] = []  # disk events waiting for the banks being read
 
     def _version_of(self, uri: str) -> int | None:
@@ -208,9 +211,8 @@ def initialize(ls: CkpServer, params: types.InitializeParams) -> None:
     if not folders and params.root_path:
         folders = [Path(params.root_path)]
     ls.state.folders = [f.resolve() for f in folders if f is not None]
-    options = params.initialization_options
-    if isinstance(options, dict):
-        ls.init_options = options.get("ckp", options) if isinstance(options.get("ckp"), dict) else options
+    if isinstance(params.initialization_options, dict):
+        ls.init_options = settings_of(params.initialization_options)
         ls.state.settings = dict(ls.init_options)
     ls.publisher.pull = ls.supports("text_document.diagnostic")
     ls.publisher.on_counts = lambda counts: ls.protocol.notify("ckp/status", counts)
@@ -309,7 +311,16 @@ async def _index_workspace(ls: CkpServer) -> None:
         banks = []
         for i, root in enumerate(roots):
             config = ls.state.config_for(root)
-            banks.append(await asyncio.to_thread(ls.state.load_bank, root, config))
+            preloaded = await asyncio.to_thread(ls.preload.bank, root, config) if ls.preload else None
+            if preloaded is not None:
+                gc.freeze()  # as ``load_bank`` does
+                bank, found = preloaded
+                ls.log(f"ckp-lsp: {root}: {len(bank.files)} files read while the server started")
+                if found is not None:
+                    ls.state.know(bank, found)
+                banks.append(bank)
+            else:
+                banks.append(await asyncio.to_thread(ls.state.load_bank, root, config))
             if progress:
                 pct = int(100 * (i + 1) / max(len(roots), 1))
                 ls.work_done_progress.report(
@@ -322,7 +333,14 @@ async def _index_workspace(ls: CkpServer) -> None:
         _log_banks(ls, banks)
         ls.publisher.clear_all()
         ls.publisher.publish_all(ls.state.all_docs())
+        ls.state.forget()
+        if ls.preload is not None:
+            await _catch_up(ls, ls.preload.snapshot, roots)
     finally:
+        ls.state.forget()
+        if ls.preload is not None:
+            ls.preload.cancel()
+            ls.preload = None
         ls.indexed.set()
         if ls.holds == 0:
             ls.ready.set()
@@ -332,6 +350,15 @@ async def _index_workspace(ls: CkpServer) -> None:
             ls.work_done_progress.end(
                 token, types.WorkDoneProgressEnd(message=f"{n} knowledge files indexed")
             )
+
+
+async def _catch_up(ls: CkpServer, before: Snapshot, roots: list[Path]) -> None:
+    """Changes on disk since the banks were read at start, before anyone watched: applied once
+    indexing is done."""
+    if before:
+        events = diff(before, await asyncio.to_thread(scan, roots))
+        if any(events):
+            ls.postponed.append(events)
 
 
 @server.feature(types.SHUTDOWN)

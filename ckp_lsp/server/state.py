@@ -56,6 +56,14 @@ class Doc:
         return self.bank.files.get(self.rel)
 
 
+def settings_of(options: Any) -> dict[str, Any]:
+    """Settings in ``initializationOptions``: its ``ckp`` section, or the whole of it."""
+    if not isinstance(options, dict):
+        return {}
+    section = options.get("ckp")
+    return dict(section) if isinstance(section, dict) else dict(options)
+
+
 def _inside(root: Path, folders: list[str]) -> bool:
     """Whether the folder ``root/folders…`` is inside ``root`` once symbolic links are followed.
 
@@ -83,6 +91,9 @@ class WorkspaceState:
         self.banks: dict[Path, Bank] = {}
         self.open: dict[Path, str] = {}  # path -> editor text of open documents
         self.version = 0  # bumped by every change: what caches of derived tables key on
+        # Findings computed elsewhere (``preload``) of banks just read: bank root -> (the bank,
+        # rel -> findings, the rels changed since, whose findings are no longer known)
+        self._known: dict[Path, tuple[Bank, dict[str, list[Finding]], set[str]]] = {}
 
     # --- loading -------------------------------------------------------------------------------
 
@@ -163,7 +174,26 @@ class WorkspaceState:
         return Doc(bank, rel)
 
     def findings(self, doc: Doc) -> list[Finding]:
+        known = self._known.get(doc.bank.root)
+        if known is not None and known[0] is doc.bank and doc.rel not in known[2]:
+            return known[1].get(doc.rel, [])
         return check_index(doc.bank) if doc.is_index else check_file(doc.bank, doc.rel)
+
+    def know(self, bank: Bank, found: dict[str, list[Finding]]) -> None:
+        """Take ``found`` as the findings of ``bank``'s documents (those with none left out) until
+        a change touches them; ``forget`` ends it."""
+        self._known[bank.root] = (bank, found, set())
+
+    def forget(self) -> None:
+        self._known = {}
+
+    def _changed(self, dirty: Dirty) -> Dirty:
+        """``dirty``, after the known findings of its documents are forgotten."""
+        for root, known in self._known.items():
+            known[2].update(rel for r, rel in dirty.files if r == root)
+            if root in dirty.indexes:
+                known[2].add(INDEX_NAME)
+        return dirty
 
     def all_docs(self) -> Iterator[Doc]:
         for bank in self.banks.values():
@@ -191,14 +221,14 @@ class WorkspaceState:
         self.version += 1
         if doc.is_index:
             doc.bank.index_text = text
-            return Dirty(indexes={doc.bank.root})
+            return self._changed(Dirty(indexes={doc.bank.root}))
         old = doc.bank.files.get(doc.rel)
         before = row_values(old) if old is not None else None
         affected = doc.bank.set_file(doc.rel, text, utf8)
         dirty = Dirty(files={(doc.bank.root, r) for r in affected})
         if before != row_values(doc.bank.files[doc.rel]):
             dirty.indexes.add(doc.bank.root)
-        return dirty
+        return self._changed(dirty)
 
     def opened(self, path: Path, text: str) -> Dirty:
         self.open[path] = text
@@ -245,8 +275,8 @@ class WorkspaceState:
             return Dirty()
         if doc.is_index:
             doc.bank.index_text = None
-            return Dirty(indexes={doc.bank.root})
+            return self._changed(Dirty(indexes={doc.bank.root}))
         if doc.rel not in doc.bank.files:
             return Dirty()
         affected = doc.bank.remove_file(doc.rel)
-        return Dirty(files={(doc.bank.root, r) for r in affected}, indexes={doc.bank.root})
+        return self._changed(Dirty(files={(doc.bank.root, r) for r in affected}, indexes={doc.bank.root}))

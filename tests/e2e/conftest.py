@@ -179,7 +179,9 @@ def _offset(text: str, pos: types.Position) -> int:
 
 def apply_text_edits(text: str, edits: list[types.TextEdit]) -> str:
     """``text`` with LSP text edits applied, as an editor does."""
-    spans = sorted(((_offset(text, e.range.start), _offset(text, e.range.end), e.new_text) for e in edits), reverse=True)
+    spans = sorted(
+        ((_offset(text, e.range.start), _offset(text, e.range.end), e.new_text) for e in edits), reverse=True
+    )
     for a, b, new in spans:
         text = text[:a] + new + text[b:]
     return text

@@ -66,11 +66,13 @@ class Session:
         command: list[str] | None = None,
         apply_edits: bool = True,
         on_edit: Callable[[types.ApplyWorkspaceEditParams], None] | None = None,
+        before_initialized: Callable[[], object] | None = None,
     ) -> Session:
         """Start the server on ``workspace`` as ``flavour`` (vscode: pushes, watchers; neovim: pulls).
 
         ``command`` starts something else than the server (a launcher that starts it); with
         ``launcher_is_parent`` its pid is the ``processId`` the server watches.
+        ``before_initialized`` runs between the answer to ``initialize`` and ``initialized``.
         """
         client = Client(converter_factory=default_converter)
         register_lsp_features(client)
@@ -105,7 +107,13 @@ class Session:
             root_uri=workspace.as_uri(),
             process_id=client._server.pid if launcher_is_parent and client._server else process_id,
         )
-        await asyncio.wait_for(client.initialize_session(params), HANG)
+        client.capabilities = params.capabilities
+        if params.process_id is None:
+            params.process_id = os.getpid()
+        await asyncio.wait_for(client.initialize_async(params), HANG)
+        if before_initialized is not None:
+            before_initialized()
+        client.initialized(types.InitializedParams())
         return session
 
     @property

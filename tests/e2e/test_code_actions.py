@@ -152,7 +152,9 @@ async def test_recompile_is_refused_when_the_document_changed_meanwhile(
         "print(json.dumps({'TLDR': 'Tokens.', 'ANSWERS_WHEN': ['jwt'], 'CONFIDENCE': 'high'}))\n"
     )
     llm = {"provider": "command", "command": f"{sys.executable} {slow}"}
-    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"ckp": {"llm": llm}}))
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"ckp": {"llm": llm}})
+    )
     path = client.workspace_path / "mentat/memory-bank/patterns/jwt.md"
     await wait_indexed(client)
     uri = open_doc(client, path)

@@ -50,4 +50,6 @@ def on_save(ls: CkpServer, uri: str) -> None:
         return
     edit = index_edit(doc.bank)
     if edit is not None:
-        ls.spawn(ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=edit, label="Update CKP index")))
+        ls.spawn(
+            ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=edit, label="Update CKP index"))
+        )
