@@ -163,8 +163,13 @@ class CkpServer(LanguageServer):
 server = CkpServer()
 
 
+#: what a ``guarded`` resolve request answers when it fails: what it was asked to resolve
+UNCHANGED: Any = object()
+
+
 def guarded(default: Any = None) -> Callable[[F], F]:
-    """A failing feature is logged and answers ``default``: the server keeps serving."""
+    """A failing feature is logged and answers ``default`` (``UNCHANGED``: its params): the server
+    keeps serving."""
 
     def wrap(fn: F) -> F:
         def report(ls: CkpServer, exc: BaseException) -> None:
@@ -181,7 +186,7 @@ def guarded(default: Any = None) -> Callable[[F], F]:
                     raise  # a deliberate error answer (e.g. a refused rename), not a failure
                 except Exception as exc:
                     report(ls, exc)
-                    return default
+                    return args[0] if default is UNCHANGED else default
 
             return run_async  # type: ignore[return-value]
 
@@ -193,7 +198,7 @@ def guarded(default: Any = None) -> Callable[[F], F]:
                 raise  # a deliberate error answer (e.g. a refused rename), not a failure
             except Exception as exc:
                 report(ls, exc)
-                return default
+                return args[0] if default is UNCHANGED else default
 
         return run  # type: ignore[return-value]
 
@@ -847,7 +852,10 @@ async def folding_range(ls: CkpServer, params: types.FoldingRangeParams) -> list
 # --- completion and hover ---------------------------------------------------------------------
 
 
-@server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[",", " ", ":"]))
+@server.feature(
+    types.TEXT_DOCUMENT_COMPLETION,
+    types.CompletionOptions(trigger_characters=[",", " ", ":"], resolve_provider=True),
+)
 @guarded(None)
 async def completion(ls: CkpServer, params: types.CompletionParams) -> types.CompletionList | None:
     await ls.ready.wait()
@@ -861,7 +869,25 @@ async def completion(ls: CkpServer, params: types.CompletionParams) -> types.Com
     if doc is None or doc.is_index or text is None:
         return None
     lines = split_lines(text)
-    return complete(doc.bank, doc.file, lines, at.line, at.character, current_month())
+    return complete(doc.bank, doc.file, lines, at.line, at.character, current_month(), _resolves(ls))
+
+
+def _resolves(ls: CkpServer) -> bool:
+    """Whether the client resolves a completion item's documentation when it shows it."""
+    caps = ls.client_capabilities.text_document
+    support = caps.completion.completion_item if caps and caps.completion else None
+    resolved = support.resolve_support if support else None
+    return resolved is not None and "documentation" in resolved.properties
+
+
+@server.feature(types.COMPLETION_ITEM_RESOLVE)
+@guarded(UNCHANGED)
+async def completion_resolve(ls: CkpServer, item: types.CompletionItem) -> types.CompletionItem:
+    from .features.completion import resolve
+
+    data = item.data
+    root = data.get("bank") if isinstance(data, dict) else None
+    return resolve(ls.state.banks.get(Path(root)) if isinstance(root, str) else None, item)
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)

@@ -10,7 +10,7 @@ from lsprotocol import types
 
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.text import index_of_utf16, split_lines
-from ckp_lsp.server.features.completion import LIMIT, complete, concept_names
+from ckp_lsp.server.features.completion import LIMIT, complete, concept_names, resolve
 
 MONTH = "2026-11"
 MENTAT = Path(__file__).resolve().parents[2] / "samples" / "mentat" / "memory-bank"
@@ -93,6 +93,23 @@ def test_documentation_is_the_tldr_in_markdown() -> None:
     assert isinstance(doc, types.MarkupContent)
     assert doc.kind == types.MarkupKind.Markdown
     assert doc.value == "Products and prices."
+
+
+def test_a_client_that_resolves_gets_the_tldr_when_it_resolves_the_item() -> None:
+    bank = shop()
+    text = header("cart", SIMILAR_MID="cata")
+    lines = text.split("\n")
+    line = next(i for i, t in enumerate(lines) if "cata" in t)
+    result = complete(
+        bank, bank.files["cart.md"], lines, line, lines[line].index("cata") + 4, "2026-11", True
+    )
+    item = result.items[0]
+    assert item.label == "catalog" and item.documentation is None
+    doc = resolve(bank, item).documentation
+    assert isinstance(doc, types.MarkupContent) and doc.value == "Products and prices."
+    # An item that names no concept (or another bank's) is answered as it came.
+    other = types.CompletionItem(label="x", data={"bank": "/elsewhere"})
+    assert resolve(None, other).documentation is None and resolve(bank, other).documentation is None
 
 
 def test_the_file_itself_and_listed_concepts_are_left_out() -> None:

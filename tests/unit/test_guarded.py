@@ -9,7 +9,7 @@ import pytest
 from lsprotocol import types
 
 from ckp_lsp.server.features.rename import RenameRejected
-from ckp_lsp.server.server import guarded
+from ckp_lsp.server.server import UNCHANGED, guarded
 
 
 class FakeServer:
@@ -50,3 +50,12 @@ def test_a_deliberate_error_answer_reaches_the_client():
     with pytest.raises(RenameRejected):
         rename(ls, None)
     assert ls.logged == []
+
+
+def test_a_failing_resolve_answers_what_it_was_asked_to_resolve():
+    @guarded(UNCHANGED)
+    async def resolve(ls: Any, item: Any) -> Any:
+        raise RuntimeError("broken")
+
+    item = types.CompletionItem(label="jwt")
+    assert asyncio.run(resolve(FakeServer(), item)) is item

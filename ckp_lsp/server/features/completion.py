@@ -28,7 +28,7 @@ from ..convert import to_range
 from .hover import escape, field_markdown
 
 #: most concepts offered at once; the list is marked incomplete beyond it
-LIMIT = 50
+LIMIT = 25
 #: lowest rapidfuzz ratio (0-100) of a fuzzy match
 FUZZY_CUTOFF = 60
 #: banks with more concepts look for typos only among names sharing the first letter
@@ -233,9 +233,19 @@ def _token(text: str, line: int, cur: int, value_start: int) -> _Token:
 
 
 def complete(
-    bank: Bank, kf: KnowledgeFile | None, lines: list[str], line: int, col: int, today_month: str
+    bank: Bank,
+    kf: KnowledgeFile | None,
+    lines: list[str],
+    line: int,
+    col: int,
+    today_month: str,
+    resolves: bool = False,
 ) -> types.CompletionList:
-    """Completions at (line, UTF-16 col) of a knowledge file whose text is ``lines``."""
+    """Completions at (line, UTF-16 col) of a knowledge file whose text is ``lines``.
+
+    With ``resolves`` (the client asks ``completionItem/resolve`` for documentation), a concept's
+    TLDR is left to ``resolve``: a list of many concepts is then a fraction of the bytes.
+    """
     empty = types.CompletionList(is_incomplete=False, items=[])
     if not 0 <= line < len(lines):
         return empty
@@ -264,6 +274,7 @@ def complete(
             values,
             typed,
             lambda name: types.TextEdit(range=rng, new_text=f"{pad}{name}:{today_month}"),
+            resolves,
         )
     if key == "CONFIDENCE":
         rng, pad = token.range(), token.pad()
@@ -338,6 +349,7 @@ def _concepts(
     values: dict[str, list[str]],
     token: str,
     edit_for: Callable[[str], types.TextEdit],
+    resolves: bool = False,
 ) -> types.CompletionList:
     """Concepts matching ``token``: prefix matches first, then fuzzy ones, each by keyword overlap."""
     index = _names(bank)
@@ -385,20 +397,33 @@ def _concepts(
     items = []
     for rank, name in enumerate([*prefixed, *fuzzy]):
         target = bank.file_of(name)
-        tldr = escape(target.tldr) if target is not None and target.tldr else "_(no TLDR)_"
         items.append(
             types.CompletionItem(
                 label=name,
                 kind=types.CompletionItemKind.Reference,
                 detail=target.path if target is not None else None,
-                documentation=types.MarkupContent(kind=types.MarkupKind.Markdown, value=tldr),
+                documentation=None if resolves else _tldr(target),
                 sort_text=f"{rank:04d}",
                 # A fuzzy match does not contain what was typed: let the client keep it anyway.
                 filter_text=token if rank >= len(prefixed) else name,
                 text_edit=edit_for(name),
+                data={"bank": str(bank.root), "concept": name} if resolves else None,
             )
         )
     return _items(items, incomplete=capped or bool(fuzzy))
+
+
+def resolve(bank: Bank | None, item: types.CompletionItem) -> types.CompletionItem:
+    """``item`` with the documentation that ``complete`` left out: its concept's TLDR."""
+    data = item.data
+    if bank is not None and isinstance(data, dict) and isinstance(data.get("concept"), str):
+        item.documentation = _tldr(bank.file_of(data["concept"]))
+    return item
+
+
+def _tldr(target: KnowledgeFile | None) -> types.MarkupContent:
+    tldr = escape(target.tldr) if target is not None and target.tldr else "_(no TLDR)_"
+    return types.MarkupContent(kind=types.MarkupKind.Markdown, value=tldr)
 
 
 def _keywords(kf: KnowledgeFile | None, values: dict[str, list[str]]) -> list[str]:
