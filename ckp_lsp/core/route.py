@@ -8,7 +8,8 @@ from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from itertools import accumulate, compress, count
+from functools import cached_property
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 from .route_table import SEPARATOR, RouteTable, related, table_of_bank
@@ -174,39 +175,83 @@ class Router:
         for i, c in enumerate(table.concepts):
             if c and (c not in self._by_concept or table.paths[i] < table.paths[self._by_concept[c]]):
                 self._by_concept[c] = i
-        # Every keyword of every file in one flat list (file i's start at _starts[i]); each
-        # distinct keyword is split into words once, and filed under its longest word: a keyword
-        # can only match when that word does, so a query looks at each candidate keyword once.
+        # Every keyword of every file in one flat list (file i's start at _starts[i]).
         self._lines = lines = _keyword_lines(table)
         self._items = SEPARATOR.join(lines).split(SEPARATOR)
         self._starts = list(accumulate((line.count(SEPARATOR) + 1 for line in lines), initial=0))
-        distinct = list(dict.fromkeys(self._items))
-        self._words: dict[str, tuple[str, ...]] = dict(zip(distinct, _split_words(distinct), strict=True))
-        self._anchored: defaultdict[str, list[str]] = defaultdict(list)
-        for kw, toks in self._words.items():
-            if toks:
-                self._anchored[toks[0] if len(toks) == 1 else max(toks, key=len)].append(kw)
-        self.vocabulary = frozenset(t for toks in self._words.values() for t in toks)
-        self._long = sorted(t for t in self.vocabulary if len(t) >= FUZZY_MIN_LENGTH)
-        self._typos: dict[str, frozenset[str]] = {}
+        self._words: dict[str, tuple[str, ...]] = {}  # a keyword -> its words (see ``_words_of``)
+        self._anchored: defaultdict[str, list[str]] | None = None
         self._occurs: dict[str, list[int]] | None = None
+        self._typos: dict[str, frozenset[str]] = {}
         self._routed = 0
 
-    def _occurrences(self, keywords: set[str]) -> list[int]:
-        """Where ``keywords`` occur in the flat list, in order.
+    @cached_property
+    def vocabulary(self) -> frozenset[str]:
+        """Every word of every keyword and concept, normalised."""
+        text = "\n".join(self._lines)
+        if text.isascii():
+            return frozenset(text.translate(_ASCII_GAPS).split())
+        return frozenset(_WORD.findall(text))
 
-        The first query scans the list; later ones use an index of it, built then: a one-shot
-        query (the command line) does not pay for the index, a server pays for it once.
+    @cached_property
+    def _long(self) -> list[str]:
+        """The words that may be written with a typo, sorted."""
+        return sorted(t for t in self.vocabulary if len(t) >= FUZZY_MIN_LENGTH)
+
+    def _words_of(self, keyword: str) -> tuple[str, ...]:
+        found = self._words.get(keyword)
+        if found is None:
+            found = self._words[keyword] = _split_words([keyword])[0]
+        return found
+
+    def _keywords_of(self, matched: set[str]) -> tuple[set[str], list[int]]:
+        """The keywords all of whose words are in ``matched``, and where they occur in the flat list.
+
+        The first query finds them with one search of the text; later ones use an index of every
+        keyword filed under its longest word, built then and kept: a one-shot query (the command
+        line) does not pay for the index, a server pays for it once.
         """
         self._routed += 1
-        if self._occurs is None and self._routed > 1:
-            occurs: defaultdict[str, list[int]] = defaultdict(list)
-            for k, kw in enumerate(self._items):
-                occurs[kw].append(k)
-            self._occurs = occurs
-        if self._occurs is None:
-            return list(compress(count(), map(keywords.__contains__, self._items)))
-        return sorted(k for kw in keywords for k in self._occurs.get(kw, ()))
+        if self._anchored is None and self._routed == 1:
+            return self._search(matched)
+        if self._anchored is None:
+            self._index()
+        assert self._anchored is not None and self._occurs is not None
+        keywords = {
+            kw
+            for t in matched
+            for kw in self._anchored.get(t, ())
+            if len(self._words[kw]) == 1 or matched.issuperset(self._words[kw])
+        }
+        return keywords, sorted(k for kw in keywords for k in self._occurs.get(kw, ()))
+
+    def _search(self, matched: set[str]) -> tuple[set[str], list[int]]:
+        if not matched:
+            return set(), []
+        alternatives = "|".join(map(re.escape, sorted(matched, key=len, reverse=True)))
+        pattern = re.compile(rf"(?<![^\W_])(?:{alternatives})(?![^\W_])")
+        ends = list(accumulate(len(item) + 1 for item in self._items))  # item k ends before ends[k]
+        keywords: set[str] = set()
+        at: set[int] = set()
+        for m in pattern.finditer(SEPARATOR.join(self._items)):
+            k = bisect_right(ends, m.start())
+            kw = self._items[k]
+            if k not in at and matched.issuperset(self._words_of(kw)):
+                keywords.add(kw)
+                at.add(k)
+        return keywords, sorted(at)
+
+    def _index(self) -> None:
+        distinct = [kw for kw in dict.fromkeys(self._items) if kw not in self._words]
+        self._words.update(zip(distinct, _split_words(distinct), strict=True))
+        anchored: defaultdict[str, list[str]] = defaultdict(list)
+        for kw, toks in self._words.items():
+            if toks:
+                anchored[toks[0] if len(toks) == 1 else max(toks, key=len)].append(kw)
+        occurs: defaultdict[str, list[int]] = defaultdict(list)
+        for k, kw in enumerate(self._items):
+            occurs[kw].append(k)
+        self._anchored, self._occurs = anchored, occurs
 
     # --- matching ------------------------------------------------------------------------------
 
@@ -248,15 +293,10 @@ class Router:
         keyword and as the concept) are one keyword.
         """
         matched = self.matched_tokens(query)
-        keywords = {
-            kw
-            for t in matched
-            for kw in self._anchored.get(t, ())
-            if len(self._words[kw]) == 1 or matched.keys() >= set(self._words[kw])
-        }
+        _, occurrences = self._keywords_of(set(matched))
         found: defaultdict[int, list[int]] = defaultdict(list)
         starts = self._starts
-        for k in self._occurrences(keywords) if keywords else ():
+        for k in occurrences:
             i = bisect_right(starts, k) - 1
             found[i].append(k - starts[i])
         hits: dict[int, list[str]] = {}
@@ -269,7 +309,7 @@ class Router:
             seen: set[frozenset[str]] = set()
             out = hits[i] = []
             for j in js:
-                key = frozenset(matched[t] for t in self._words[norm[j]])
+                key = frozenset(matched[t] for t in self._words_of(norm[j]))
                 if key not in seen:
                     seen.add(key)
                     out.append(written[j])

@@ -331,3 +331,21 @@ def _table(keywords: dict[str, str], high: dict[str, str] | None = None) -> Rout
     for concept, kws in sorted(keywords.items()):
         table.add(f"{concept}.md", concept, kws.replace(",", "\x1f"), (high or {}).get(concept, ""), "", 40)
     return table
+
+
+def test_a_first_query_searches_and_later_ones_use_the_index_alike() -> None:
+    # The first query of a router searches the keyword text (a one-shot command pays for no
+    # index); later ones build the index and use it: both must route the same.
+    import yaml
+
+    samples = Path(__file__).resolve().parents[2] / "samples" / "mentat"
+    queries = [q["query"] for q in yaml.safe_load((samples / "queries.yaml").read_text(encoding="utf-8"))]
+    queries += ["jwt tokens cookies", "oauth2 pkce login", "sessoin refresh tokens", "nothing here at all"]
+    for bank in (Bank.load(samples / "memory-bank"), Bank.load(BANK)):
+        warm = Router(bank)
+        warm.route("warm up")
+        for query in queries:
+            first = Router(bank)
+            assert first.route(query).as_dict() == warm.route(query).as_dict(), query
+            assert first._anchored is None  # it searched
+        assert warm._anchored is not None  # it used the index
