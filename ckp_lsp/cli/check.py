@@ -14,6 +14,7 @@ from typing import Any
 from ..core import other_core
 from ..core.bank import PARALLEL_HALF, Bank
 from ..core.checks import check_file, check_index
+from ..core.discovery import INDEX_NAME
 from ..core.findings import Finding, Severity
 from ..core.workspace import resolve_targets
 from .output import display_path, paint
@@ -49,30 +50,33 @@ def collect(paths: list[Path]) -> tuple[list[tuple[Path, Finding]], list[str], i
     checked = 0
     for t in targets.targets:
         bank = t.bank
-        # A large bank's index is checked on the other core meanwhile.
-        index = (
-            other_core.start(partial(check_index, bank))
-            if t.with_index and len(bank.files) >= 2 * PARALLEL_HALF
-            else None
-        )
         rels = sorted(bank.files) if t.files is None else sorted(t.files)
-        for rel in rels:
-            checked += 1
-            results.extend((bank.root / rel, f) for f in check_file(bank, rel))
+        checked += len(rels)
         for rel, why in sorted(bank.unreadable.items()):
             targets.problems.append(f"{bank.root / rel}: skipped ({why})")
-        if t.with_index:
-            results.extend((bank.index_path, f) for f in _index_findings(bank, index))
+        # A large bank's later files and its index are checked on the other core meanwhile.
+        half = len(rels) // 2 if len(bank.files) >= 2 * PARALLEL_HALF else len(rels)
+        child = (
+            other_core.start(partial(_findings, bank, rels[half:], t.with_index))
+            if half < len(rels)
+            else None
+        )
+        found = _findings(bank, rels[:half] if child else rels, t.with_index and not child)
+        if child is not None:
+            try:
+                found += child.result()
+            except other_core.ChildFailed:
+                found += _findings(bank, rels[half:], t.with_index)
+        results.extend((bank.root / rel, f) for rel, findings in found for f in findings)
     return results, targets.problems + _config_problems(targets), checked
 
 
-def _index_findings(bank: Bank, child: other_core.Child | None) -> list[Finding]:
-    if child is not None:
-        try:
-            return list(child.result())
-        except other_core.ChildFailed:
-            pass
-    return check_index(bank)
+def _findings(bank: Bank, rels: list[str], with_index: bool) -> list[tuple[str, list[Finding]]]:
+    """The findings of ``rels`` (with the index's last when ``with_index``), per file."""
+    out = [(rel, check_file(bank, rel)) for rel in rels]
+    if with_index:
+        out.append((INDEX_NAME, check_index(bank)))
+    return out
 
 
 def _config_problems(targets: Any) -> list[str]:

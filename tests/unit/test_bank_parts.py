@@ -83,3 +83,27 @@ def test_a_file_whose_date_is_no_longer_valid_is_read_again(tmp_path: Path) -> N
     built = Bank(bank)
     built.add_part([future])
     assert built.files[first[0]].validated_text == Bank.load(bank).files[first[0]].validated_text
+
+
+def test_ckp_check_of_a_large_bank_on_two_cores_finds_what_one_core_finds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ckp_lsp.cli import check
+
+    bank = generated(tmp_path / "memory-bank", 2 * PARALLEL_HALF + 20)
+    (bank / "zz-no-header.md").write_text("Just prose, no header.\n", encoding="utf-8")
+    forked: list[object] = []
+    start = other_core.start
+
+    def counted(work: object) -> object:
+        child = start(work)  # type: ignore[arg-type]
+        forked.append(child)
+        return child
+
+    monkeypatch.setattr(other_core, "start", counted)
+    two = check.collect([bank])
+    assert len(forked) == 2 and all(forked)  # the reading and the checking
+    monkeypatch.setattr(other_core, "start", lambda work: None)
+    one = check.collect([bank])
+    assert two == one
+    assert {path.name for path, _ in two[0]} >= {"_index.md", "zz-no-header.md"}
