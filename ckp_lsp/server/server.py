@@ -27,6 +27,7 @@ from pygls.workspace.text_document import TextDocument
 
 from .. import __version__
 from ..core.bank import Bank, read_text
+from ..core.discovery import INDEX_NAME
 from ..core.text import BOM
 from .convert import path_of, uri_of
 from .diagnostics import Publisher
@@ -338,7 +339,10 @@ async def _index_workspace(ls: CkpServer) -> None:
         _log_banks(ls, banks)
         ls.publisher.clear_all()
         ls.publisher.publish_all(ls.state.all_docs())
-        ls.state.forget()
+        if ls.state.forget():
+            # Findings came from the child: what checking builds on the way (the index's table)
+            # is built once now, rather than by the first edit.
+            ls.spawn(_warm_up(ls))
         if ls.preload is not None:
             await _catch_up(ls, ls.preload.snapshot, roots)
     finally:
@@ -355,6 +359,13 @@ async def _index_workspace(ls: CkpServer) -> None:
             ls.work_done_progress.end(
                 token, types.WorkDoneProgressEnd(message=f"{n} knowledge files indexed")
             )
+
+
+async def _warm_up(ls: CkpServer) -> None:
+    await ls.ready.wait()
+    for bank in list(ls.state.banks.values()):
+        await asyncio.sleep(0)  # a request that came meanwhile first
+        ls.state.findings(Doc(bank, INDEX_NAME))
 
 
 async def _catch_up(ls: CkpServer, before: Snapshot, roots: list[Path]) -> None:

@@ -184,8 +184,10 @@ class WorkspaceState:
         a change touches them; ``forget`` ends it."""
         self._known[bank.root] = (bank, found, set())
 
-    def forget(self) -> None:
-        self._known = {}
+    def forget(self) -> bool:
+        """Stop taking findings as known; whether some were."""
+        known, self._known = bool(self._known), {}
+        return known
 
     def _changed(self, dirty: Dirty) -> Dirty:
         """``dirty``, after the known findings of its documents are forgotten."""
