@@ -14,7 +14,7 @@ import re
 import sys
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -177,6 +177,20 @@ def guarded(default: Any = None) -> Callable[[F], F]:
             detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=6))
             ls.log(f"ckp-lsp: {fn.__name__} failed: {exc}\n{detail}", types.MessageType.Error)
 
+        if inspect.isgeneratorfunction(fn):
+
+            @functools.wraps(fn)
+            def run_steps(ls: CkpServer, *args: Any) -> Any:
+                try:
+                    return (yield from fn(ls, *args))
+                except JsonRpcException:
+                    raise
+                except Exception as exc:
+                    report(ls, exc)
+                    return args[0] if default is UNCHANGED else default
+
+            return run_steps  # type: ignore[return-value]
+
         if inspect.iscoroutinefunction(fn):
 
             @functools.wraps(fn)
@@ -230,6 +244,21 @@ def initialize(ls: CkpServer, params: types.InitializeParams) -> None:
         ls.publisher.on_refresh = refresh
     if params.process_id:
         _watch_parent(params.process_id)
+
+
+async def _until_ready(ls: CkpServer) -> None:
+    await ls.ready.wait()
+
+
+def when_ready(ls: CkpServer) -> Generator[Any, Any, Any]:
+    """``yield from`` it in a request handler: waits until the banks are read, at once when they are.
+
+    A handler written as a generator is run by pygls as soon as its request is read and answers
+    in the same turn of the event loop (a coroutine would take two more turns, a task and its
+    callback); it yields to pygls only to wait.
+    """
+    if not ls.ready.is_set():
+        yield _until_ready, (ls,), {}
 
 
 def _watch_parent(pid: int) -> None:
@@ -754,8 +783,8 @@ def _uri_arg(args: tuple[Any, ...]) -> str | None:
 
 @server.feature(types.TEXT_DOCUMENT_DEFINITION)
 @guarded(None)
-async def goto_definition(ls: CkpServer, params: types.DefinitionParams) -> list[types.Location] | None:
-    await ls.ready.wait()
+def goto_definition(ls: CkpServer, params: types.DefinitionParams) -> Generator[Any, Any, Any]:
+    yield from when_ready(ls)
     from .features.definition import definition
 
     doc = ls.doc_at(params.text_document.uri)
@@ -764,8 +793,8 @@ async def goto_definition(ls: CkpServer, params: types.DefinitionParams) -> list
 
 @server.feature(types.TEXT_DOCUMENT_REFERENCES)
 @guarded(None)
-async def find_references(ls: CkpServer, params: types.ReferenceParams) -> list[types.Location] | None:
-    await ls.ready.wait()
+def find_references(ls: CkpServer, params: types.ReferenceParams) -> Generator[Any, Any, Any]:
+    yield from when_ready(ls)
     from .features.references import references
 
     doc = ls.doc_at(params.text_document.uri)
@@ -868,8 +897,8 @@ async def folding_range(ls: CkpServer, params: types.FoldingRangeParams) -> list
     types.CompletionOptions(trigger_characters=[",", " ", ":"], resolve_provider=True),
 )
 @guarded(None)
-async def completion(ls: CkpServer, params: types.CompletionParams) -> types.CompletionList | None:
-    await ls.ready.wait()
+def completion(ls: CkpServer, params: types.CompletionParams) -> Generator[Any, Any, Any]:
+    yield from when_ready(ls)
     from ..core.dates import current_month
     from ..core.text import split_lines
     from .features.completion import complete
@@ -893,7 +922,7 @@ def _resolves(ls: CkpServer) -> bool:
 
 @server.feature(types.COMPLETION_ITEM_RESOLVE)
 @guarded(UNCHANGED)
-async def completion_resolve(ls: CkpServer, item: types.CompletionItem) -> types.CompletionItem:
+def completion_resolve(ls: CkpServer, item: types.CompletionItem) -> types.CompletionItem:
     from .features.completion import resolve
 
     data = item.data
@@ -903,8 +932,8 @@ async def completion_resolve(ls: CkpServer, item: types.CompletionItem) -> types
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 @guarded(None)
-async def hover(ls: CkpServer, params: types.HoverParams) -> types.Hover | None:
-    await ls.ready.wait()
+def hover(ls: CkpServer, params: types.HoverParams) -> Generator[Any, Any, Any]:
+    yield from when_ready(ls)
     from .features.hover import hover as hover_at
 
     doc = ls.doc_at(params.text_document.uri)

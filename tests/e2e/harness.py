@@ -66,7 +66,7 @@ class Session:
         command: list[str] | None = None,
         apply_edits: bool = True,
         on_edit: Callable[[types.ApplyWorkspaceEditParams], None] | None = None,
-        before_initialized: Callable[[], object] | None = None,
+        before_initialized: Callable[[Session], object] | None = None,
     ) -> Session:
         """Start the server on ``workspace`` as ``flavour`` (vscode: pushes, watchers; neovim: pulls).
 
@@ -112,7 +112,7 @@ class Session:
             params.process_id = os.getpid()
         await asyncio.wait_for(client.initialize_async(params), HANG)
         if before_initialized is not None:
-            before_initialized()
+            before_initialized(session)
         client.initialized(types.InitializedParams())
         return session
 

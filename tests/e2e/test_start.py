@@ -3,15 +3,17 @@ and a file written meanwhile is not missed."""
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from pathlib import Path
 
 import pytest
+from lsprotocol import types
 
 from ckp_lsp.cli.check import collect
 
 from .conftest import SAMPLES
-from .harness import Session, wait_for
+from .harness import HANG, Session, wait_for
 
 NEW_NOTE = (
     "CONCEPT: notes\nTLDR: Scratch notes.\nANSWERS_WHEN: notes\n"
@@ -58,7 +60,7 @@ async def test_a_file_written_while_the_server_starts_is_not_missed(workspace: P
     note = workspace / "mentat" / "memory-bank" / "notes.md"
     # Written after the banks were read at start and before indexing, with no notification:
     # a client with file watchers (this one) reports only what changes once they are registered.
-    session = await Session.start(workspace, "vscode", before_initialized=lambda: note.write_text(NEW_NOTE))
+    session = await Session.start(workspace, "vscode", before_initialized=lambda _: note.write_text(NEW_NOTE))
     try:
         await session.wait_indexed()
         assert any("read while the server started" in m for m in session.logs())
@@ -66,6 +68,30 @@ async def test_a_file_written_while_the_server_starts_is_not_missed(workspace: P
         await wait_for(
             lambda: "CKP041" in [d.code for d in session.client.diagnostics.get(uri, [])], "CKP041"
         )
+        assert await session.stop() == 0
+    finally:
+        await session.kill()
+
+
+async def test_a_request_sent_before_the_banks_are_read_is_answered_once_they_are(workspace: Path):
+    path = workspace / "mentat" / "memory-bank" / "patterns" / "auth.md"
+    line, text = next(
+        (n, t) for n, t in enumerate(path.read_text().split("\n")) if t.startswith("SIMILAR_HIGH")
+    )
+    where = types.Position(line=line, character=text.index("jwt") + 1)
+    asked: list[asyncio.Future[types.Hover | None]] = []
+
+    def ask(session: Session) -> None:  # before ``initialized``: nothing is read yet
+        params = types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=path.as_uri()), position=where
+        )
+        asked.append(asyncio.ensure_future(session.client.text_document_hover_async(params)))
+
+    session = await Session.start(workspace, "vscode", before_initialized=ask)
+    try:
+        hover = await asyncio.wait_for(asked[0], HANG)
+        assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+        assert "How the projects issue, sign, verify and rotate JSON Web Tokens" in hover.contents.value
         assert await session.stop() == 0
     finally:
         await session.kill()
