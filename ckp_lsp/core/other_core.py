@@ -108,13 +108,15 @@ def start(work: Callable[[], Any]) -> Child | None:
         os.close(read_end)
         os.close(write_end)
         return None
-    if pid == 0:  # the child: never writes to the parent's stdout (an editor's pipe)
+    if pid == 0:  # the child: never writes to the parent's stdout or stderr (an editor's pipes)
         status = 1
         try:
             gc.disable()  # it ends soon and frees nothing: collecting would only cost
             os.close(read_end)
-            os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (the child ends with os._exit)
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, 1)
+            os.dup2(null, 2)
+            sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (the child ends with os._exit)
             # Results are written by a thread: the parent may not read them at once (it is
             # busy), and the next result is being made meanwhile.
             out: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()

@@ -118,6 +118,7 @@ class Preload:
 def _read_first_then_banks(fd: int) -> Iterator[Any]:
     """In the child: what it read of ``fd``, then what ``read_banks`` sends."""
     consumed, body = read_first_message(fd)
+    os.close(fd)  # the rest of the input is the server's
     yield consumed
     if body is not None:
         yield from read_banks(body)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -63,16 +64,19 @@ def test_what_came_before_a_failure_is_kept() -> None:
         child.next()
 
 
-def test_a_child_never_writes_to_stdout(capfd: pytest.CaptureFixture[str]) -> None:
+def test_a_child_never_writes_to_stdout_or_stderr(capfd: pytest.CaptureFixture[str]) -> None:
     def noisy() -> str:
         print("noise on the editor's pipe", flush=True)
+        print("and on its log", file=sys.stderr, flush=True)
         os.write(1, b"more noise\n")
+        os.write(2, b"more noise\n")
         return "done"
 
     child = other_core.start(noisy)
     assert child is not None
     assert child.result() == "done"
-    assert "noise" not in capfd.readouterr().out
+    out, err = capfd.readouterr()
+    assert "noise" not in out and "noise" not in err and "log" not in err
 
 
 def test_closing_stops_a_child_still_working() -> None:
