@@ -82,11 +82,12 @@ AS_JSON = frozenset(
 
 
 class _AsJson:
-    """The result type of a request answered as JSON (see ``_answers_as_json``)."""
+    """The result type of a request answered as JSON (see ``answers_as_json``)."""
 
 
-def _answers_as_json(client: Any) -> None:
-    """Leave the answers to the timed requests as the JSON they are read as.
+def answers_as_json(client: Any, methods: frozenset[str] | None = AS_JSON) -> None:
+    """Leave the answers to the timed requests (``methods``; None: every request) as the JSON
+    they are read as.
 
     An editor reads an answer as JSON. This client would also build typed objects of it (a
     millisecond for a list of 25 completion items), which is no part of the server's latency.
@@ -97,7 +98,7 @@ def _answers_as_json(client: Any) -> None:
     typed, structure = protocol.get_result_type, protocol.structure_message
 
     def result_type(method: str) -> Any:
-        return _AsJson if method in AS_JSON else typed(method)
+        return _AsJson if methods is None or method in methods else typed(method)
 
     def structured(data: dict[str, Any]) -> Any:
         if "result" in data and protocol._result_types.get(data.get("id")) is _AsJson:
@@ -230,7 +231,7 @@ class Session:
 
         client = LanguageClient("ckp-bench", "1")
         self.client = client
-        _answers_as_json(client)
+        answers_as_json(client)
 
         @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def publish(params: types.PublishDiagnosticsParams) -> None:

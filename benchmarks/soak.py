@@ -33,7 +33,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from genbank import HUB, prepare
-from run import Session, environment, header_lines, items_of, percentile, tool
+from run import Session, answers_as_json, environment, header_lines, items_of, percentile, tool
 
 MAX_GROWTH = 0.10
 MAX_REQUEST_MS = 100.0
@@ -282,7 +282,7 @@ class Soak:
         # Time the server, not this Python client: answers stay JSON (an editor parses them natively,
         # building a thousand Location objects here would take longer than the server does) and
         # this process's own garbage collector stays out of the measured round trips.
-        self.session.client.protocol.get_result_type = lambda method: None
+        answers_as_json(self.session.client, None)
         gc.disable()
         await self.session.wait(
             lambda: self.session is not None and self.session.progress_end is not None, 120
