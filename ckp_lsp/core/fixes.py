@@ -61,19 +61,20 @@ def remove_items(f: Field, doomed: Iterable[Item]) -> list[Edit]:
             for i in f.items
             if id(i) in doomed_ids and i.span.start_line > f.line
         ]
-    # Inline: cut each doomed item with the separator before it, so quotes around the kept items
-    # (`["a", "b"]`) and line breaks of a flow list stay as written.
+    # Inline: cut each doomed item (with its quotes) and the separator before it, so the quotes
+    # around the kept items (`['a', "b"]`) and line breaks of a flow list stay as written.
+    spans = [i.quoted or i.span for i in f.items]
     kept = [n for n, i in enumerate(f.items) if id(i) not in doomed_ids]
     if not kept:
-        first, last = f.items[0].span, f.items[-1].span
+        first, last = spans[0], spans[-1]
         return [Edit(Span(first.start_line, first.start_col, last.end_line, last.end_col), "")]
     edits = []
-    lead, after = f.items[0].span, f.items[kept[0]].span
+    lead, after = spans[0], spans[kept[0]]
     if kept[0] > 0:  # the doomed items before the first kept one, up to where it starts
         edits.append(Edit(Span(lead.start_line, lead.start_col, after.start_line, after.start_col), ""))
     for n in range(kept[0] + 1, len(f.items)):
         if n not in kept:
-            prev, cur = f.items[n - 1].span, f.items[n].span
+            prev, cur = spans[n - 1], spans[n]
             edits.append(Edit(Span(prev.end_line, prev.end_col, cur.end_line, cur.end_col), ""))
     return edits
 

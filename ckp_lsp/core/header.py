@@ -61,6 +61,7 @@ class Item:
 
     text: str
     span: Span
+    quoted: Span | None = None  # the item with the quotes around it, when YAML quotes it
 
 
 @dataclass(slots=True)
@@ -306,6 +307,10 @@ def _locate(
             items.append(Item(t, fallback))
             continue
         i, j = found
-        items.append(Item(t, span_of(i, lines[i], j, j + len(probe))))
-        cur_line, cur_col = i, j + len(probe)
+        line, k = lines[i], j + len(probe)
+        quoted = None
+        if j > 0 and k < len(line) and line[j - 1] == line[k] and line[k] in "'\"":
+            quoted = span_of(i, line, j - 1, k + 1)
+        items.append(Item(t, span_of(i, line, j, k), quoted))
+        cur_line, cur_col = i, k + (quoted is not None)
     return items

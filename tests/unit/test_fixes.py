@@ -223,3 +223,48 @@ def test_apply_edits_removes_whole_lines() -> None:
     text = "a\r\nb\r\nc"
     assert apply_edits(text, [Edit(Span(1, 0, 2, 0), "")]) == "a\r\nc"
     assert apply_edits(text, []) == text
+
+
+@pytest.mark.parametrize(
+    ("code", "key", "plain", "written", "fixed"),
+    [
+        (
+            "CKP030",
+            "ANSWERS_WHEN",
+            "[auth, Login, guard, login]",
+            "['auth', \"Login\", 'guard', \"login\"]",
+            "['auth', \"Login\", 'guard']",
+        ),
+        (
+            "CKP030",
+            "ANSWERS_WHEN",
+            "[auth, Login, guard, login]",
+            "[\"login\", 'auth', \"Login\", 'guard']",
+            "[\"login\", 'auth', 'guard']",
+        ),
+        (
+            "CKP030",
+            "ANSWERS_WHEN",
+            "[auth, Login, guard, login]",
+            "['auth', \"login\", 'Login', \"guard\"]",
+            '[\'auth\', "login", "guard"]',
+        ),
+        (
+            "CKP044",
+            "SIMILAR_MID",
+            "[jwt:2026-10, cors:2026-10]",
+            "[\"jwt:2026-10\", 'cors:2026-10']",
+            "['cors:2026-10']",
+        ),
+    ],
+)
+def test_removing_from_a_flow_list_of_mixed_quotes_keeps_each_kept_items_quotes(
+    code: str, key: str, plain: str, written: str, fixed: str
+) -> None:
+    text = render("flow", fields_with(CASES[code][0])).replace(f"{key}: {plain}", f"{key}: {written}")
+    assert written in text
+    bank = file_bank(text)
+    [finding] = [f for f in check_file(bank, "auth.md") if f.code == code]
+    result = apply_edits(text, fixes_for(bank, bank.files["auth.md"], finding)[0].edits)
+    assert f"{key}: {fixed}\n" in result
+    assert result.replace(f"{key}: {fixed}", "") == text.replace(f"{key}: {written}", "")
