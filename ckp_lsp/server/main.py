@@ -16,6 +16,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
     p.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address instead, for debugging")
     p.add_argument("--log-file", metavar="FILE", help="write the server's own log to FILE")
+    p.add_argument(
+        "--one-core",
+        action="store_true",
+        help="read the banks in this process only, after its start (no child on another core)",
+    )
     p.add_argument("--version", action="version", version=f"ckp-lsp {__version__}")
     args = p.parse_args(argv)
     if args.log_file:
@@ -24,7 +29,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Editors show a server's stderr as errors: keep pygls's routine warnings out of it.
         logging.getLogger("pygls").setLevel(logging.ERROR)
     preload = None
-    if not args.tcp and _reads_pipe():
+    if not args.tcp and not args.one_core and _reads_pipe():
         from .preload import Preload
 
         preload = Preload.start()

@@ -13,7 +13,7 @@ from lsprotocol import types
 from ckp_lsp.cli.check import collect
 
 from .conftest import SAMPLES
-from .harness import HANG, Session, wait_for
+from .harness import HANG, SERVER, Session, wait_for
 
 NEW_NOTE = (
     "CONCEPT: notes\nTLDR: Scratch notes.\nANSWERS_WHEN: notes\n"
@@ -92,6 +92,20 @@ async def test_a_request_sent_before_the_banks_are_read_is_answered_once_they_ar
         hover = await asyncio.wait_for(asked[0], HANG)
         assert hover is not None and isinstance(hover.contents, types.MarkupContent)
         assert "How the projects issue, sign, verify and rotate JSON Web Tokens" in hover.contents.value
+        assert await session.stop() == 0
+    finally:
+        await session.kill()
+
+
+async def test_with_one_core_the_server_reads_its_banks_itself_and_finds_the_same(workspace: Path):
+    session = await Session.start(workspace, "vscode", command=[*SERVER, "--one-core"])
+    try:
+        await session.wait_indexed()
+        results, _, _ = collect([workspace])
+        uris = {path.as_uri() for path, _ in results}
+        await wait_for(lambda: published(session).keys() >= uris, "every finding was published")
+        assert published(session).keys() == uris
+        assert not any("read while the server started" in m for m in session.logs())
         assert await session.stop() == 0
     finally:
         await session.kill()
