@@ -1,4 +1,4 @@
-"""What the unit tests build from: banks from short texts, files on disk, spans of text."""
+"""What the unit tests build from: banks from short texts, files on disk, spans of text, CLI runs."""
 
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
+import pytest
+
+from ckp_lsp.cli.main import main
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.config import Config
 from ckp_lsp.core.discovery import INDEX_NAME
@@ -59,6 +62,24 @@ def copy_bank(source: Path, dest: Path) -> Path:
     """A writable copy of a data bank."""
     shutil.copytree(source, dest)
     return dest
+
+
+def copy_to_cwd(source: Path, dest: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A writable copy of ``source`` at ``dest``, whose parent becomes the current folder."""
+    monkeypatch.chdir(dest.parent)
+    return copy_bank(source, dest)
+
+
+def snapshot_files(root: Path) -> dict[str, bytes]:
+    """Every file below ``root``, by its POSIX path relative to ``root``, with its bytes."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """``ckp *argv`` called in-process: its exit code, stdout and stderr."""
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 def span_of_text(text: str, needle: str, nth: int = 0, after: str = "") -> Span:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.cli.main import main
-from tests.unit.builders import FAULTY, SHOP, copy_bank
+from tests.unit.builders import FAULTY, copy_bank, run_cli
 
 LINE = re.compile(
     r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|warning|info|hint) (?P<code>CKP\d{3}) (?P<msg>.+)$"
@@ -25,29 +25,10 @@ EXPECTED_TEXT = [
 ]
 
 
-@pytest.fixture
-def faulty(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of the faulty bank in the current folder: one error and two warnings."""
-    monkeypatch.chdir(tmp_path)
-    return copy_bank(FAULTY, tmp_path / "memory-bank")
-
-
-@pytest.fixture
-def healthy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(tmp_path)
-    return copy_bank(SHOP, tmp_path / "memory-bank")
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(["check", *args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def test_text_output_is_path_line_col_severity_code_message(
-    faulty: Path, capsys: pytest.CaptureFixture[str]
+    faulty_in_cwd: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, _ = run(capsys)
+    code, out, _ = run_cli(capsys, "check")
     assert out.splitlines() == EXPECTED_TEXT
     first = LINE.match(out.splitlines()[0])
     assert first is not None
@@ -63,9 +44,9 @@ def test_text_output_is_path_line_col_severity_code_message(
 
 
 def test_json_output_has_lsp_ranges_severity_numbers_and_a_summary(
-    faulty: Path, capsys: pytest.CaptureFixture[str]
+    faulty_in_cwd: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, _ = run(capsys, "--format", "json")
+    code, out, _ = run_cli(capsys, "check", "--format", "json")
     data = json.loads(out)
     assert set(data) == {"diagnostics", "summary"}
     assert data["summary"] == {"files": 3, "errors": 1, "warnings": 2, "information": 0, "hints": 0}
@@ -89,8 +70,8 @@ def test_json_output_has_lsp_ranges_severity_numbers_and_a_summary(
     assert code == 1
 
 
-def test_json_output_of_a_healthy_bank(healthy: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "--format", "json", "memory-bank")
+def test_json_output_of_a_healthy_bank(shop_in_cwd: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "check", "--format", "json", "memory-bank")
     assert json.loads(out) == {
         "diagnostics": [],
         "summary": {"files": 7, "errors": 0, "warnings": 0, "information": 0, "hints": 0},
@@ -111,22 +92,24 @@ def test_json_output_of_a_healthy_bank(healthy: Path, capsys: pytest.CaptureFixt
     ],
 )
 def test_select_and_ignore_filter_findings_and_the_exit_code(
-    faulty: Path, capsys: pytest.CaptureFixture[str], args: list[str], codes: list[str], exit_code: int
+    faulty_in_cwd: Path, capsys: pytest.CaptureFixture[str], args: list[str], codes: list[str], exit_code: int
 ) -> None:
-    code, out, _ = run(capsys, "--format", "json", *args)
+    code, out, _ = run_cli(capsys, "check", "--format", "json", *args)
     assert [d["code"] for d in json.loads(out)["diagnostics"]] == codes
     assert code == exit_code
 
 
-def test_exit_0_and_a_summary_when_all_checks_pass(healthy: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(capsys)
+def test_exit_0_and_a_summary_when_all_checks_pass(
+    shop_in_cwd: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_cli(capsys, "check")
     assert out == "All checks passed (7 files).\n"
     assert err == ""
     assert code == 0
 
 
-def test_exit_0_when_only_warnings_remain(faulty: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "--ignore", "CKP041")
+def test_exit_0_when_only_warnings_remain(faulty_in_cwd: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "check", "--ignore", "CKP041")
     assert out.splitlines()[-1] == "Found 2 finding(s) in 3 files: 0 error(s), 2 warning(s), 0 info."
     assert code == 0
 
@@ -136,16 +119,16 @@ def test_exit_2_when_there_is_nothing_to_check(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "notes").mkdir()
-    code, out, err = run(capsys, "notes")
+    code, out, err = run_cli(capsys, "check", "notes")
     assert code == 2
     assert out == ""
     assert "no memory bank found here" in err and "nothing to check" in err
-    code, _, err = run(capsys, "missing-folder")
+    code, _, err = run_cli(capsys, "check", "missing-folder")
     assert code == 2
     assert "missing-folder: no such file or folder" in err
 
 
-def test_exit_2_on_a_usage_error(faulty: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_exit_2_on_a_usage_error(faulty_in_cwd: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
         main(["check", "--format", "xml"])
     assert exc.value.code == 2
@@ -153,23 +136,23 @@ def test_exit_2_on_a_usage_error(faulty: Path, capsys: pytest.CaptureFixture[str
 
 
 def test_checking_one_file_leaves_out_the_others_and_the_index(
-    faulty: Path, capsys: pytest.CaptureFixture[str]
+    faulty_in_cwd: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, _ = run(capsys, "memory-bank/sessions.md")
+    code, out, _ = run_cli(capsys, "check", "memory-bank/sessions.md")
     assert out == "All checks passed (1 file).\n"
     assert code == 0
-    code, out, _ = run(capsys, "memory-bank/auth.md")
+    code, out, _ = run_cli(capsys, "check", "memory-bank/auth.md")
     assert [m["code"] for m in map(LINE.match, out.splitlines()[:-1]) if m] == ["CKP041", "CKP046"]
     assert out.splitlines()[-1].startswith("Found 2 finding(s) in 1 file:")
 
 
 def test_bank_configuration_applies_and_its_problems_are_reported(
-    faulty: Path, capsys: pytest.CaptureFixture[str]
+    faulty_in_cwd: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (faulty / ".ckp.toml").write_text(
+    (faulty_in_cwd / ".ckp.toml").write_text(
         'staleness = "weekly"\n[diagnostics]\nCKP041 = "warning"\nCKP070 = "off"\n', encoding="utf-8"
     )
-    code, out, err = run(capsys)
+    code, out, err = run_cli(capsys, "check")
     assert [m["sev"] + " " + m["code"] for m in map(LINE.match, out.splitlines()) if m] == [
         "warning CKP041",
         "warning CKP046",
@@ -184,7 +167,7 @@ def test_banks_named_in_the_configuration_are_checked(
     monkeypatch.chdir(tmp_path)
     copy_bank(FAULTY, tmp_path / "notes")  # not named memory-bank, and no _index.md
     (tmp_path / ".ckp.toml").write_text('banks = ["notes"]\n', encoding="utf-8")
-    code, out, _ = run(capsys, "--select", "CKP041")
+    code, out, _ = run_cli(capsys, "check", "--select", "CKP041")
     assert out.splitlines()[0].startswith("notes/auth.md:4:15: error CKP041")
     assert code == 1
     assert main(["index", "notes"]) == 0

@@ -19,7 +19,7 @@ from ckp_lsp.core.header import parse_header
 from ckp_lsp.core.rewrite import body_of
 from ckp_lsp.core.text import BOM
 from tests.fake_llm import FakeLLM, Reply
-from tests.unit.builders import copy_bank
+from tests.unit.builders import copy_to_cwd, snapshot_files
 
 SOURCE = Path(__file__).resolve().parent.parent / "data" / "compile" / "bank"
 KEY = "sk-cli-compile-key-9d2e7b-SECRET"
@@ -35,20 +35,15 @@ def empty_cache() -> Iterator[None]:
 @pytest.fixture
 def bank(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A writable copy of the test bank; the working directory is its parent."""
-    monkeypatch.chdir(tmp_path)
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "CKP_LLM_API_KEY"):
         monkeypatch.delenv(name, raising=False)
-    return copy_bank(SOURCE, tmp_path / "bank") / "memory-bank"
+    return copy_to_cwd(SOURCE, tmp_path / "bank", monkeypatch) / "memory-bank"
 
 
 @pytest.fixture
 def fake() -> Iterator[FakeLLM]:
     with FakeLLM(api_key=KEY) as server:
         yield server
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def split_bytes(data: bytes) -> tuple[bytes, bytes]:
@@ -61,9 +56,9 @@ def split_bytes(data: bytes) -> tuple[bytes, bytes]:
 def test_compile_writes_the_header_only_and_keeps_bom_and_crlf(
     bank: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    before = snapshot(bank)
+    before = snapshot_files(bank)
     assert main(["compile", str(bank / "csrf.md")]) == 0
-    after = snapshot(bank)
+    after = snapshot_files(bank)
     assert {k for k in after if after[k] != before[k]} == {"csrf.md"}
     old_header, old_body = split_bytes(before["csrf.md"])
     new_header, new_body = split_bytes(after["csrf.md"])
@@ -78,9 +73,9 @@ def test_compile_writes_the_header_only_and_keeps_bom_and_crlf(
 
 
 def test_compile_all_recompiles_every_file_and_leaves_the_bank_valid(bank: Path) -> None:
-    before = snapshot(bank)
+    before = snapshot_files(bank)
     assert main(["compile", "--all", str(bank)]) == 0
-    after = snapshot(bank)
+    after = snapshot_files(bank)
     compiled = [k for k in after if k != "_index.md" and after[k] != before[k]]
     assert len(compiled) == len(before) - 1
     for name in compiled:
@@ -93,9 +88,9 @@ def test_compile_all_recompiles_every_file_and_leaves_the_bank_valid(bank: Path)
 def test_dry_run_writes_nothing_and_shows_what_would_change(
     bank: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    before = snapshot(bank)
+    before = snapshot_files(bank)
     assert main(["compile", "--dry-run", str(bank / "jwt.md"), str(bank / "csrf.md")]) == 0
-    assert snapshot(bank) == before
+    assert snapshot_files(bank) == before
     captured = capsys.readouterr()
     assert "--- a/bank/memory-bank/jwt.md" in captured.out
     assert "2 file(s): 2 would change, 0 failed." in captured.err
@@ -128,10 +123,10 @@ def test_an_unusable_answer_fails_and_leaves_the_file_alone(
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     fake.script(reply)
-    before = snapshot(bank)
+    before = snapshot_files(bank)
     args = ["compile", "--provider", "openai", "--base-url", fake.openai_base_url, str(bank / "jwt.md")]
     assert main(args) == 1
-    assert snapshot(bank) == before
+    assert snapshot_files(bank) == before
     captured = capsys.readouterr()
     assert "ckp: bank/memory-bank/jwt.md: " in captured.err
     assert re.search(r"not a JSON header object|HTTP 500", captured.err)

@@ -11,7 +11,7 @@ from ckp_lsp.cli.main import main
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.checks import check_file, check_index
 from ckp_lsp.core.rewrite import body_of
-from tests.unit.builders import copy_bank
+from tests.unit.builders import copy_to_cwd, snapshot_files
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "compile"
 
@@ -19,18 +19,13 @@ DATA = Path(__file__).resolve().parent.parent / "data" / "compile"
 @pytest.fixture
 def fixable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of a bank with safe findings, an unsafe one (a stale relationship) and a drifted index."""
-    monkeypatch.chdir(tmp_path)
-    return copy_bank(DATA / "fixable", tmp_path / "fixable") / "memory-bank"
+    return copy_to_cwd(DATA / "fixable", tmp_path / "fixable", monkeypatch) / "memory-bank"
 
 
 @pytest.fixture
 def clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(tmp_path)
-    return copy_bank(DATA / "bank", tmp_path / "clean") / "memory-bank"
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    """A copy of a bank with nothing to fix."""
+    return copy_to_cwd(DATA / "bank", tmp_path / "clean", monkeypatch) / "memory-bank"
 
 
 def findings_of(root: Path) -> dict[str, list[str]]:
@@ -43,9 +38,9 @@ def findings_of(root: Path) -> dict[str, list[str]]:
 def test_fix_applies_the_safe_fixes_and_regenerates_the_index(
     fixable: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    before = snapshot(fixable)
+    before = snapshot_files(fixable)
     assert main(["fix", str(fixable)]) == 0
-    after = snapshot(fixable)
+    after = snapshot_files(fixable)
     tokens = after["tokens.md"].decode()
     assert tokens.startswith(
         "CONCEPT:      tokens\n"
@@ -70,9 +65,9 @@ def test_fix_applies_the_safe_fixes_and_regenerates_the_index(
 
 
 def test_fix_diff_writes_nothing(fixable: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    before = snapshot(fixable)
+    before = snapshot_files(fixable)
     assert main(["fix", "--diff", str(fixable)]) == 0
-    assert snapshot(fixable) == before
+    assert snapshot_files(fixable) == before
     captured = capsys.readouterr()
     for name in ("login.md", "tokens.md", "_index.md"):
         assert f"--- a/fixable/memory-bank/{name}\n+++ b/fixable/memory-bank/{name}\n" in captured.out
@@ -89,27 +84,27 @@ def test_fix_regenerates_a_drifted_index_and_touches_nothing_else(
         index.read_text(encoding="utf-8").replace("Old summary of tokens.", "Drifted."), encoding="utf-8"
     )
     assert findings_of(clean)["_index.md"] == ["CKP070"]
-    before = snapshot(clean)
+    before = snapshot_files(clean)
     assert main(["fix", str(clean)]) == 0
-    after = snapshot(clean)
+    after = snapshot_files(clean)
     assert {k for k in after if after[k] != before[k]} == {"_index.md"}
     assert after["_index.md"] == (DATA / "bank" / "memory-bank" / "_index.md").read_bytes()
     assert "Fixed 1 finding(s) in 1 file(s); 0 remaining" in capsys.readouterr().err
 
 
 def test_fix_on_one_file_fixes_only_that_file(fixable: Path) -> None:
-    before = snapshot(fixable)
+    before = snapshot_files(fixable)
     assert main(["fix", str(fixable / "tokens.md")]) == 0
-    after = snapshot(fixable)
+    after = snapshot_files(fixable)
     assert {k for k in after if after[k] != before[k]} == {"tokens.md"}
 
 
 def test_fix_on_a_clean_bank_changes_nothing_and_exits_0(
     clean: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    before = snapshot(clean)
+    before = snapshot_files(clean)
     assert main(["fix", str(clean)]) == 0
-    assert snapshot(clean) == before
+    assert snapshot_files(clean) == before
     assert "Fixed 0 finding(s) in 0 file(s); 0 remaining" in capsys.readouterr().err
 
 

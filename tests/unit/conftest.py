@@ -1,0 +1,23 @@
+"""Unit-test fixtures shared by several modules: data banks copied into the current folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.unit.builders import FAULTY, SHOP, copy_to_cwd
+
+
+@pytest.fixture
+def faulty_in_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the faulty bank at ``memory-bank`` in the current folder: one error, two warnings
+    and no ``_index.md``."""
+    return copy_to_cwd(FAULTY, tmp_path / "memory-bank", monkeypatch)
+
+
+@pytest.fixture
+def shop_in_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the shop bank at ``memory-bank`` in the current folder: every check passes and its
+    index is current."""
+    return copy_to_cwd(SHOP, tmp_path / "memory-bank", monkeypatch)
