@@ -5,6 +5,8 @@ from __future__ import annotations
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from ckp_lsp.core.header import CKP_FIELDS
+
 from .conftest import open_doc, wait_indexed
 
 MENTAT = "mentat/memory-bank"
@@ -29,15 +31,7 @@ async def test_document_symbols_are_header_fields_then_headings(client: Language
     assert got and all(isinstance(s, types.DocumentSymbol) for s in got)
     symbols = [s for s in got if isinstance(s, types.DocumentSymbol)]
     fields = [s.name for s in symbols if s.kind in (types.SymbolKind.Key, types.SymbolKind.Field)]
-    assert fields == [
-        "CONCEPT",
-        "TLDR",
-        "ANSWERS_WHEN",
-        "SIMILAR_HIGH",
-        "SIMILAR_MID",
-        "CONFIDENCE",
-        "VALIDATED",
-    ]
+    assert fields == list(CKP_FIELDS)
     assert symbols[0].detail == "mentat-istat"
     (top,) = [s for s in symbols if s.kind == types.SymbolKind.String]
     assert top.name == "Mentat — ISTAT integration"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ckp_lsp.core.header import Field, Header, parse_header
+from ckp_lsp.core.header import CKP_FIELDS, Field, Header, parse_header
 from ckp_lsp.core.knowledge import read_knowledge_file
 from ckp_lsp.core.text import Span, decode
 from tests.unit.builders import HEADERS, text_at
@@ -36,15 +36,7 @@ def items(header: Header, key: str) -> list[str]:
 def test_bare_form_reads_every_field_in_order() -> None:
     header = parsed(BARE)
     assert header.form == "bare"
-    assert [f.key for f in header.fields] == [
-        "CONCEPT",
-        "TLDR",
-        "ANSWERS_WHEN",
-        "SIMILAR_HIGH",
-        "SIMILAR_MID",
-        "CONFIDENCE",
-        "VALIDATED",
-    ]
+    assert [f.key for f in header.fields] == list(CKP_FIELDS)
     assert field(header, "CONCEPT").value == "mentat"
     assert items(header, "SIMILAR_HIGH") == ["prescient:2025-05", "civis:2025-05"]
     assert items(header, "ANSWERS_WHEN")[:3] == ["mentat", "civic", "ISTAT"]
@@ -116,15 +108,7 @@ def test_bare_header_split_by_lone_carriage_returns() -> None:
 def test_front_matter_reads_ckp_keys_and_keeps_user_keys_apart() -> None:
     header = parsed(FRONT)
     assert header.form == "frontmatter"
-    assert [f.key for f in header.fields] == [
-        "CONCEPT",
-        "TLDR",
-        "ANSWERS_WHEN",
-        "SIMILAR_HIGH",
-        "SIMILAR_MID",
-        "CONFIDENCE",
-        "VALIDATED",
-    ]
+    assert [f.key for f in header.fields] == list(CKP_FIELDS)
     assert header.user_keys == ["title", "tags", "draft"]
     assert header.end_line == 16  # the line after the closing fence
     assert header.yaml_error is None
