@@ -20,6 +20,8 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
 CLIENTS = {"vscode": "visual-studio-code", "neovim": "neovim"}
+#: the mentat sample bank, relative to the workspace
+MENTAT = "mentat/memory-bank"
 
 
 @pytest.fixture
@@ -113,12 +115,43 @@ def open_doc(client: LanguageClient, path: Path, text: str | None = None, versio
     return uri
 
 
+async def open_indexed(client: LanguageClient, rel: str) -> tuple[Path, str]:
+    """Once the workspace is indexed, open its file ``rel`` with the text on disk: its path and URI."""
+    await wait_indexed(client)
+    path = client.workspace_path / rel  # type: ignore[attr-defined]
+    return path, open_doc(client, path)
+
+
+def doc_id(uri: str) -> types.TextDocumentIdentifier:
+    """The identifier of the document at ``uri``."""
+    return types.TextDocumentIdentifier(uri=uri)
+
+
 def change_doc(client: LanguageClient, uri: str, text: str, version: int) -> None:
     client.texts[uri] = (version, text)  # type: ignore[attr-defined]
     client.text_document_did_change(
         types.DidChangeTextDocumentParams(
             text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
             content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+
+
+def change_part(
+    client: LanguageClient, uri: str, version: int, start: tuple[int, int], end: tuple[int, int], text: str
+) -> None:
+    """An incremental change: ``text`` replaces ``start`` to ``end``, each (line, UTF-16 column)."""
+    where = types.Range(
+        start=types.Position(line=start[0], character=start[1]),
+        end=types.Position(line=end[0], character=end[1]),
+    )
+    texts = client.texts  # type: ignore[attr-defined]
+    if uri in texts:
+        texts[uri] = (version, apply_text_edits(texts[uri][1], [types.TextEdit(range=where, new_text=text)]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangePartial(range=where, text=text)],
         )
     )
 

@@ -7,9 +7,10 @@ The ``client`` fixture of ``conftest`` hides the server process; the reliability
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +117,20 @@ class Session:
         client.initialized(types.InitializedParams())
         return session
 
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def indexed(
+        cls, workspace: Path, flavour: str = "vscode", **options: Any
+    ) -> AsyncIterator[Session]:
+        """A server started as by ``start`` that has indexed ``workspace``; at the end it is stopped,
+        and must exit with code 0."""
+        session = await cls.start(workspace, flavour, **options)
+        try:
+            await session.wait_indexed()
+            yield session
+        finally:
+            assert await session.stop() == 0
+
     @property
     def process(self) -> asyncio.subprocess.Process:
         assert self.client._server is not None
@@ -181,3 +196,30 @@ async def wait_for(pred: Callable[[], bool], what: str = "condition") -> None:
         if loop.time() > end:
             raise AssertionError(f"{what} never held")
         await asyncio.sleep(0.02)
+
+
+def document_requests(client: LanguageClient, uri: str, at: types.Position) -> list[Awaitable[Any]]:
+    """The requests an editor makes about a document at ``at``: hover, completion, definition,
+    references, symbols, folding ranges, links, code lenses, and code actions from the start to ``at``."""
+    doc = types.TextDocumentIdentifier(uri=uri)
+    return [
+        client.text_document_hover_async(types.HoverParams(text_document=doc, position=at)),
+        client.text_document_completion_async(types.CompletionParams(text_document=doc, position=at)),
+        client.text_document_definition_async(types.DefinitionParams(text_document=doc, position=at)),
+        client.text_document_references_async(
+            types.ReferenceParams(
+                text_document=doc, position=at, context=types.ReferenceContext(include_declaration=True)
+            )
+        ),
+        client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=doc)),
+        client.text_document_folding_range_async(types.FoldingRangeParams(text_document=doc)),
+        client.text_document_document_link_async(types.DocumentLinkParams(text_document=doc)),
+        client.text_document_code_lens_async(types.CodeLensParams(text_document=doc)),
+        client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=doc,
+                range=types.Range(start=types.Position(line=0, character=0), end=at),
+                context=types.CodeActionContext(diagnostics=[]),
+            )
+        ),
+    ]

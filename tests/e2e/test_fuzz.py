@@ -36,7 +36,7 @@ from ckp_lsp.core.discovery import INDEX_NAME
 from ckp_lsp.core.index import update_index_text
 from ckp_lsp.core.text import decode, utf16_len
 
-from .harness import HANG, Session
+from .harness import HANG, Session, document_requests
 
 T = TypeVar("T")
 EXAMPLES = int(os.environ.get("CKP_FUZZ_EXAMPLES", "8"))
@@ -505,32 +505,15 @@ class EditorAndServer(RuleBasedStateMachine):
         """Every request an editor makes, at some position of some file; each must be answered."""
         session = self.driver.session
         client = session.client
-        doc = types.TextDocumentIdentifier(uri=self.uri(rel))
         at = types.Position(line=line, character=col)
-        requests = [
-            client.text_document_hover_async(types.HoverParams(text_document=doc, position=at)),
-            client.text_document_completion_async(types.CompletionParams(text_document=doc, position=at)),
-            client.text_document_definition_async(types.DefinitionParams(text_document=doc, position=at)),
-            client.text_document_references_async(
-                types.ReferenceParams(
-                    text_document=doc, position=at, context=types.ReferenceContext(include_declaration=True)
-                )
-            ),
-            client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=doc)),
-            client.text_document_folding_range_async(types.FoldingRangeParams(text_document=doc)),
-            client.text_document_document_link_async(types.DocumentLinkParams(text_document=doc)),
-            client.text_document_code_lens_async(types.CodeLensParams(text_document=doc)),
-            client.text_document_code_action_async(
-                types.CodeActionParams(
-                    text_document=doc,
-                    range=types.Range(start=types.Position(line=0, character=0), end=at),
-                    context=types.CodeActionContext(diagnostics=[]),
-                )
-            ),
+        requests = document_requests(client, self.uri(rel), at)
+        requests.append(
             client.text_document_prepare_rename_async(
-                types.PrepareRenameParams(text_document=doc, position=at)
-            ),
-        ]
+                types.PrepareRenameParams(
+                    text_document=types.TextDocumentIdentifier(uri=self.uri(rel)), position=at
+                )
+            )
+        )
 
         async def all_answered() -> None:
             for request in requests:

@@ -11,8 +11,8 @@ from lsprotocol import types
 
 from ckp_lsp.core.text import utf16_len
 
-from .conftest import open_doc
-from .harness import HANG, Session, wait_for
+from .conftest import change_part, open_doc
+from .harness import HANG, Session, document_requests, wait_for
 
 LINE = "All work and no play makes a very large knowledge file. " * 2 + "\n"
 HEADER = "CONCEPT: {c}\nTLDR: The {c} file.\nANSWERS_WHEN: {c}\nVALIDATED: 2025-05\n\nBody of {c}.\n"
@@ -96,28 +96,13 @@ async def wait_shown(session: Session, uri: str, code: str, present: bool = True
 
 async def every_request(session: Session, uri: str, at: types.Position) -> None:
     """Ask everything an editor asks about a document; each must be answered without a failure."""
-    client, doc = session.client, types.TextDocumentIdentifier(uri=uri)
-    whole = types.Range(start=types.Position(line=0, character=0), end=at)
-    for request in (
-        client.text_document_hover_async(types.HoverParams(text_document=doc, position=at)),
-        client.text_document_completion_async(types.CompletionParams(text_document=doc, position=at)),
-        client.text_document_definition_async(types.DefinitionParams(text_document=doc, position=at)),
-        client.text_document_references_async(
-            types.ReferenceParams(
-                text_document=doc, position=at, context=types.ReferenceContext(include_declaration=True)
-            )
-        ),
-        client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=doc)),
-        client.text_document_folding_range_async(types.FoldingRangeParams(text_document=doc)),
-        client.text_document_document_link_async(types.DocumentLinkParams(text_document=doc)),
-        client.text_document_code_lens_async(types.CodeLensParams(text_document=doc)),
-        client.text_document_code_action_async(
-            types.CodeActionParams(
-                text_document=doc, range=whole, context=types.CodeActionContext(diagnostics=[])
-            )
-        ),
-        client.text_document_diagnostic_async(types.DocumentDiagnosticParams(text_document=doc)),
-    ):
+    requests = document_requests(session.client, uri, at)
+    requests.append(
+        session.client.text_document_diagnostic_async(
+            types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+    )
+    for request in requests:
         await session.request(request)
     assert not session.failures(), session.failures()
 
@@ -127,9 +112,7 @@ async def test_every_hostile_file_gets_a_clear_finding_or_a_logged_reason(
     hostile: Path, flavour: str
 ) -> None:
     bank = hostile / "memory-bank"
-    session = await Session.start(hostile, flavour)
-    try:
-        await session.wait_indexed()
+    async with Session.indexed(hostile, flavour) as session:
         if session.pulls:
             report = await session.request(
                 session.client.workspace_diagnostic_async(
@@ -149,36 +132,18 @@ async def test_every_hostile_file_gets_a_clear_finding_or_a_logged_reason(
             assert f"{bank / name}: skipped ({why})" in logs
         for name in ("blob.md", "latin.md", "empty.md", "nul.md", "mixed.md", "line.md"):
             await every_request(session, (bank / name).as_uri(), types.Position(line=0, character=3))
-    finally:
-        code = await session.stop()
-    assert code == 0
     assert "Traceback" not in session.stderr
 
 
 async def test_large_files_open_and_take_incremental_edits(hostile: Path) -> None:
     bank = hostile / "memory-bank"
-    session = await Session.start(hostile)
-    try:
-        await session.wait_indexed()
+    async with Session.indexed(hostile) as session:
         client = session.client
         huge = bank / "huge.md"
         huge_uri = open_doc(client, huge, huge.read_text())
         await every_request(session, huge_uri, types.Position(line=2, character=16))
         # Remove the duplicate keyword of the 50 MB file: ", huge" on line 2.
-        client.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(uri=huge_uri, version=2),
-                content_changes=[
-                    types.TextDocumentContentChangePartial(
-                        range=types.Range(
-                            start=types.Position(line=2, character=18),
-                            end=types.Position(line=2, character=24),
-                        ),
-                        text="",
-                    )
-                ],
-            )
-        )
+        change_part(client, huge_uri, 2, (2, 18), (2, 24), "")
         await wait_for(
             lambda: list(client.diagnostics.get(huge_uri, [None])) == [], "the 50 MB file is clean"
         )
@@ -187,31 +152,15 @@ async def test_large_files_open_and_take_incremental_edits(hostile: Path) -> Non
         await wait_for(lambda: bool(client.diagnostics.get(line_uri)))
         (first,) = client.diagnostics[line_uri]
         assert first.code == "CKP001" and first.range.end.character == 1_000_000
-        client.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(uri=line_uri, version=2),
-                content_changes=[
-                    types.TextDocumentContentChangePartial(
-                        range=types.Range(
-                            start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)
-                        ),
-                        text=HEADER.format(c="line"),
-                    )
-                ],
-            )
-        )
+        change_part(client, line_uri, 2, (0, 0), (0, 0), HEADER.format(c="line"))
         await wait_for(
             lambda: list(client.diagnostics.get(line_uri, [None])) == [], "the 1 MB line has a header"
         )
-    finally:
-        assert await session.stop() == 0
 
 
 async def test_odd_characters_from_the_editor_keep_the_server_in_step(hostile: Path) -> None:
     bank = hostile / "memory-bank"
-    session = await Session.start(hostile)
-    try:
-        await session.wait_indexed()
+    async with Session.indexed(hostile) as session:
         client = session.client
         # A lone surrogate (JSON allows "\ud800") and line separators that LSP does not count.
         text = "CONCEPT: odd\ud800\nTLDR: One\u2028two\x0cthree\x85four.\nANSWERS_WHEN: odd\nVALIDATED: 2025-05\n"
@@ -221,26 +170,11 @@ async def test_odd_characters_from_the_editor_keep_the_server_in_step(hostile: P
         (bad,) = [d for d in client.diagnostics[uri] if d.code == "CKP010"]
         assert (bad.range.start.character, bad.range.end.character) == (9, 9 + utf16_len("odd\ud800"))
         # An incremental change on line 2, after the line holding U+2028, \f and U+0085.
-        client.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-                content_changes=[
-                    types.TextDocumentContentChangePartial(
-                        range=types.Range(
-                            start=types.Position(line=2, character=17),
-                            end=types.Position(line=2, character=17),
-                        ),
-                        text=", odd",
-                    )
-                ],
-            )
-        )
+        change_part(client, uri, 2, (2, 17), (2, 17), ", odd")
         await wait_for(lambda: "CKP030" in {str(d.code) for d in client.diagnostics.get(uri, [])})
         (dup,) = [d for d in client.diagnostics[uri] if d.code == "CKP030"]
         assert (dup.range.start.line, dup.range.start.character, dup.range.end.character) == (2, 19, 22)
         await every_request(session, uri, types.Position(line=0, character=11))
-    finally:
-        assert await session.stop() == 0
 
 
 @pytest.mark.parametrize("flavour", ["vscode", "neovim"])
@@ -251,9 +185,7 @@ async def test_a_file_deleted_while_open_keeps_the_editors_text_until_it_is_clos
     (bank / "ref.md").write_text(
         HEADER.format(c="ref").replace("VALIDATED", "SIMILAR_HIGH: good:2025-05\nVALIDATED")
     )
-    session = await Session.start(hostile, flavour)
-    try:
-        await session.wait_indexed()
+    async with Session.indexed(hostile, flavour) as session:
         client = session.client
         good = bank / "good.md"
         text = good.read_text().replace("ANSWERS_WHEN: good", "ANSWERS_WHEN: good, good")
@@ -282,17 +214,13 @@ async def test_a_file_deleted_while_open_keeps_the_editors_text_until_it_is_clos
             lambda: "CKP041" in {str(d.code) for d in client.diagnostics.get(ref_uri, [])},
             "good is unknown now",
         )
-    finally:
-        assert await session.stop() == 0
 
 
 async def test_a_folder_or_a_broken_link_named_like_a_knowledge_file_is_skipped_and_logged(
     hostile: Path,
 ) -> None:
     bank = hostile / "memory-bank"
-    session = await Session.start(hostile)
-    try:
-        await session.wait_indexed()
+    async with Session.indexed(hostile) as session:
         (bank / "folder.md").mkdir()
         (bank / "broken.md").symlink_to("missing.md")
         changes = [
@@ -309,8 +237,6 @@ async def test_a_folder_or_a_broken_link_named_like_a_knowledge_file_is_skipped_
         assert f"{bank / 'folder.md'}: skipped (a folder, not a file)" in logs
         assert f"{bank / 'broken.md'}: skipped (a symbolic link to a file that does not exist)" in logs
         await every_request(session, (bank / "folder.md").as_uri(), types.Position(line=0, character=0))
-    finally:
-        assert await session.stop() == 0
 
 
 async def test_ten_thousand_concepts_claiming_one_keyword(tmp_path: Path) -> None:
@@ -320,9 +246,7 @@ async def test_ten_thousand_concepts_claiming_one_keyword(tmp_path: Path) -> Non
         (bank / f"c{i:05}.md").write_text(
             f"CONCEPT: c{i:05}\nTLDR: Concept {i}.\nANSWERS_WHEN: shared\nVALIDATED: 2025-05\n"
         )
-    session = await Session.start(tmp_path / "ws")
-    try:
-        await session.wait_indexed()
+    async with Session.indexed(tmp_path / "ws") as session:
         client = session.client
         await wait_for(lambda: len(client.diagnostics) >= 10_000, "every file's CKP032 was published")
         first = client.diagnostics[(bank / "c00000.md").as_uri()]
@@ -339,5 +263,3 @@ async def test_ten_thousand_concepts_claiming_one_keyword(tmp_path: Path) -> Non
             )
         )
         assert hover is not None
-    finally:
-        assert await session.stop() == 0

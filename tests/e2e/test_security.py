@@ -18,15 +18,13 @@ from ckp_lsp.core.knowledge import read_knowledge_file
 from ckp_lsp.core.text import split_lines
 from tests.fake_llm import FakeLLM, Reply
 
-from .conftest import SAMPLES, apply_text_edits, open_doc
+from .conftest import SAMPLES, apply_text_edits, change_doc, doc_id, open_doc
 from .harness import Session
 
 SECRET_BODY = "# TOP SECRET\n\nThe body of a file outside the workspace.\n\n## Keys\n"
 KEY = "sk-ckp-test-7f3a9c1e5b2d4f60a8e1c3b5d7f9a0b2"
-
-
-def doc_id(uri: str) -> types.TextDocumentIdentifier:
-    return types.TextDocumentIdentifier(uri=uri)
+#: the file the recompile tests work on, in the mentat sample
+JWT = "memory-bank/patterns/jwt.md"
 
 
 def position(text: str, needle: str, offset: int = 0) -> types.Position:
@@ -81,10 +79,8 @@ def escape(tmp_path: Path) -> Path:
 async def test_no_request_opens_or_links_anything_outside_the_bank(escape: Path) -> None:
     ws, bank, outside = escape / "ws", escape / "ws/memory-bank", escape / "outside"
     before = (outside / "secret.md").read_bytes()
-    session = await Session.start(ws)
     answers: list[Any] = []
-    try:
-        await session.wait_indexed()
+    async with Session.indexed(ws) as session:
         client = session.client
         jwt = (bank / "jwt.md").read_text()
         jwt_uri = open_doc(client, bank / "jwt.md")
@@ -190,9 +186,6 @@ async def test_no_request_opens_or_links_anything_outside_the_bank(escape: Path)
                 )
             )
         )
-    finally:
-        code = await session.stop()
-    assert code == 0
     found = [u for a in answers for u in uris_in(a)]
     assert found  # the bank's own files are linked
     assert all(u.startswith(bank.as_uri() + "/") for u in found), found
@@ -208,28 +201,48 @@ async def test_no_request_opens_or_links_anything_outside_the_bank(escape: Path)
     assert not session.failures()
 
 
-# --- no shell -----------------------------------------------------------------------------------
+# --- the recompile command, with an LLM provider ----------------------------------------------
 
 
-async def test_the_command_provider_never_goes_through_a_shell(tmp_path: Path) -> None:
+@pytest.fixture
+def mentat(tmp_path: Path) -> Path:
+    """A workspace holding a copy of the mentat sample bank."""
     ws = tmp_path / "ws"
     shutil.copytree(SAMPLES / "mentat", ws)
-    pwned = [tmp_path / f"pwned{i}" for i in range(5)]
-    command = (
-        f"{shlex.quote(sys.executable)} -c 'print(1)' ; touch {pwned[0]} && touch {pwned[1]} "
-        f"$(touch {pwned[2]}) `touch {pwned[3]}` | tee {pwned[4]}"
-    )
-    session = await Session.start(ws, settings={"llm": {"provider": "command", "command": command}})
-    try:
-        await session.wait_indexed()
-        uri = open_doc(session.client, ws / "memory-bank/patterns/jwt.md")
+    return ws
+
+
+def openai_settings(fake: FakeLLM) -> dict[str, Any]:
+    """Settings that send the recompile command to ``fake`` as to OpenAI."""
+    return {"llm": {"provider": "openai", "baseUrl": fake.openai_base_url, "timeout": 20}}
+
+
+async def run_recompile(
+    ws: Path, path: Path, settings: dict[str, Any], env: dict[str, str] | None = None
+) -> tuple[Session, str, Any]:
+    """Start a server on ``ws``, open ``path``, run ``ckp.recompile`` on it and stop the server (exit
+    code 0): the session, the document's URI and the command's answer."""
+    async with Session.indexed(ws, settings=settings, env=env) as session:
+        uri = open_doc(session.client, path)
         result = await session.request(
             session.client.workspace_execute_command_async(
                 types.ExecuteCommandParams(command="ckp.recompile", arguments=[uri])
             )
         )
-    finally:
-        assert await session.stop() == 0
+    return session, uri, result
+
+
+# --- no shell -----------------------------------------------------------------------------------
+
+
+async def test_the_command_provider_never_goes_through_a_shell(tmp_path: Path, mentat: Path) -> None:
+    pwned = [tmp_path / f"pwned{i}" for i in range(5)]
+    command = (
+        f"{shlex.quote(sys.executable)} -c 'print(1)' ; touch {pwned[0]} && touch {pwned[1]} "
+        f"$(touch {pwned[2]}) `touch {pwned[3]}` | tee {pwned[4]}"
+    )
+    settings = {"llm": {"provider": "command", "command": command}}
+    session, _, result = await run_recompile(mentat, mentat / JWT, settings)
     assert result["applied"] is False
     assert not [p for p in pwned if p.exists()]
     assert any("recompile failed" in m.message for m in session.client.messages)
@@ -250,24 +263,13 @@ async def test_the_command_provider_never_goes_through_a_shell(tmp_path: Path) -
     ],
 )
 async def test_an_api_key_never_appears_in_logs_messages_or_stderr(
-    tmp_path: Path, fake_key: str | None, reply: Reply
+    mentat: Path, fake_key: str | None, reply: Reply
 ) -> None:
-    ws = tmp_path / "ws"
-    shutil.copytree(SAMPLES / "mentat", ws)
     with FakeLLM(api_key=fake_key) as fake:
         fake.script(reply, reply)
-        settings = {"llm": {"provider": "openai", "baseUrl": fake.openai_base_url, "timeout": 20}}
-        session = await Session.start(ws, settings=settings, env={"OPENAI_API_KEY": KEY})
-        try:
-            await session.wait_indexed()
-            uri = open_doc(session.client, ws / "memory-bank/patterns/jwt.md")
-            result = await session.request(
-                session.client.workspace_execute_command_async(
-                    types.ExecuteCommandParams(command="ckp.recompile", arguments=[uri])
-                )
-            )
-        finally:
-            assert await session.stop() == 0
+        session, _, result = await run_recompile(
+            mentat, mentat / JWT, openai_settings(fake), env={"OPENAI_API_KEY": KEY}
+        )
         assert fake.received and fake.received[0].headers["authorization"] == f"Bearer {KEY}"  # it was used
     assert result["applied"] is False
     shown = [m.message for m in session.client.messages]
@@ -285,33 +287,26 @@ INJECTION = (
 )
 
 
-async def test_a_prompt_injection_that_the_model_obeys_changes_nothing(tmp_path: Path) -> None:
-    ws = tmp_path / "ws"
-    shutil.copytree(SAMPLES / "mentat", ws)
-    path = ws / "memory-bank/patterns/jwt.md"
+@pytest.fixture
+def injected(mentat: Path) -> Path:
+    """The mentat sample's jwt.md, its body ending in instructions to the model."""
+    path = mentat / JWT
     path.write_text(path.read_text() + INJECTION)
+    return path
+
+
+async def test_a_prompt_injection_that_the_model_obeys_changes_nothing(mentat: Path, injected: Path) -> None:
+    text = injected.read_text()
     obeying = Reply(
         text="Sure! CONCEPT: pwned\nSIMILAR_HIGH: ../../etc/passwd:2025-01\n-----BEGIN KEY-----\nrm -rf /"
     )
     with FakeLLM() as fake:
         fake.script(obeying, obeying)  # the answer and the repair round
-        settings = {"llm": {"provider": "openai", "baseUrl": fake.openai_base_url, "timeout": 20}}
-        session = await Session.start(ws, settings=settings)
-        try:
-            await session.wait_indexed()
-            text = path.read_text()
-            uri = open_doc(session.client, path, text)
-            result = await session.request(
-                session.client.workspace_execute_command_async(
-                    types.ExecuteCommandParams(command="ckp.recompile", arguments=[uri])
-                )
-            )
-        finally:
-            assert await session.stop() == 0
+        session, _, result = await run_recompile(mentat, injected, openai_settings(fake))
         assert "Ignore previous instructions" in json.dumps(fake.received[0].body)  # the model saw it
     assert result["applied"] is False
     assert not session.applied
-    assert path.read_text() == text
+    assert injected.read_text() == text
     errors = [m.message for m in session.client.messages if m.type == types.MessageType.Error]
     assert any("recompile failed, the document is unchanged" in m and "not a JSON" in m for m in errors), (
         errors
@@ -319,12 +314,9 @@ async def test_a_prompt_injection_that_the_model_obeys_changes_nothing(tmp_path:
 
 
 async def test_a_model_answer_smuggling_header_lines_gives_a_valid_header_and_the_same_body(
-    tmp_path: Path,
+    mentat: Path, injected: Path
 ) -> None:
-    ws = tmp_path / "ws"
-    shutil.copytree(SAMPLES / "mentat", ws)
-    path = ws / "memory-bank/patterns/jwt.md"
-    path.write_text(path.read_text() + INJECTION)
+    text = injected.read_text()
     smuggling = json.dumps(
         {
             "TLDR": "Tokens.\nCONCEPT: pwned\n---\nSIMILAR_HIGH: passwd:2020-01",
@@ -338,19 +330,7 @@ async def test_a_model_answer_smuggling_header_lines_gives_a_valid_header_and_th
     )
     with FakeLLM() as fake:
         fake.script(Reply(text=smuggling))
-        settings = {"llm": {"provider": "openai", "baseUrl": fake.openai_base_url, "timeout": 20}}
-        session = await Session.start(ws, settings=settings)
-        try:
-            await session.wait_indexed()
-            text = path.read_text()
-            uri = open_doc(session.client, path, text)
-            await session.request(
-                session.client.workspace_execute_command_async(
-                    types.ExecuteCommandParams(command="ckp.recompile", arguments=[uri])
-                )
-            )
-        finally:
-            assert await session.stop() == 0
+        session, uri, _ = await run_recompile(mentat, injected, openai_settings(fake))
     new = session.client.texts[uri][1]  # type: ignore[attr-defined]
     kf = read_knowledge_file("patterns/jwt.md", new)
     assert kf.concept == "jwt"  # kept, never the model's
@@ -380,9 +360,7 @@ async def test_every_change_the_server_proposes_is_a_workspace_edit_and_the_disk
     ws = tmp_path / "ws"
     shutil.copytree(SAMPLES, ws)
     before = snapshot(ws)
-    session = await Session.start(ws, settings={"index": {"updateOnSave": True}}, apply_edits=False)
-    try:
-        await session.wait_indexed()
+    async with Session.indexed(ws, settings={"index": {"updateOnSave": True}}, apply_edits=False) as session:
         client = session.client
         broken = ws / "broken/memory-bank/jwt.md"
         uri = open_doc(client, broken)
@@ -419,19 +397,12 @@ async def test_every_change_the_server_proposes_is_a_workspace_edit_and_the_disk
         assert rename is not None and rename.document_changes
         assert any(isinstance(c, types.RenameFile) for c in rename.document_changes)
         text = mentat_jwt.read_text().replace("VALIDATED:    2026-10", "VALIDATED:    2026-11")
-        client.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(uri=jwt_uri, version=2),
-                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
-            )
-        )
+        change_doc(client, jwt_uri, text, 2)
         client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=doc_id(jwt_uri)))
         await session.request(client.workspace_symbol_async(types.WorkspaceSymbolParams(query="")))
         from .harness import wait_for
 
         await wait_for(lambda: len(session.applied) >= 3, "the server asked for three edits")
-    finally:
-        assert await session.stop() == 0
     labels = [p.label for p in session.applied]
     assert labels == ["Recompile CKP header", "Regenerate CKP index", "Update CKP index"]
     recompile = session.applied[0].edit
