@@ -5,13 +5,7 @@ from __future__ import annotations
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .conftest import open_doc, pos, wait_indexed
-
-MENTAT = "mentat/memory-bank"
-
-
-def doc_id(uri: str) -> types.TextDocumentIdentifier:
-    return types.TextDocumentIdentifier(uri=uri)
+from .conftest import MENTAT, doc_id, open_doc, open_indexed, pos, wait_indexed
 
 
 def spots(locations) -> list[tuple[str, int, int, int]]:
@@ -24,9 +18,7 @@ def spots(locations) -> list[tuple[str, int, int, int]]:
 
 async def test_definition_from_an_entry_jumps_to_the_related_concept_line(client: LanguageClient):
     ws = client.workspace_path
-    await wait_indexed(client)
-    auth = ws / MENTAT / "patterns/auth.md"
-    uri = open_doc(client, auth)
+    auth, uri = await open_indexed(client, f"{MENTAT}/patterns/auth.md")
     got = await client.text_document_definition_async(
         types.DefinitionParams(text_document=doc_id(uri), position=pos(auth, "jwt:2026-10", 1))
     )
@@ -39,9 +31,7 @@ async def test_definition_from_an_entry_jumps_to_the_related_concept_line(client
 
 async def test_definition_from_an_index_row_goes_to_its_file(client: LanguageClient):
     ws = client.workspace_path
-    await wait_indexed(client)
-    index = ws / MENTAT / "_index.md"
-    uri = open_doc(client, index)
+    index, uri = await open_indexed(client, f"{MENTAT}/_index.md")
     jwt_uri = (ws / MENTAT / "patterns/jwt.md").as_uri()
     for needle in ("| jwt |", "| patterns/jwt.md |"):
         got = await client.text_document_definition_async(
@@ -77,9 +67,7 @@ async def test_an_index_row_pointing_outside_the_bank_gives_no_location(client: 
 
 async def test_references_from_concept_list_every_entry_and_the_index_row(client: LanguageClient):
     ws = client.workspace_path
-    await wait_indexed(client)
-    jwt = ws / MENTAT / "patterns/jwt.md"
-    uri = open_doc(client, jwt)
+    jwt, uri = await open_indexed(client, f"{MENTAT}/patterns/jwt.md")
 
     async def refs(declaration: bool) -> list[tuple[str, int, int, int]]:
         got = await client.text_document_references_async(
@@ -108,9 +96,7 @@ def _entry(path, needle: str) -> tuple[int, int, int]:
 
 async def test_document_links_of_similar_entries(client: LanguageClient):
     ws = client.workspace_path
-    await wait_indexed(client)
-    auth = ws / MENTAT / "patterns/auth.md"
-    uri = open_doc(client, auth)
+    auth, uri = await open_indexed(client, f"{MENTAT}/patterns/auth.md")
     links = await client.text_document_document_link_async(
         types.DocumentLinkParams(text_document=doc_id(uri))
     )
@@ -127,10 +113,7 @@ async def test_document_links_of_similar_entries(client: LanguageClient):
 
 
 async def test_code_lens_counts_backlinks_and_tokens(client: LanguageClient):
-    ws = client.workspace_path
-    await wait_indexed(client)
-    mentat = ws / MENTAT / "projects/mentat.md"
-    uri = open_doc(client, mentat)
+    mentat, uri = await open_indexed(client, f"{MENTAT}/projects/mentat.md")
     lenses = await client.text_document_code_lens_async(types.CodeLensParams(text_document=doc_id(uri)))
     (lens,) = lenses or []
     tokens = -(-len(mentat.read_text()) // 4)

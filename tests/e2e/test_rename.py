@@ -13,9 +13,8 @@ from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.checks import check_file, check_index
 from tests.edits import apply_to_disk
 
-from .conftest import SAMPLES, open_doc, pos, wait_indexed
+from .conftest import MENTAT, SAMPLES, doc_id, open_doc, open_indexed, pos, wait_indexed
 
-MENTAT = "mentat/memory-bank"
 SPOKES = 1000
 
 
@@ -35,20 +34,13 @@ def workspace(tmp_path: Path) -> Path:
     return ws
 
 
-def doc_id(uri: str) -> types.TextDocumentIdentifier:
-    return types.TextDocumentIdentifier(uri=uri)
-
-
 def codes(bank: Bank) -> set[str]:
     found = {f.code for rel in bank.files for f in check_file(bank, rel)}
     return found | {f.code for f in check_index(bank)}
 
 
 async def test_prepare_rename_returns_the_concept_token_and_rejects_elsewhere(client: LanguageClient):
-    ws = client.workspace_path
-    await wait_indexed(client)
-    jwt = ws / MENTAT / "patterns/jwt.md"
-    uri = open_doc(client, jwt)
+    jwt, uri = await open_indexed(client, f"{MENTAT}/patterns/jwt.md")
     got = await client.text_document_prepare_rename_async(
         types.PrepareRenameParams(text_document=doc_id(uri), position=pos(jwt, "jwt", 2))
     )
@@ -107,10 +99,7 @@ async def test_rename_updates_entries_index_and_file_consistently(client: Langua
 async def test_rename_rejects_an_invalid_or_existing_name(
     client: LanguageClient, new_name: str, message: str
 ):
-    ws = client.workspace_path
-    await wait_indexed(client)
-    jwt = ws / MENTAT / "patterns/jwt.md"
-    uri = open_doc(client, jwt)
+    jwt, uri = await open_indexed(client, f"{MENTAT}/patterns/jwt.md")
     with pytest.raises(Exception, match=message) as err:
         await client.text_document_rename_async(
             types.RenameParams(text_document=doc_id(uri), position=pos(jwt, "jwt", 1), new_name=new_name)

@@ -7,9 +7,7 @@ from pytest_lsp import LanguageClient
 
 from ckp_lsp.core.header import CKP_FIELDS
 
-from .conftest import open_doc, wait_indexed
-
-MENTAT = "mentat/memory-bank"
+from .conftest import MENTAT, doc_id, open_indexed, wait_indexed
 
 
 def names(symbols: list[types.DocumentSymbol]) -> list[str]:
@@ -21,12 +19,9 @@ def names(symbols: list[types.DocumentSymbol]) -> list[str]:
 
 
 async def test_document_symbols_are_header_fields_then_headings(client: LanguageClient):
-    ws = client.workspace_path
-    await wait_indexed(client)
-    istat = ws / MENTAT / "mentat/istat.md"
-    uri = open_doc(client, istat)
+    _, uri = await open_indexed(client, f"{MENTAT}/mentat/istat.md")
     got = await client.text_document_document_symbol_async(
-        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        types.DocumentSymbolParams(text_document=doc_id(uri))
     )
     assert got and all(isinstance(s, types.DocumentSymbol) for s in got)
     symbols = [s for s in got if isinstance(s, types.DocumentSymbol)]
