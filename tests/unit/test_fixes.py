@@ -124,6 +124,13 @@ def file_bank(text: str) -> Bank:
     return bank_of_texts({**OTHERS, "auth.md": text})
 
 
+def first_fix_applied(text: str, code: str) -> str:
+    """``text``, as auth.md beside OTHERS, with the first fix of its one ``code`` finding applied."""
+    bank = file_bank(text)
+    [finding] = [f for f in check_file(bank, "auth.md") if f.code == code]
+    return apply_edits(text, fixes_for(bank, bank.files["auth.md"], finding)[0].edits)
+
+
 @pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("code", sorted(CASES))
 def test_a_fix_removes_its_finding_and_changes_nothing_else(code: str, form: str) -> None:
@@ -158,9 +165,7 @@ def test_a_block_list_with_a_comment_after_its_key_loses_only_the_duplicate() ->
     text = render("block", fields_with(CASES["CKP030"][0])).replace(
         "ANSWERS_WHEN:\n", "ANSWERS_WHEN:  # keywords\n"
     )
-    bank = file_bank(text)
-    [finding] = [f for f in check_file(bank, "auth.md") if f.code == "CKP030"]
-    fixed = apply_edits(text, fixes_for(bank, bank.files["auth.md"], finding)[0].edits)
+    fixed = first_fix_applied(text, "CKP030")
     assert fixed == text.replace("  - guard\n  - login\n", "  - guard\n")
 
 
@@ -168,9 +173,7 @@ def test_a_multi_line_flow_list_keeps_its_lines() -> None:
     text = render("flow", fields_with(CASES["CKP030"][0])).replace(
         "[auth, Login, guard, login]", "[auth, Login,\n  guard, login]"
     )
-    bank = file_bank(text)
-    [finding] = [f for f in check_file(bank, "auth.md") if f.code == "CKP030"]
-    fixed = apply_edits(text, fixes_for(bank, bank.files["auth.md"], finding)[0].edits)
+    fixed = first_fix_applied(text, "CKP030")
     assert "ANSWERS_WHEN: [auth, Login,\n  guard]\n" in fixed
 
 
@@ -263,8 +266,6 @@ def test_removing_from_a_flow_list_of_mixed_quotes_keeps_each_kept_items_quotes(
 ) -> None:
     text = render("flow", fields_with(CASES[code][0])).replace(f"{key}: {plain}", f"{key}: {written}")
     assert written in text
-    bank = file_bank(text)
-    [finding] = [f for f in check_file(bank, "auth.md") if f.code == code]
-    result = apply_edits(text, fixes_for(bank, bank.files["auth.md"], finding)[0].edits)
+    result = first_fix_applied(text, code)
     assert f"{key}: {fixed}\n" in result
     assert result.replace(f"{key}: {fixed}", "") == text.replace(f"{key}: {written}", "")
