@@ -137,16 +137,23 @@ def test_definition_from_an_entry_goes_to_the_related_concept_line(bank: Bank):
     assert span is not None and span.start_line == 0 and text_of(bank, "tokens/jwt.md", span) == "jwt"
 
 
-def test_definition_from_an_entrys_date_goes_to_its_concept_too(bank: Bank):
-    line, col = where(bank, "guides/login-flow.md", "oauth2:2026-10", offset=9)
-    got = definition(Doc(bank, "guides/login-flow.md"), line, col)
-    assert got is not None and as_tuples(got) == [concept_loc(bank, "oauth2.md")]
-
-
-def test_definition_from_a_front_matter_list_item(bank: Bank):
-    line, col = where(bank, "oauth2.md", "- jwt:2026-10", offset=2)
-    got = definition(Doc(bank, "oauth2.md"), line, col)
-    assert got is not None and as_tuples(got) == [concept_loc(bank, "tokens/jwt.md")]
+@pytest.mark.parametrize(
+    ("rel", "needle", "offset", "target"),
+    [
+        pytest.param("guides/login-flow.md", "oauth2:2026-10", 9, "oauth2.md", id="from-an-entrys-date"),
+        pytest.param("oauth2.md", "- jwt:2026-10", 2, "tokens/jwt.md", id="from-a-front-matter-list-item"),
+        pytest.param("_index.md", "| sessions |", 3, "sessions.md", id="from-an-index-rows-concept"),
+        pytest.param("_index.md", "| sessions.md |", 3, "sessions.md", id="from-an-index-rows-file"),
+        pytest.param("_index.md", "oauth2:2026-10", 0, "oauth2.md", id="from-an-index-entry"),
+    ],
+)
+def test_definition_goes_to_the_concept_of_the_file_named(
+    bank: Bank, rel: str, needle: str, offset: int, target: str
+):
+    """From an entry (its name or its date), a front-matter list item, an index row or an index entry."""
+    line, col = where(bank, rel, needle, offset=offset)
+    got = definition(Doc(bank, rel), line, col)
+    assert got is not None and as_tuples(got) == [concept_loc(bank, target)]
 
 
 def test_definition_into_a_front_matter_file_lands_on_its_concept_value(bank: Bank):
@@ -173,19 +180,6 @@ def test_definition_outside_an_entry_is_none(bank: Bank):
     assert definition(Doc(bank, "tokens/jwt.md"), line, col) is None
     line, col = where(bank, "tokens/jwt.md", "Access tokens live")
     assert definition(Doc(bank, "tokens/jwt.md"), line, col) is None
-
-
-@pytest.mark.parametrize("needle", ["| sessions |", "| sessions.md |"])
-def test_definition_from_an_index_row_goes_to_its_file(bank: Bank, needle: str):
-    line, col = where(bank, "_index.md", needle, offset=3)
-    got = definition(Doc(bank, "_index.md"), line, col)
-    assert got is not None and as_tuples(got) == [concept_loc(bank, "sessions.md")]
-
-
-def test_definition_from_an_index_entry_goes_to_the_related_file(bank: Bank):
-    line, col = where(bank, "_index.md", "oauth2:2026-10", nth=0)
-    got = definition(Doc(bank, "_index.md"), line, col)
-    assert got is not None and as_tuples(got) == [concept_loc(bank, "oauth2.md")]
 
 
 @pytest.mark.parametrize(
