@@ -91,30 +91,41 @@ def test_tldr_skips_header_remnants(text: str) -> None:
     assert compile_body(text).tldr == "Tokens are signed by the auth service."
 
 
-def test_tldr_skips_code_tables_and_lists_of_links() -> None:
-    text = "# Deploy\n\n```sh\nmake deploy now please\n```\n\n| a | b |\n|---|---|\n| x y z | w |\n\n"
-    text += "- [Dashboard](https://x.example)\n\nDeployments run from the main branch only."
-    assert compile_body(text).tldr == "Deployments run from the main branch only."
-
-
-def test_tldr_is_one_sentence() -> None:
-    text = "Tokens are signed with RS256. They expire after fifteen minutes. Rotate keys yearly."
-    assert compile_body(text).tldr == "Tokens are signed with RS256."
-
-
-def test_tldr_keeps_abbreviations_inside_the_sentence() -> None:
-    text = "Sign every call with a token, e.g. a JWT from the auth service. Then verify it."
-    assert compile_body(text).tldr == "Sign every call with a token, e.g. a JWT from the auth service."
-
-
-def test_tldr_has_no_inner_stop_that_reads_as_a_second_sentence() -> None:
-    text = "Use a signed token, e.g. JWT, issued by Dr. Who at approx. 5 pm."
-    assert compile_body(text).tldr == "Use a signed token, e.g., JWT, issued by Dr Who at approx 5 pm."
-
-
-def test_tldr_skips_a_short_label_before_the_prose() -> None:
-    text = "Example:\n\nThe guard checks every route that is not marked public."
-    assert compile_body(text).tldr == "The guard checks every route that is not marked public."
+@pytest.mark.parametrize(
+    ("text", "tldr"),
+    [
+        pytest.param(
+            "# Deploy\n\n```sh\nmake deploy now please\n```\n\n| a | b |\n|---|---|\n| x y z | w |\n\n"
+            "- [Dashboard](https://x.example)\n\nDeployments run from the main branch only.",
+            "Deployments run from the main branch only.",
+            id="skips-code-tables-and-lists-of-links",
+        ),
+        pytest.param(
+            "Tokens are signed with RS256. They expire after fifteen minutes. Rotate keys yearly.",
+            "Tokens are signed with RS256.",
+            id="one-sentence",
+        ),
+        pytest.param(
+            "Sign every call with a token, e.g. a JWT from the auth service. Then verify it.",
+            "Sign every call with a token, e.g. a JWT from the auth service.",
+            id="keeps-abbreviations-inside-the-sentence",
+        ),
+        pytest.param(
+            "Use a signed token, e.g. JWT, issued by Dr. Who at approx. 5 pm.",
+            "Use a signed token, e.g., JWT, issued by Dr Who at approx 5 pm.",
+            id="no-inner-stop-that-reads-as-a-second-sentence",
+        ),
+        pytest.param(
+            "Example:\n\nThe guard checks every route that is not marked public.",
+            "The guard checks every route that is not marked public.",
+            id="skips-a-short-label-before-the-prose",
+        ),
+    ],
+)
+def test_tldr_is_one_sentence_of_the_prose(text: str, tldr: str) -> None:
+    """Code, tables, lists of links and short labels are skipped; the first sentence is taken whole,
+    with no stop inside it that reads as the end of a sentence."""
+    assert compile_body(text).tldr == tldr
 
 
 def test_long_sentence_is_cut_at_a_word_boundary_and_ends_with_a_period() -> None:
