@@ -301,13 +301,43 @@ def test_base_url_must_be_http() -> None:
 # --- make_provider ---
 
 
-def test_make_openai_reads_openai_key_first() -> None:
-    env = {"OPENAI_API_KEY": KEY, "CKP_LLM_API_KEY": "other"}
-    provider = make_provider("openai", model=None, base_url=None, command=None, env=env)
-    assert isinstance(provider, OpenAIProvider)
+@pytest.mark.parametrize(
+    ("name", "env", "kind", "model", "base_url"),
+    [
+        pytest.param(
+            "openai",
+            {"OPENAI_API_KEY": KEY, "CKP_LLM_API_KEY": "other"},
+            OpenAIProvider,
+            "gpt-4o-mini",
+            "https://api.openai.com/v1",
+            id="openai-reads-openai-key-first",
+        ),
+        pytest.param(
+            "anthropic",
+            {"ANTHROPIC_API_KEY": KEY},
+            AnthropicProvider,
+            "claude-3-5-haiku-latest",
+            "https://api.anthropic.com",
+            id="anthropic-reads-its-key",
+        ),
+        pytest.param(
+            "anthropic",
+            {"CKP_LLM_API_KEY": KEY},
+            AnthropicProvider,
+            "claude-3-5-haiku-latest",
+            "https://api.anthropic.com",
+            id="anthropic-reads-ckp-key",
+        ),
+    ],
+)
+def test_make_provider_reads_its_key_and_defaults(
+    name: str, env: dict[str, str], kind: type[OpenAIProvider | AnthropicProvider], model: str, base_url: str
+) -> None:
+    provider = make_provider(name, model=None, base_url=None, command=None, env=env)
+    assert isinstance(provider, kind)
     assert provider._api_key == KEY
-    assert provider.model == "gpt-4o-mini"
-    assert provider.base_url == "https://api.openai.com/v1"
+    assert provider.model == model
+    assert provider.base_url == base_url
 
 
 def test_make_openai_falls_back_to_ckp_key_and_takes_settings() -> None:
@@ -334,15 +364,6 @@ def test_make_openai_without_key_for_a_local_server_is_fine() -> None:
     )
     assert isinstance(provider, OpenAIProvider)
     assert provider._api_key is None
-
-
-def test_make_anthropic_reads_its_key_and_defaults() -> None:
-    for env in ({"ANTHROPIC_API_KEY": KEY}, {"CKP_LLM_API_KEY": KEY}):
-        provider = make_provider("anthropic", model=None, base_url=None, command=None, env=env)
-        assert isinstance(provider, AnthropicProvider)
-        assert provider._api_key == KEY
-        assert provider.model == "claude-3-5-haiku-latest"
-        assert provider.base_url == "https://api.anthropic.com"
 
 
 def test_make_anthropic_without_key_is_an_error() -> None:
