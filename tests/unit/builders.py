@@ -7,6 +7,7 @@ import shutil
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -80,6 +81,24 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
     code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def edit_on_disk_during(
+    monkeypatch: pytest.MonkeyPatch, owner: object, name: str, path: Path, typed: str
+) -> str:
+    """Make ``owner.name(bank, rel, ...)``, once it has worked on the file ``path``, append ``typed``
+    to that file on disk, as a user typing meanwhile does; returns the text the file then holds."""
+    edited = path.read_text(encoding="utf-8") + typed
+    real = getattr(owner, name)
+
+    def then_edit(bank: Bank, rel: str, *args: Any, **kwargs: Any) -> Any:
+        result = real(bank, rel, *args, **kwargs)
+        if (bank.root / rel).resolve() == path.resolve():
+            path.write_text(edited, encoding="utf-8")
+        return result
+
+    monkeypatch.setattr(owner, name, then_edit)
+    return edited
 
 
 def span_of_text(text: str, needle: str, nth: int = 0, after: str = "") -> Span:

@@ -19,7 +19,7 @@ from ckp_lsp.core.header import parse_header
 from ckp_lsp.core.rewrite import body_of
 from ckp_lsp.core.text import BOM
 from tests.fake_llm import FakeLLM, Reply
-from tests.unit.builders import copy_to_cwd, snapshot_files
+from tests.unit.builders import copy_to_cwd, edit_on_disk_during, snapshot_files
 
 SOURCE = Path(__file__).resolve().parent.parent / "data" / "compile" / "bank"
 KEY = "sk-cli-compile-key-9d2e7b-SECRET"
@@ -170,15 +170,8 @@ def test_a_file_changed_while_compiling_is_not_written(
     bank: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     target = bank / "jwt.md"
-    edited = target.read_text(encoding="utf-8") + "A line typed while the model was thinking.\n"
-    real = compile_cmd.compile_header
-
-    def compile_while_editing(*args: object, **kwargs: object) -> compiler.Compiled:
-        result = real(*args, **kwargs)  # type: ignore[arg-type]
-        target.write_text(edited, encoding="utf-8")
-        return result
-
-    monkeypatch.setattr(compile_cmd, "compile_header", compile_while_editing)
+    typed = "A line typed while the model was thinking.\n"
+    edited = edit_on_disk_during(monkeypatch, compile_cmd, "compile_header", target, typed)
     assert main(["compile", str(target)]) == 1
     assert target.read_text(encoding="utf-8") == edited
     err = capsys.readouterr().err

@@ -11,7 +11,7 @@ from ckp_lsp.cli.main import main
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.checks import check_file, check_index
 from ckp_lsp.core.rewrite import body_of
-from tests.unit.builders import copy_to_cwd, snapshot_files
+from tests.unit.builders import copy_to_cwd, edit_on_disk_during, snapshot_files
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "compile"
 
@@ -118,16 +118,7 @@ def test_fix_refuses_a_file_changed_on_disk_and_exits_1(
     fixable: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     target = fixable / "tokens.md"
-    edited = target.read_text(encoding="utf-8") + "Typed meanwhile.\n"
-    real = fix_cmd.fix_text
-
-    def fix_while_editing(bank: Bank, rel: str, text: str) -> tuple[str, int]:
-        result = real(bank, rel, text)
-        if rel == "tokens.md":
-            target.write_text(edited, encoding="utf-8")
-        return result
-
-    monkeypatch.setattr(fix_cmd, "fix_text", fix_while_editing)
+    edited = edit_on_disk_during(monkeypatch, fix_cmd, "fix_text", target, "Typed meanwhile.\n")
     assert main(["fix", str(fixable)]) == 1
     assert target.read_text(encoding="utf-8") == edited
     assert "tokens.md changed on disk since it was read; nothing was written" in capsys.readouterr().err
