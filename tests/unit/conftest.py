@@ -21,3 +21,12 @@ def shop_in_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of the shop bank at ``memory-bank`` in the current folder: every check passes and its
     index is current."""
     return copy_to_cwd(SHOP, tmp_path / "memory-bank", monkeypatch)
+
+
+@pytest.fixture
+def not_a_bank_in_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty folder ``notes`` in the current folder: not a memory bank, and none below it."""
+    monkeypatch.chdir(tmp_path)
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    return notes

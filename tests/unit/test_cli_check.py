@@ -115,10 +115,8 @@ def test_exit_0_when_only_warnings_remain(faulty_in_cwd: Path, capsys: pytest.Ca
 
 
 def test_exit_2_when_there_is_nothing_to_check(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    not_a_bank_in_cwd: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "notes").mkdir()
     code, out, err = run_cli(capsys, "check", "notes")
     assert code == 2
     assert out == ""

@@ -126,13 +126,11 @@ def test_a_crlf_index_stays_crlf(shop_in_cwd: Path, capsys: pytest.CaptureFixtur
 
 
 def test_exit_2_when_the_folder_is_not_a_bank(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    not_a_bank_in_cwd: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "notes").mkdir()
     code, out, err = run_cli(capsys, "index", "notes")
     assert code == 2
     assert out == ""
     assert "notes: not a memory bank" in err
-    assert not (tmp_path / "notes" / "_index.md").exists()
+    assert not (not_a_bank_in_cwd / "_index.md").exists()
     assert run_cli(capsys, "index", "missing")[0] == 2
