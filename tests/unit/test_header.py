@@ -243,3 +243,16 @@ def test_non_ascii_before_a_relationship_date_keeps_the_date_span_tight() -> Non
     bad_date = [f.span for f in kf.local if f.code == "CKP051"]
     assert bad_date == [Span(3, 29, 3, 36)]
     assert text_at(text, bad_date[0]) == "2025-13"
+
+
+def test_the_ckp_fields_are_spec_s_seven_in_its_order() -> None:
+    # What the tests above compare the parser with: SPEC's fields, written out once.
+    assert CKP_FIELDS == (
+        "CONCEPT",
+        "TLDR",
+        "ANSWERS_WHEN",
+        "SIMILAR_HIGH",
+        "SIMILAR_MID",
+        "CONFIDENCE",
+        "VALIDATED",
+    )
