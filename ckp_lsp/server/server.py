@@ -177,17 +177,20 @@ def guarded(default: Any = None) -> Callable[[F], F]:
             detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=6))
             ls.log(f"ckp-lsp: {fn.__name__} failed: {exc}\n{detail}", types.MessageType.Error)
 
+        def fallback(ls: CkpServer, args: tuple[Any, ...], exc: Exception) -> Any:
+            if isinstance(exc, JsonRpcException):
+                raise exc  # a deliberate error answer (e.g. a refused rename), not a failure
+            report(ls, exc)
+            return args[0] if default is UNCHANGED else default
+
         if inspect.isgeneratorfunction(fn):
 
             @functools.wraps(fn)
             def run_steps(ls: CkpServer, *args: Any) -> Any:
                 try:
                     return (yield from fn(ls, *args))
-                except JsonRpcException:
-                    raise
                 except Exception as exc:
-                    report(ls, exc)
-                    return args[0] if default is UNCHANGED else default
+                    return fallback(ls, args, exc)
 
             return run_steps  # type: ignore[return-value]
 
@@ -197,11 +200,8 @@ def guarded(default: Any = None) -> Callable[[F], F]:
             async def run_async(ls: CkpServer, *args: Any) -> Any:
                 try:
                     return await fn(ls, *args)
-                except JsonRpcException:
-                    raise  # a deliberate error answer (e.g. a refused rename), not a failure
                 except Exception as exc:
-                    report(ls, exc)
-                    return args[0] if default is UNCHANGED else default
+                    return fallback(ls, args, exc)
 
             return run_async  # type: ignore[return-value]
 
@@ -209,11 +209,8 @@ def guarded(default: Any = None) -> Callable[[F], F]:
         def run(ls: CkpServer, *args: Any) -> Any:
             try:
                 return fn(ls, *args)
-            except JsonRpcException:
-                raise  # a deliberate error answer (e.g. a refused rename), not a failure
             except Exception as exc:
-                report(ls, exc)
-                return args[0] if default is UNCHANGED else default
+                return fallback(ls, args, exc)
 
         return run  # type: ignore[return-value]
 
