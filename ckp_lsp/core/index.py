@@ -152,12 +152,15 @@ def parse_index(text: str) -> IndexDoc:
     return doc
 
 
-def _cells(line: str) -> list[str]:
+def cells(line: str) -> list[str]:
+    """The cells of a table row, unescaped (``\\|`` is a pipe inside a cell)."""
     s = line.strip()
     if s.startswith("|"):
         s = s[1:]
     if s.endswith("|") and not s.endswith("\\|"):
         s = s[:-1]
+    if "\\|" not in s:
+        return [c.strip() for c in s.split("|")]
     return [c.strip().replace("\\|", "|") for c in _CELL_SPLIT.split(s)]
 
 
@@ -167,13 +170,13 @@ def _table_rows(lines: list[str], offset: int) -> list[IndexRow]:
     for i, line in enumerate(lines):
         if not line.lstrip().startswith("|"):
             continue
-        cells = _cells(line)
+        row = cells(line)
         if columns is None:
-            columns = [c.upper() for c in cells]
+            columns = [c.upper() for c in row]
             continue
-        if all(set(c) <= set("-: ") for c in cells):
+        if all(set(c) <= set("-: ") for c in row):
             continue
-        values = {c: " ".join(v.split()) for c, v in zip(columns, cells, strict=False)}
+        values = {c: " ".join(v.split()) for c, v in zip(columns, row, strict=False)}
         rows.append(IndexRow(values, offset + i, utf16_len(line)))
     return rows
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .discovery import INDEX_END, INDEX_NAME, INDEX_START, SKIP_DIRS
-from .index import tokens
+from .index import cells, tokens
 
 if TYPE_CHECKING:
     from .bank import Bank
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 FULL_READ_LIMIT = 500
 #: separates keywords in a table: a keyword as written may hold a comma (a YAML list item)
 SEPARATOR = "\x1f"
-_CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _ROW_COLUMNS = ("CONCEPT", "ANSWERS_WHEN", "SIMILAR_HIGH", "SIMILAR_MID")
 
 
@@ -180,17 +179,6 @@ def _read_index(path: Path) -> tuple[str, int] | None:
     return data.decode("utf-8", errors="replace").removeprefix("\ufeff"), mtime_ns
 
 
-def _cells(line: str) -> list[str]:
-    s = line.strip()
-    if s.startswith("|"):
-        s = s[1:]
-    if s.endswith("|") and not s.endswith("\\|"):
-        s = s[:-1]
-    if "\\|" not in s:
-        return [c.strip() for c in s.split("|")]
-    return [c.strip().replace("\\|", "|") for c in _CELL_SPLIT.split(s)]
-
-
 def _index_rows(text: str) -> Iterator[tuple[str, str, str, str, str]]:
     """The generated rows of ``_index.md``: FILE, CONCEPT, ANSWERS_WHEN, SIMILAR_HIGH, SIMILAR_MID."""
     start = text.find(INDEX_START)
@@ -210,7 +198,7 @@ def _index_rows(text: str) -> Iterator[tuple[str, str, str, str, str]]:
                 v.get("SIMILAR_MID", ""),
             )
         return
-    columns = [c.upper() for c in _cells(lines[0])]
+    columns = [c.upper() for c in cells(lines[0])]
     if "FILE" not in columns or "CONCEPT" not in columns:
         return
     width = len(columns)
@@ -218,7 +206,7 @@ def _index_rows(text: str) -> Iterator[tuple[str, str, str, str, str]]:
     # the empty string appended to the parts.
     f, c, k, h, m = (columns.index(name) + 1 if name in columns else -1 for name in ("FILE", *_ROW_COLUMNS))
     for line in lines[1:]:
-        parts = ["", *_cells(line)] if "\\|" in line else line.split("|")
+        parts = ["", *cells(line)] if "\\|" in line else line.split("|")
         if len(parts) > width:
             parts.append("")
             yield parts[f].strip(), parts[c].strip(), parts[k].strip(), parts[h].strip(), parts[m].strip()
