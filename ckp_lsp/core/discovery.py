@@ -96,6 +96,24 @@ def is_knowledge_path(relpath: str, exclude: Iterable[str]) -> bool:
     return relpath.endswith(".md") and relpath != INDEX_NAME and not is_excluded(relpath, exclude)
 
 
+def markdown_entries(bank: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    """(bank-relative POSIX path, directory entry) of every ``*.md`` below ``bank``; skipped and
+    symlinked folders are not entered."""
+    stack = [(str(bank), "")]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for e in entries:
+            if e.is_dir(follow_symlinks=False):
+                if not _skipped(e.name):
+                    stack.append((e.path, prefix + e.name + "/"))
+            elif e.name.endswith(".md"):
+                yield prefix + e.name, e
+
+
 def knowledge_files(
     bank: Path, exclude: Iterable[str] = (), skipped: dict[str, str] | None = None
 ) -> list[str]:
@@ -105,25 +123,14 @@ def knowledge_files(
     """
     exclude = tuple(exclude)
     out: list[str] = []
-    stack = [(bank, "")]
-    while stack:
-        folder, prefix = stack.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for e in entries:
-            rel = prefix + e.name
-            if e.is_dir(follow_symlinks=False):
-                if not _skipped(e.name):
-                    stack.append((Path(e.path), rel + "/"))
-            elif e.name.endswith(".md") and is_knowledge_path(rel, exclude):
-                # A plain file needs no system call; anything else is looked at closely.
-                why = None if not e.is_symlink() and e.is_file() else skip_reason(Path(e.path), bank)
-                if why is None:
-                    out.append(rel)
-                elif skipped is not None:
-                    skipped[rel] = why
+    for rel, e in markdown_entries(bank):
+        if is_knowledge_path(rel, exclude):
+            # A plain file needs no system call; anything else is looked at closely.
+            why = None if not e.is_symlink() and e.is_file() else skip_reason(Path(e.path), bank)
+            if why is None:
+                out.append(rel)
+            elif skipped is not None:
+                skipped[rel] = why
     out.sort()
     return out
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .discovery import INDEX_END, INDEX_NAME, INDEX_START, SKIP_DIRS
+from .discovery import INDEX_END, INDEX_NAME, INDEX_START, markdown_entries
 from .index import cells, tokens
 
 if TYPE_CHECKING:
@@ -134,37 +134,24 @@ def _list_files(root: Path, exclude: Iterable[str]) -> dict[str, tuple[int, int]
     excluded = _exclusion(exclude)
     out: dict[str, tuple[int, int]] = {}
     real_root: Path | None = None
-    stack = [(str(root), "")]
-    while stack:
-        folder, prefix = stack.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
+    for rel, e in markdown_entries(root):
+        if rel == INDEX_NAME:
             continue
-        for e in entries:
-            name = e.name
-            if e.is_dir(follow_symlinks=False):
-                if name not in SKIP_DIRS and not name.startswith("."):
-                    stack.append((e.path, prefix + name + "/"))
-                continue
-            rel = prefix + name
-            if not name.endswith(".md") or rel == INDEX_NAME:
-                continue
-            if excluded is not None and (
-                excluded.match(os.path.normcase(rel)) or excluded.match(os.path.normcase(name))
-            ):
-                continue
-            try:
-                st = e.stat()
-                if e.is_symlink():
-                    # A symlinked file counts only when it points inside the bank.
-                    real_root = real_root or root.resolve()
-                    if real_root not in Path(e.path).resolve(strict=True).parents:
-                        continue
-            except (OSError, RuntimeError):
-                continue
-            if stat.S_ISREG(st.st_mode):
-                out[rel] = (st.st_size, st.st_mtime_ns)
+        if excluded is not None and (
+            excluded.match(os.path.normcase(rel)) or excluded.match(os.path.normcase(e.name))
+        ):
+            continue
+        try:
+            st = e.stat()
+            if e.is_symlink():
+                # A symlinked file counts only when it points inside the bank.
+                real_root = real_root or root.resolve()
+                if real_root not in Path(e.path).resolve(strict=True).parents:
+                    continue
+        except (OSError, RuntimeError):
+            continue
+        if stat.S_ISREG(st.st_mode):
+            out[rel] = (st.st_size, st.st_mtime_ns)
     return out
 
 
