@@ -40,6 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         consumed = preload.consumed()
         server.preload = preload
         preload.adopt()
+        del preload  # the server lets go of it once indexed
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")
         if not port.isdigit():

@@ -113,6 +113,7 @@ class Preload:
             self._child.close()
         self._child = None
         self._banks = {}
+        self.snapshot = {}
 
 
 def _read_first_then_banks(fd: int) -> Iterator[Any]:
