@@ -37,7 +37,7 @@ class Preload:
 
     def __init__(self, child: other_core.Child) -> None:
         self._child: other_core.Child | None = child
-        self._banks: dict[Path, tuple[Config, Bank, Found | None]] = {}
+        self._banks: dict[Path, tuple[Config, Bank, Found]] = {}  # root -> what the child read
         self._thread: threading.Thread | None = None
         self.snapshot: Snapshot = {}  # the disk as the child found it, before reading
 
@@ -69,36 +69,37 @@ class Preload:
             self._thread.start()
 
     def _adopt(self) -> None:
-        # Each bank is built of its parts as they come, while the child reads the next ones.
+        # Each bank is built of its parts as they come, while the child reads the next ones; it
+        # is taken once its findings came too.
         from ..core.bank import Bank
         from ..core.discovery import INDEX_NAME
 
         assert self._child is not None
+        building: dict[Path, Bank] = {}
         try:
             self.snapshot = self._child.next()
             while (message := self._child.next())[0] != "end":
                 kind, root, *rest = message
                 if kind == "bank":
-                    self._banks[root] = (rest[0], Bank(root, rest[0]), None)
+                    building[root] = Bank(root, rest[0])
                 elif kind == "part":
-                    self._banks[root][1].add_part(rest[0])
+                    building[root].add_part(rest[0])
                 elif kind == "index":
-                    bank = self._banks[root][1]
+                    bank = building[root]
                     bank.index_text, why = rest
                     if why is not None:
                         bank.unreadable[INDEX_NAME] = why
                 elif kind == "found":
-                    config, bank, _ = self._banks[root]
-                    self._banks[root] = (config, bank, rest[0])
+                    bank = building.pop(root)
+                    self._banks[root] = (bank.config, bank, rest[0])
         except other_core.ChildFailed:
-            # What came is kept only with its findings: those are sent when a bank is whole.
-            self._banks = {root: got for root, got in self._banks.items() if got[2] is not None}
+            pass
         finally:
             self._child.close()
 
-    def bank(self, root: Path, config: Config) -> tuple[Bank, Found | None] | None:
-        """The bank at ``root`` and its findings (None if they did not come) as the child read
-        them, if it read them with ``config``. Waits for the child: call it off the event loop."""
+    def bank(self, root: Path, config: Config) -> tuple[Bank, Found] | None:
+        """The bank at ``root`` and its findings as the child read them, if it read them with
+        ``config``. Waits for the child: call it off the event loop."""
         self.adopt()
         if self._thread is not None:
             self._thread.join()

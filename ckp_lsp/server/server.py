@@ -348,8 +348,7 @@ async def _index_workspace(ls: CkpServer) -> None:
                 gc.freeze()  # as ``load_bank`` does
                 bank, found = preloaded
                 ls.log(f"ckp-lsp: {root}: {len(bank.files)} files read while the server started")
-                if found is not None:
-                    ls.state.know(bank, found)
+                ls.state.know(bank, found)
                 banks.append(bank)
             else:
                 banks.append(await asyncio.to_thread(ls.state.load_bank, root, config))

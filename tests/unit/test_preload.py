@@ -149,3 +149,23 @@ def test_known_findings_are_used_until_a_change_touches_their_document(workspace
     assert state.findings(Doc(bank, with_findings)) == check_file(bank, with_findings)
     state.forget()
     assert state.findings(Doc(bank, INDEX_NAME)) == check_index(bank)
+
+
+def test_a_bank_whose_findings_never_came_is_not_taken(workspace: Path) -> None:
+    from ckp_lsp.core import other_core
+
+    root = (workspace / "memory-bank").resolve()
+    config = config_for_bank(root)
+
+    def dies_before_the_findings() -> Iterator[object]:
+        bank = Bank(root, config)
+        yield scan([root])
+        yield "bank", root, config
+        for part in bank.read_parts(4):
+            yield "part", root, part
+        raise RuntimeError("the child is killed")
+
+    child = other_core.start(dies_before_the_findings)
+    assert child is not None
+    preload = Preload(child)
+    assert preload.bank(root, config) is None  # the server reads it from disk instead
