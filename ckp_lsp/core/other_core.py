@@ -39,8 +39,16 @@ class ChildFailed(Exception):
 
 
 def can_fork() -> bool:
-    """Whether work can go to another core: fork exists, there are two cores, no other thread."""
-    return hasattr(os, "fork") and (os.cpu_count() or 1) > 1 and threading.active_count() == 1
+    """Whether work can go to another core: fork exists, this process may run on two cores, and
+    it has no other thread."""
+    return hasattr(os, "fork") and _cores() > 1 and threading.active_count() == 1
+
+
+def _cores() -> int:
+    """The cores this process may run on (a container or ``taskset`` may allow fewer than exist)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 class Child:

@@ -112,3 +112,15 @@ def test_collection_is_paused_and_restored(enabled: bool) -> None:
         assert gc.isenabled() == enabled
     finally:
         (gc.enable if before else gc.disable)()
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="only Linux sets a process's cores")
+def test_a_process_allowed_one_core_does_not_fork() -> None:
+    allowed = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(allowed)})
+    try:
+        assert not other_core.can_fork()
+        assert other_core.start(lambda: 1) is None
+    finally:
+        os.sched_setaffinity(0, allowed)
+    assert other_core.can_fork()
