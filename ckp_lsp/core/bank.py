@@ -58,13 +58,19 @@ def read_file(base: str, rel: str) -> KnowledgeFile | tuple[str, str]:
     return read_knowledge_file(rel, text, utf8)
 
 
+def _item(got: KnowledgeFile | tuple[str, str]) -> Any:
+    """What ``read_file`` got, as sent to another process: a clean file's ``brief``, another
+    file itself, or (path, why) unchanged."""
+    return got if isinstance(got, tuple) else brief(got) or got
+
+
 def read_items(base: str, rels: list[str]) -> list[Any]:
     """The files ``rels`` below ``base`` as items that ``Bank.add_part`` adds in another process:
     a clean file's ``brief``, another file itself, (path, why) for one that cannot be read."""
     out: list[Any] = []
     for rel in rels:
         got = read_file(base, rel)
-        out.append(got if isinstance(got, tuple) else brief(got) or got)
+        out.append(_item(got))
     return out
 
 
@@ -188,7 +194,7 @@ class Bank:
                 part: list[Any] = []
                 for rel in rels[start : start + size]:
                     got = self._take(read_file(base, rel))
-                    part.append(got if isinstance(got, tuple) else brief(got) or got)
+                    part.append(_item(got))
                 yield part
         self.reload_index()
 

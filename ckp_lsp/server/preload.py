@@ -37,7 +37,7 @@ class Preload:
 
     def __init__(self, child: other_core.Child) -> None:
         self._child: other_core.Child | None = child
-        self._banks: dict[Path, tuple[Config, Bank, Found]] = {}  # root -> what the child read
+        self._banks: dict[Path, tuple[Bank, Found]] = {}  # root -> what the child read
         self._thread: threading.Thread | None = None
         self.snapshot: Snapshot = {}  # the disk as the child found it, before reading
 
@@ -91,7 +91,7 @@ class Preload:
                         bank.unreadable[INDEX_NAME] = why
                 elif kind == "found":
                     bank = building.pop(root)
-                    self._banks[root] = (bank.config, bank, rest[0])
+                    self._banks[root] = (bank, rest[0])
         except other_core.ChildFailed:
             pass
         finally:
@@ -103,10 +103,8 @@ class Preload:
         self.adopt()
         if self._thread is not None:
             self._thread.join()
-        found = self._banks.pop(root, None)
-        if found is None or found[0] != config:
-            return None
-        return found[1], found[2]
+        read = self._banks.pop(root, None)
+        return read if read is not None and read[0].config == config else None
 
     def cancel(self) -> None:
         """Forget what is left (the child, if its results were never asked for, is stopped)."""
