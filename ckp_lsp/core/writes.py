@@ -10,6 +10,16 @@ from pathlib import Path
 from .text import BOM
 
 
+def _umask() -> int:
+    """The process's umask (read once: setting it to read it is not safe once threads run)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _umask()
+
+
 class WriteRefused(Exception):
     """Nothing was written: the message says why."""
 
@@ -59,6 +69,8 @@ def write_atomic(
             os.fsync(fh.fileno())
         if path.exists():
             os.chmod(tmp, path.stat().st_mode & 0o7777)
+        else:  # a new file gets the permissions any program would give it (mkstemp's are 0600)
+            os.chmod(tmp, 0o666 & ~_UMASK)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
