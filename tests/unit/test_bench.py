@@ -177,3 +177,11 @@ def test_sample_bank_meets_every_expectation_with_60_percent_saved(
     assert data["files"] == 11
     assert data["passed"] == len(data["queries"])
     assert data["reduction"] >= 0.6
+
+
+@pytest.mark.parametrize("suffix", [".json", ".yaml"])
+def test_a_deeply_nested_queries_file_is_a_clear_error(tmp_path: Path, suffix: str) -> None:
+    path = tmp_path / f"queries{suffix}"
+    path.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    with pytest.raises(BenchError, match="nested too deeply to be a list of queries"):
+        load_queries(path)
