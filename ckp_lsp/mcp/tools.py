@@ -97,7 +97,9 @@ def compile_file(banks: ServedBanks, file: str, bank: str | None = None) -> dict
         changed = compiled.text != text
         if changed:
             try:
-                write_atomic(path, compiled.text, expected=text, bom=data.startswith(BOM.encode()))
+                write_atomic(
+                    path, compiled.text, expected=text, bom=data.startswith(BOM.encode()), within=sb.root
+                )
             except WriteRefused as exc:
                 raise Refusal(str(exc)) from None
             sb.wrote(rel, compiled.text)
@@ -121,7 +123,11 @@ def index(banks: ServedBanks, bank: str | None = None) -> dict[str, Any]:
         if changed:
             try:
                 write_atomic(
-                    sb.bank.index_path, new, expected=sb.bank.index_text, new_file=sb.bank.index_text is None
+                    sb.bank.index_path,
+                    new,
+                    expected=sb.bank.index_text,
+                    new_file=sb.bank.index_text is None,
+                    within=sb.root,
                 )
             except WriteRefused as exc:
                 raise Refusal(str(exc)) from None
