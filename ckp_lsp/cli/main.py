@@ -24,6 +24,7 @@ COMMANDS = [
     "init_cmd",
     "agent_rules_cmd",
     "mcp_cmd",
+    "trust_cmd",
 ]
 
 

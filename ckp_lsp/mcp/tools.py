@@ -108,6 +108,8 @@ def compile_file(banks: ServedBanks, file: str, bank: str | None = None) -> dict
             "bank": sb.name,
             "file": rel,
             "provider": llm.provider,
+            # settings of the repository ignored because its folder is not trusted (SPEC §8)
+            "ignored": list(sb.bank.config.ignored),
             "changed": changed,
             "header": compiled.header,
             "diagnostics": findings["diagnostics"],

@@ -38,7 +38,11 @@ def workspace(tmp_path: Path) -> Path:
 @asynccontextmanager
 async def serve(folder: Path, *flags: str, cwd: Path | None = None) -> AsyncIterator[ClientSession]:
     """A session with ``ckp mcp FOLDER FLAGS`` started as a subprocess (this checkout's code)."""
-    env = {"PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
+    env = {
+        "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p),
+        # the user's own settings and trusted folders stay out of the test
+        "XDG_CONFIG_HOME": str(folder.parent / ".user-config"),
+    }
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "ckp_lsp.cli.main", "mcp", str(folder), *flags],
@@ -193,6 +197,19 @@ async def test_compile_rewrites_only_the_header(workspace: Path) -> None:
     assert not [d for d in got["diagnostics"] if d["severity"] == 1]
     assert again["changed"] is False and target.read_bytes() == after
     assert "cache-layer" in [e["concept"] for e in routed["loaded"]]
+
+
+async def test_compile_ignores_a_program_an_untrusted_repository_names(workspace: Path) -> None:
+    bank = workspace / MENTAT
+    witness = workspace / "ran"
+    (workspace / ".ckp.toml").write_text(
+        f'[llm]\nprovider = "command"\ncommand = "touch {witness}"\n', encoding="utf-8"
+    )
+    async with serve(bank) as s:
+        got = await call(s, "ckp_compile", file="stack/database.md")
+    assert got["provider"] == "offline"
+    assert any("provider" in note for note in got["ignored"])
+    assert not witness.exists()
 
 
 async def test_index_regenerates_the_index(workspace: Path) -> None:
