@@ -34,12 +34,16 @@ def _bank_name(bank: Path, project: Path) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from ..core.init import InitError, add_rules, agent_rules, init_bank
+    from ..core.writes import WriteRefused
+
+    # What could not be written is said per file, never a traceback.
+    failed = (InitError, WriteRefused, OSError)
 
     bank_dir = args.bank_dir if args.bank_dir is not None else args.project / "memory-bank"
     status = 0
     try:
         result = init_bank(args.project, bank_dir)
-    except InitError as exc:
+    except failed as exc:
         # Nothing was written; the agent file below is still brought up to date.
         print(f"ckp: {exc}", file=sys.stderr)
         status = 1
@@ -57,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         return status
     try:
         changed = add_rules(args.agent_file, rules)
-    except InitError as exc:
+    except failed as exc:
         print(f"ckp: {exc}", file=sys.stderr)
         return 1
     where = display_path(args.agent_file)
