@@ -13,7 +13,7 @@ from ..core.bank import Bank, read_text
 from ..core.compile.compiler import compile_header, provider_for
 from ..core.compile.model import CompileError
 from ..core.config import PROVIDERS, config_for_bank
-from ..core.discovery import INDEX_NAME, bank_of
+from ..core.discovery import INDEX_NAME, bank_of, named_bank
 from ..core.text import BOM
 from ..core.writes import WriteRefused, write_atomic
 from .output import display_path
@@ -39,10 +39,16 @@ def _targets(args: argparse.Namespace) -> list[tuple[Path, str]] | str:
     """(bank root, rel) of every file to compile, or a usage error."""
     out: list[tuple[Path, str]] = []
     if args.all is not None:
-        root = bank_of(args.all) if args.all.exists() else None
+        root = named_bank(args.all) if args.all.exists() else None
         if root is None:
-            return f"{args.all}: not a memory bank"
-        out += [(root, rel) for rel in sorted(Bank.load(root, config_for_bank(root)).files)]
+            return f"{args.all}: not a memory bank: name a bank folder or list it in `banks = [...]` in .ckp.toml"
+        bank = Bank.load(root, config_for_bank(root))
+        # A template (a file without a header, full of placeholders) is left as it is.
+        out += [
+            (root, rel)
+            for rel, kf in sorted(bank.files.items())
+            if kf.concept or kf.local or (kf.header and kf.header.fields)
+        ]
     for f in args.files:
         if not f.is_file():
             return f"{f}: no such file"

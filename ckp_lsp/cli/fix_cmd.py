@@ -11,7 +11,7 @@ from typing import Any
 from ..core.bank import read_text
 from ..core.checks import check_file
 from ..core.fixes import fix_text
-from ..core.index import update_index_text
+from ..core.index import ADDED_SECTION, adds_section, update_index_text
 from ..core.text import BOM
 from ..core.workspace import resolve_targets
 from ..core.writes import WriteRefused, write_atomic
@@ -81,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
                         refused += 1
                         print(f"ckp: {exc}", file=sys.stderr)
                         continue
+                    if adds_section(bank.index_text):
+                        print(f"{display_path(bank.index_path)}: {ADDED_SECTION}.", file=sys.stderr)
                 bank.index_text = new_index
                 fixed += 1
                 files += 1

@@ -40,12 +40,33 @@ class LlmConfig:
     timeout: float = 60.0
 
 
+#: Markdown files of a bank that are not knowledge files: the bank's own README, the entry file
+#: Claude Code and others keep beside their notes, per-folder index files (the root
+#: ``_index.md`` is the CKP index), and templates. ``exclude`` replaces this list,
+#: ``extend_exclude`` adds to it.
+DEFAULT_EXCLUDE = (
+    "README.md",
+    "MEMORY.md",
+    "index.md",
+    "_index.md",
+    "_*template*.md",
+    "*-template.md",
+    "*.template.md",
+    "templates/*",
+    "*/templates/*",
+)
+#: files an agent rewrites every session (Cline's): knowledge files, routed and indexed, but a
+#: relationship to one is never stale, since its date moves every day
+DEFAULT_SESSION_FILES = ("activeContext.md", "progress.md")
+
+
 @dataclass(frozen=True)
 class Config:
     """Settings of SPEC and the issues, with their defaults."""
 
     banks: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ("README.md",)
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    session_files: tuple[str, ...] = DEFAULT_SESSION_FILES
     staleness: str = "validated"
     index_format: str = "table"
     index_budget_tokens: int = 4000
@@ -136,11 +157,15 @@ def _merge(config: Config, s: dict[str, Any]) -> Config:
 
     pick("staleness", STALENESS)
     pick("index_format", INDEX_FORMATS)
-    for key in ("banks", "exclude"):
+    for key in ("banks", "exclude", "extend_exclude", "session_files"):
         if isinstance(s.get(key), list):
             changes[key] = tuple(str(b) for b in s[key])
         elif s.get(key) is not None:
             problems.append(f"{key} = {s[key]!r} is not a list: write {key} = [{s[key]!r}]")
+    if "extend_exclude" in changes:
+        added = changes.pop("extend_exclude")
+        base = changes.get("exclude", config.exclude)
+        changes["exclude"] = (*base, *(g for g in added if g not in base))
     budget = s.get("index_budget_tokens")
     if isinstance(budget, int) and not isinstance(budget, bool) and budget > 0:
         changes["index_budget_tokens"] = budget

@@ -13,13 +13,37 @@ from .config import banks_named_in, configured_banks
 
 INDEX_NAME = "_index.md"
 BANK_DIR_NAME = "memory-bank"
+#: the folders agents keep their memory in, found without configuration: Cline's ``memory-bank/``
+#: (also hidden), Claude Code's ``.claude/memory/``, and ``memory/`` at a repository's root
+KNOWN_BANK_DIRS = frozenset({BANK_DIR_NAME, ".memory-bank"})
+#: hidden folders searched all the same, for the banks they may hold
+HIDDEN_SEARCHED = frozenset({".memory-bank", ".claude"})
 INDEX_START = "<!-- ckp:index:start -->"
 INDEX_END = "<!-- ckp:index:end -->"
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__"})
 
 
 def _skipped(name: str) -> bool:
-    return name in SKIP_DIRS or name.startswith(".")
+    return name in SKIP_DIRS or (name.startswith(".") and name not in HIDDEN_SEARCHED)
+
+
+def is_known_bank_dir(folder: Path) -> bool:
+    """Whether ``folder`` is where an agent keeps its memory by convention (``KNOWN_BANK_DIRS``,
+    ``.claude/memory``, or ``memory/`` beside a repository's ``.git``)."""
+    if folder.name in KNOWN_BANK_DIRS:
+        return True
+    if folder.name != "memory":
+        return False
+    if folder.parent.name == ".claude":
+        return True
+    return (folder.parent / ".git").exists() and _holds_markdown(folder)
+
+
+def _holds_markdown(folder: Path) -> bool:
+    try:
+        return any(e.name.endswith(".md") and e.is_file() for e in os.scandir(folder))
+    except OSError:
+        return False
 
 
 def is_ckp_index(path: Path) -> bool:
@@ -34,7 +58,7 @@ def is_ckp_index(path: Path) -> bool:
 
 def is_bank_root(folder: Path, configured: Iterable[Path] = ()) -> bool:
     """Whether ``folder`` is a bank by its name, its index or the configuration."""
-    if folder.name == BANK_DIR_NAME:
+    if is_known_bank_dir(folder):
         return True
     if any(folder == c for c in configured):
         return True
@@ -88,6 +112,17 @@ def bank_of(path: Path, configured: Iterable[Path] = (), problems: list[str] | N
         if is_bank_root(folder, conf):
             best = folder
     return best
+
+
+def named_bank(path: Path, configured: Iterable[Path] = ()) -> Path | None:
+    """The bank a user names on the command line: the bank ``path`` lies in, or else a folder that
+    holds Markdown files directly and no bank below it (``ckp index notes/``); None otherwise."""
+    found = bank_of(path, configured)
+    if found is not None or not path.is_dir():
+        return found
+    if not find_banks([path], configured) and _holds_markdown(path):
+        return path.resolve()
+    return None
 
 
 def is_excluded(relpath: str, exclude: Iterable[str]) -> bool:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .bank import Bank
 from .config import Config, config_for_bank
-from .discovery import INDEX_NAME, bank_of, find_banks
+from .discovery import INDEX_NAME, bank_of, find_banks, named_bank
 
 
 @dataclass
@@ -62,8 +62,13 @@ def resolve_targets(paths: Iterable[Path], base: Config | None = None) -> Target
             continue
         root = bank_of(path, configured, out.problems)
         roots = [root] if root is not None else find_banks([path], configured, out.problems)
+        if not roots and (named := named_bank(path, configured)) is not None:
+            roots = [named]  # a folder of notes the user names is a bank
         if not roots:
-            out.problems.append(f"{path}: no memory bank found here")
+            out.problems.append(
+                f"{path}: no memory bank found here (no memory-bank folder, no _index.md with CKP markers, "
+                "no Markdown files, and no `banks = [...]` in .ckp.toml)"
+            )
         for r in roots:
             t = target(r)
             t.files, t.with_index = None, True

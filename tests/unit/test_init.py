@@ -196,10 +196,10 @@ def test_cli_agent_file_is_idempotent(shop: Path, capsys: pytest.CaptureFixture[
     first = agent.read_bytes()
     assert first.startswith(b"# Notes\n\nKeep it short.\n\n" + RULES_START.encode())
     assert "Added the CKP rules" in capsys.readouterr().out
-    # The second run finds the project file (exit 1) and leaves the agent file as it is.
-    assert main(["init", str(shop), "--agent-file", str(agent)]) == 1
+    # The second run finds all of it done (exit 0) and leaves the agent file as it is.
+    assert main(["init", str(shop), "--agent-file", str(agent)]) == 0
     captured = capsys.readouterr()
-    assert "exists already" in captured.err and "already holds the current CKP rules" in captured.out
+    assert "adopted already" in captured.out and "already holds the current CKP rules" in captured.out
     assert agent.read_bytes() == first
 
 
