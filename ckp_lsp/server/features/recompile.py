@@ -39,7 +39,10 @@ async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
         from ...core.bank import read_text
 
         text, version = read_text(doc.bank.root / doc.rel)[0], None
-    llm = doc.bank.config.llm
+    # Read now, not when the bank was loaded: a folder trusted since (`ckp trust`) counts at once.
+    config = await asyncio.to_thread(ls.state.config_for, doc.bank.root)
+    _tell_ignored(ls, config.ignored)
+    llm = config.llm
     try:
         provider = provider_for(llm)
     except CompileError as exc:
@@ -119,6 +122,18 @@ def _in_thread(fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
 
     threading.Thread(target=run, name="ckp-recompile", daemon=True).start()
     return future
+
+
+_told: set[str] = set()  # ignored settings already shown in a window this session
+
+
+def _tell_ignored(ls: CkpServer, notes: tuple[str, ...]) -> None:
+    """Say which workspace settings an untrusted folder could not choose: logged always, shown once."""
+    for note in notes:
+        ls.log(f"ckp-lsp: {note}", types.MessageType.Warning)
+        if note not in _told:
+            _told.add(note)
+            _tell(ls, f"CKP: {note}", types.MessageType.Warning)
 
 
 async def _begin(ls: CkpServer, token: str, title: str) -> bool:
