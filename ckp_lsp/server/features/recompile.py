@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
+from ...core.bank import read_text
 from ...core.compile.compiler import compile_header, provider_for
 from ...core.compile.model import CompileError
+from ..pygls_compat import forget_progress
 from .actions import replace_prefix_edit, text_edit
 
 if TYPE_CHECKING:
@@ -36,8 +38,6 @@ async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
     if opened is not None:
         text, version = opened.source, opened.version
     else:
-        from ...core.bank import read_text
-
         text, version = read_text(doc.bank.root / doc.rel)[0], None
     # Read now, not when the bank was loaded: a folder trusted since (`ckp trust`) counts at once.
     config = await asyncio.to_thread(ls.state.config_for, doc.bank.root)
@@ -137,7 +137,7 @@ def _tell_ignored(ls: CkpServer, notes: tuple[str, ...]) -> None:
 
 
 async def _begin(ls: CkpServer, token: str, title: str) -> bool:
-    if not ls.supports("window.work_done_progress"):
+    if not ls.caps.work_done_progress:
         return False
     try:
         await ls.work_done_progress.create_async(token)
@@ -150,4 +150,4 @@ async def _begin(ls: CkpServer, token: str, title: str) -> bool:
 def _end(ls: CkpServer, token: str, progress: bool, message: str) -> None:
     if progress:
         ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
-        ls.work_done_progress.tokens.pop(token, None)  # pygls keeps every token otherwise
+        forget_progress(ls, token)
