@@ -80,7 +80,9 @@ def _findings(bank: Bank, rels: list[str], with_index: bool) -> list[tuple[str, 
 
 
 def _config_problems(targets: Any) -> list[str]:
-    return [f"configuration: {p}" for t in targets.targets for p in t.bank.config.problems]
+    seen = set(targets.problems)
+    problems = (p for t in targets.targets for p in t.bank.config.problems if p not in seen)
+    return [f"configuration: {p}" for p in dict.fromkeys(problems)]
 
 
 def run(args: argparse.Namespace) -> int:

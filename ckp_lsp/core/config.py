@@ -111,11 +111,59 @@ def load_config(*folders: Path, base: Config | None = None) -> Config:
             continue
         if data is None:
             continue
+        problems: list[str] = []
+        data = confined(folder, data, problems)
         data, note = _trusted_part(folder, data)
         if note:
             config = replace(config, ignored=(*config.ignored, note))
         config = config.merged(data)
+        if problems:
+            config = replace(config, problems=(*config.problems, *problems))
     return config
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def confined(folder: Path, data: dict[str, Any], problems: list[str]) -> dict[str, Any]:
+    """``data`` of ``folder``'s ``.ckp.toml`` without the banks and excludes that reach outside
+    ``folder`` (``..``, an absolute path, a symbolic link out): a cloned repository chooses no
+    folder of the machine. Each one dropped is a problem for the user to read."""
+    where = folder / CONFIG_NAME
+    out = dict(data)
+    real_folder = Path(os.path.realpath(folder))
+    banks = data.get("banks")
+    if isinstance(banks, list):
+        kept = []
+        for b in banks:
+            real = Path(os.path.realpath(folder / str(b)))
+            if _inside(real, real_folder):
+                kept.append(b)
+            else:
+                problems.append(
+                    f"{where}: banks = {str(b)!r} leads outside {folder} (to {real}): ignored; "
+                    "a .ckp.toml names banks inside its own folder only"
+                )
+        out["banks"] = kept
+    exclude = data.get("exclude")
+    if isinstance(exclude, list):
+        kept = []
+        for g in exclude:
+            glob = str(g)
+            if (
+                glob.startswith(("/", "\\", "~"))
+                or ".." in glob.replace("\\", "/").split("/")
+                or (len(glob) > 1 and glob[1] == ":")
+            ):
+                problems.append(
+                    f"{where}: exclude = {glob!r} names something outside the bank: ignored; "
+                    "write globs relative to the bank (e.g. 'drafts/*')"
+                )
+            else:
+                kept.append(g)
+        out["exclude"] = kept
+    return out
 
 
 def user_config(env: Mapping[str, str] | None = None) -> Config:
@@ -264,23 +312,25 @@ def valid_timeout(value: object) -> bool:
     )
 
 
-def banks_named_in(folder: Path) -> list[Path]:
-    """The banks ``folder``'s ``.ckp.toml`` names (``banks = [...]``), relative to ``folder``."""
+def banks_named_in(folder: Path, problems: list[str] | None = None) -> list[Path]:
+    """The banks ``folder``'s ``.ckp.toml`` names (``banks = [...]``), relative to ``folder`` and
+    inside it (those outside are left out, and said so in ``problems``)."""
     path = folder / CONFIG_NAME
     if not path.is_file():
         return []
     try:
-        banks = tomllib.loads(path.read_text(encoding="utf-8")).get("banks")
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return []  # load_config reports what is wrong with the file
+    banks = confined(folder, {"banks": data.get("banks")}, [] if problems is None else problems)["banks"]
     return [(folder / str(b)).resolve() for b in banks] if isinstance(banks, list) else []
 
 
-def configured_banks(folder: Path) -> list[Path]:
+def configured_banks(folder: Path, problems: list[str] | None = None) -> list[Path]:
     """The banks named in the ``.ckp.toml`` files of ``folder`` and above it, up to the repository root."""
     out: list[Path] = []
     for f in (folder, *folder.parents):
-        out.extend(banks_named_in(f))
+        out.extend(banks_named_in(f, problems))
         if (f / ".git").exists():
             break
     return out
