@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import math
 import sys
 import time
 from dataclasses import replace
@@ -18,9 +19,9 @@ from ..core.bank import Bank, read_text
 from ..core.compile.compile_all import compile_all
 from ..core.compile.compiler import compile_header, provider_for
 from ..core.compile.model import CompileError
-from ..core.config import PROVIDERS, LlmConfig, config_for_bank
+from ..core.config import MAX_TIMEOUT, PROVIDERS, LlmConfig, config_for_bank, valid_timeout
 from ..core.dates import current_month
-from ..core.discovery import INDEX_NAME, bank_of
+from ..core.discovery import INDEX_NAME, bank_of, named_bank
 from ..core.text import BOM
 from ..core.writes import WriteRefused, write_atomic
 from .output import display_path
@@ -44,20 +45,41 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--model", help="the model name for openai / anthropic")
     p.add_argument("--base-url", help="the endpoint, e.g. http://localhost:11434/v1 for Ollama")
     p.add_argument("--command", help="for --provider command: a program reading the prompt on stdin")
-    p.add_argument("--timeout", type=float, help="seconds to wait for one answer (default 60)")
+    p.add_argument(
+        "--timeout", type=seconds, help="the deadline in seconds for one file's answer (default 60)"
+    )
     p.add_argument("--dry-run", action="store_true", help="compile but write nothing")
     p.add_argument("--diff", action="store_true", help="show what changes as a unified diff")
     p.set_defaults(run=run)
+
+
+def seconds(text: str) -> float:
+    """A ``--timeout`` value: a finite number of seconds above 0 (argparse shows the error)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not valid_timeout(value):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of seconds above 0 and at most {MAX_TIMEOUT:g} (e.g. 60)"
+        )
+    return value
 
 
 def _targets(args: argparse.Namespace) -> list[tuple[Path, str]] | str:
     """(bank root, rel) of every file to compile, or a usage error."""
     out: list[tuple[Path, str]] = []
     if args.all is not None:
-        root = bank_of(args.all) if args.all.exists() else None
+        root = named_bank(args.all) if args.all.exists() else None
         if root is None:
-            return f"{args.all}: not a memory bank"
-        out += [(root, rel) for rel in sorted(Bank.load(root, config_for_bank(root)).files)]
+            return f"{args.all}: not a memory bank: name a bank folder or list it in `banks = [...]` in .ckp.toml"
+        bank = Bank.load(root, config_for_bank(root))
+        # A template (a file without a header, full of placeholders) is left as it is.
+        out += [
+            (root, rel)
+            for rel, kf in sorted(bank.files.items())
+            if kf.concept or kf.local or (kf.header and kf.header.fields)
+        ]
     for f in args.files:
         if not f.is_file():
             return f"{f}: no such file"
@@ -94,16 +116,19 @@ def run(args: argparse.Namespace) -> int:
         print(f"ckp: {targets}", file=sys.stderr)
         return 2
     if args.all is not None and not args.files:
-        root = targets[0][0]
+        root = named_bank(args.all)
+        assert root is not None  # _targets checked it
         bank = Bank.load(root, config_for_bank(root))
         if _llm(args, bank.config.llm).provider == "offline":
-            return _run_all_offline(args, bank)
+            _tell_config(bank)
+            return _run_all_offline(args, bank, sorted({rel for _, rel in targets}))
     banks: dict[Path, Bank] = {}
     failed = changed = 0
     show_progress = len(targets) > 1 and sys.stderr.isatty()
     for n, (root, rel) in enumerate(targets, 1):
         if root not in banks:
             banks[root] = Bank.load(root, config_for_bank(root))
+            _tell_config(banks[root])
         bank = banks[root]
         path = root / rel
         if show_progress:
@@ -140,14 +165,12 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _run_all_offline(args: argparse.Namespace, bank: Bank) -> int:
+def _run_all_offline(args: argparse.Namespace, bank: Bank, rels: list[str]) -> int:
     """``compile --all`` offline: the whole bank in one phased compile, then the writes."""
     texts: dict[str, str] = {}
     boms: dict[str, bool] = {}
     failed = 0
-    for rel in sorted(bank.files):
-        if rel == INDEX_NAME:
-            continue
+    for rel in rels:
         try:
             texts[rel], boms[rel] = (
                 read_text(bank.root / rel)[0],
@@ -174,7 +197,7 @@ def _run_all_offline(args: argparse.Namespace, bank: Bank) -> int:
             _diff(path, out.old, out.new)
         if not args.dry_run:
             try:
-                write_atomic(path, out.new, expected=out.old, bom=boms[out.rel])
+                write_atomic(path, out.new, expected=out.old, bom=boms[out.rel], within=bank.root)
             except WriteRefused as exc:
                 failed += 1
                 changed -= 1
@@ -225,6 +248,14 @@ def _diff(path: Path, old: str, new: str) -> None:
             f"b/{display_path(path)}",
         )
     )
+
+
+def _tell_config(bank: Bank) -> None:
+    """What the user must know of a bank's settings: LLM settings ignored, and mistakes."""
+    for note in bank.config.ignored:
+        print(f"ckp: {note}", file=sys.stderr)
+    for problem in bank.config.problems:
+        print(f"ckp: configuration: {problem}", file=sys.stderr)
 
 
 def _progress(n: int, total: int, rel: str) -> None:
