@@ -332,3 +332,17 @@ async def test_files_changed_on_disk_are_seen_without_a_restart(workspace: Path)
         assert loaded == ["dirigible"]
         new.unlink()
         assert (await call(s, "ckp_route", query="dirigible"))["out_of_domain"] is True
+
+
+async def test_a_bank_without_headers_is_reported_as_not_compiled(tmp_path: Path) -> None:
+    bank = tmp_path / "memory-bank"
+    bank.mkdir()
+    (bank / "notes.md").write_text("# Notes\n\nNothing compiled yet.\n")
+    async with serve(bank) as s:
+        message = await refused(s, "ckp_route", query="notes")
+        compiled = await call(s, "ckp_compile", file="notes.md")
+        await call(s, "ckp_index")
+        routed = await call(s, "ckp_route", query="notes")
+    assert "not compiled" in message and "ckp_compile" in message
+    assert compiled["changed"] is True
+    assert [e["file"] for e in routed["loaded"]] == ["notes.md"]
