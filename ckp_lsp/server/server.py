@@ -29,6 +29,7 @@ from .. import __version__
 from ..core.bank import Bank, read_text
 from ..core.discovery import INDEX_NAME
 from ..core.text import BOM
+from . import native
 from .convert import path_of, uri_of
 from .diagnostics import Publisher
 from .preload import Preload
@@ -276,6 +277,7 @@ def _watch_parent(pid: int) -> None:
 
 @server.feature(types.INITIALIZED)
 async def initialized(ls: CkpServer, params: types.InitializedParams) -> None:
+    ls.log(f"ckp-lsp {__version__}: {native.describe()}", types.MessageType.Info)
     await _pull_settings(ls)
     await _watch_files(ls)
     ls.spawn(_index_workspace(ls))
