@@ -106,7 +106,9 @@ def run(args: argparse.Namespace) -> int:
             )
         if not args.dry_run:
             try:
-                write_atomic(path, compiled.text, expected=text, bom=data.startswith(BOM.encode()))
+                write_atomic(
+                    path, compiled.text, expected=text, bom=data.startswith(BOM.encode()), within=root
+                )
             except WriteRefused as exc:
                 failed += 1
                 print(f"ckp: {exc}", file=sys.stderr)

@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
                 _diff(path, text, new)
             else:
                 try:
-                    write_atomic(path, new, expected=text, bom=bom)
+                    write_atomic(path, new, expected=text, bom=bom, within=bank.root)
                 except WriteRefused as exc:
                     refused += 1
                     print(f"ckp: {exc}", file=sys.stderr)
@@ -69,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
                             new_index,
                             expected=bank.index_text,
                             new_file=bank.index_text is None,
+                            within=bank.root,
                         )
                     except WriteRefused as exc:
                         refused += 1

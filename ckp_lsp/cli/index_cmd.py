@@ -36,7 +36,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"{where} is out of date: run `ckp index {display_path(root)}`.")
         return 1
     try:
-        write_atomic(bank.index_path, new, expected=bank.index_text, new_file=bank.index_text is None)
+        write_atomic(
+            bank.index_path, new, expected=bank.index_text, new_file=bank.index_text is None, within=root
+        )
     except WriteRefused as exc:
         print(f"ckp: {exc}", file=sys.stderr)
         return 1
