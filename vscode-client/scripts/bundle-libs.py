@@ -53,11 +53,24 @@ CLIENT = HERE.parent
 PYTHONS = ["3.10", "3.11", "3.12", "3.13"]
 #: the versions whose marker-gated requirements are bundled (a newer Python runs pure code)
 MARKER_PYTHONS = [*PYTHONS, "3.14"]
-#: vsce target -> pip platform tags (pip adds the older manylinux / macOS versions itself).
+
+
+def manylinux(arch: str, newest: int = 28) -> list[str]:
+    """Every manylinux tag up to glibc 2.`newest` (pip does not add the older ones itself)."""
+    legacy = {17: "manylinux2014", 12: "manylinux2010", 5: "manylinux1"}
+    tags = []
+    for minor in range(newest, 4, -1):
+        tags.append(f"manylinux_2_{minor}_{arch}")
+        if minor in legacy:
+            tags.append(f"{legacy[minor]}_{arch}")
+    return tags
+
+
+#: vsce target -> pip platform tags (for macOS pip adds the older versions itself).
 #: The ceilings are VS Code's own: glibc 2.28, macOS 11 (x64: 10.15).
 TARGETS = {
-    "linux-x64": ["manylinux_2_28_x86_64"],
-    "linux-arm64": ["manylinux_2_28_aarch64"],
+    "linux-x64": manylinux("x86_64"),
+    "linux-arm64": manylinux("aarch64"),
     "darwin-x64": ["macosx_10_15_x86_64"],
     "darwin-arm64": ["macosx_11_0_arm64"],
     "win32-x64": ["win_amd64"],
@@ -133,6 +146,39 @@ def holds_somewhere(requirement: str) -> bool:
     return False
 
 
+def wheel_sdists(python: str, requirements: list[str], work: Path) -> Path:
+    """Wheels of the requirements PyPI has no wheel for (e.g. tinysegmenter), built here into a
+    folder that every later pip call also searches. They must be pure Python: a package that
+    compiles could not be built for other platforms."""
+    house = work / "wheelhouse"
+    house.mkdir(exist_ok=True)
+    report = work / "host-report.json"
+    pip(
+        python,
+        "install",
+        "--quiet",
+        "--dry-run",
+        "--ignore-installed",
+        "--prefer-binary",
+        "--target",
+        str(work / "dry-run-target"),
+        "--report",
+        str(report),
+        *requirements,
+    )
+    for item in json.loads(report.read_text())["install"]:
+        url = item.get("download_info", {}).get("url", "")
+        if url.endswith(".whl"):
+            continue
+        name, version = item["metadata"]["name"], item["metadata"]["version"]
+        print(f"bundle-libs: {name} {version} has no wheel: building one", flush=True)
+        pip(python, "wheel", "--quiet", "--no-deps", "--wheel-dir", str(house), f"{name}=={version}")
+    for wheel in house.glob("*.whl"):
+        if not wheel.name.endswith("-none-any.whl"):
+            sys.exit(f"bundle-libs: {wheel.name} compiles and has no wheels on the index: cannot bundle it")
+    return house
+
+
 def resolve(python: str, requirements: list[str], work: Path) -> dict[str, str]:
     """{distribution name: version} of everything `requirements` need on some supported Python."""
     from pip._vendor.packaging.requirements import Requirement
@@ -158,6 +204,8 @@ def resolve(python: str, requirements: list[str], work: Path) -> dict[str, str]:
             str(work / "dry-run-target"),
             "--report",
             str(report),
+            "--find-links",
+            str(work / "wheelhouse"),
             *wanted,
         )
         installs = json.loads(report.read_text())["install"]
@@ -183,6 +231,7 @@ def resolve(python: str, requirements: list[str], work: Path) -> dict[str, str]:
 
 def download(python: str, pins: dict[str, str], dest: Path, tags: list[str], version: str | None) -> None:
     args = ["download", "--quiet", "--no-deps", "--only-binary=:all:", "--dest", str(dest)]
+    args += ["--find-links", str(dest.parent / "wheelhouse")]
     for tag in tags:
         args += ["--platform", tag]
     if version:
@@ -234,24 +283,31 @@ def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def overlay(layer: Path, out: Path, label: str) -> list[str]:
-    """Copy `layer` over `out`; extension modules are added, metadata of a wheel keeps the first
-    copy, any other file must be identical. Returns the extension modules added."""
+def same_text(a: Path, b: Path) -> bool:
+    """The same file but for its line ends (wheels built on Windows may have CRLF)."""
+    return a.read_bytes().replace(b"\r\n", b"\n") == b.read_bytes().replace(b"\r\n", b"\n")
+
+
+def overlay(layer: Path, out: Path, label: str, owned: dict[str, str]) -> list[str]:
+    """Copy a platform wheel's files (`layer`) over `out`, where the universal layer is.
+
+    The platform's own copy of a file replaces the universal one (a Windows wheel may have CRLF
+    line ends); among the platform's wheels (one per Python) extension modules are added, wheel
+    metadata keeps the first copy, and any other file must be identical: one folder serves every
+    Python. `owned` maps the files written so far to the wheel that wrote them. Returns the
+    extension modules added."""
     added = []
     for src in sorted(p for p in layer.rglob("*") if p.is_file()):
         rel = src.relative_to(layer)
         dst = out / rel
         if EXTENSION.search(src.name):
-            if dst.exists() and digest(dst) != digest(src):
-                sys.exit(f"bundle-libs: {rel} differs between builds ({label}): its name has no ABI tag")
             added.append(str(rel))
-        elif dst.exists():
-            if rel.parts[0].endswith(".dist-info") or digest(dst) == digest(src):
+        if str(rel) in owned and digest(dst) != digest(src):
+            if rel.parts[0].endswith(".dist-info") or same_text(dst, src):
                 continue
-            sys.exit(
-                f"bundle-libs: {rel} of {label} differs from the universal build's copy: "
-                "one folder cannot serve both Pythons"
-            )
+            why = "its name has no ABI tag" if EXTENSION.search(src.name) else "one folder cannot serve both"
+            sys.exit(f"bundle-libs: {rel} differs between {owned[str(rel)]} and {label}: {why}")
+        owned.setdefault(str(rel), label)
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src, dst)
     return added
@@ -267,6 +323,7 @@ def strip_compiled(out: Path) -> list[str]:
 
 
 def build_online(python: str, requirements: list[str], target: str, out: Path, work: Path) -> dict:
+    wheel_sdists(python, requirements, work)
     pins = resolve(python, requirements, work)
     print("bundle-libs: bundling", ", ".join(f"{n} {v}" for n, v in sorted(pins.items())))
     # layer 0: this platform's wheels for the oldest Python, compiled modules deleted
@@ -278,6 +335,7 @@ def build_online(python: str, requirements: list[str], target: str, out: Path, w
     compiled: dict[str, list[str]] = {}
     lacking: dict[str, list[str]] = {}
     if target != "universal":
+        owned: dict[str, str] = {}
         for version in PYTHONS:
             wheels = work / f"{target}-{version}"
             missing = download_each(python, pins, wheels, TARGETS[target], version)
@@ -286,7 +344,7 @@ def build_online(python: str, requirements: list[str], target: str, out: Path, w
             for wheel in sorted(wheels.glob("*.whl")):
                 layer = work / "layer" / wheel.stem
                 unpack(wheel, layer)
-                if overlay(layer, out, f"{wheel.name}"):
+                if overlay(layer, out, wheel.name, owned):
                     compiled.setdefault(dist_of(wheel), []).append(version)
     return {
         "source": "PyPI (pip's index)",
@@ -386,11 +444,15 @@ def build_offline(python: str, requirements: list[str], target: str, out: Path) 
 
 CHECK = r"""
 import importlib, json, sys
+failed = {}
 for name in json.loads(sys.argv[1]):
-    importlib.import_module(name)
+    try:
+        importlib.import_module(name)
+    except Exception as exc:
+        failed[name] = f"{type(exc).__name__}: {exc}"
 import ckp_lsp.server.main
 from ckp_lsp.server import native
-print(json.dumps({"python": "%d.%d" % sys.version_info[:2], "native": native.compiled()}))
+print(json.dumps({"python": "%d.%d" % sys.version_info[:2], "native": native.compiled(), "failed": failed}))
 """
 
 
@@ -413,6 +475,14 @@ def check(python: str, out: Path, build: dict) -> None:
         sys.exit(f"bundle-libs: the bundle does not import with {python}:\n{proc.stderr}")
     seen = json.loads(proc.stdout.strip().splitlines()[-1])
     version = seen["python"]
+    # A package that is compiled code only (no pure-Python fallback) cannot run from the
+    # universal build: said, and listed in build.json. Anywhere else every module must import.
+    broken = {m: why for m, why in seen["failed"].items() if not (build["target"] == "universal" and m in build["pureFallback"])}
+    if broken:
+        sys.exit(f"bundle-libs: with Python {version}, these bundled modules do not import: {broken}")
+    for module, why in sorted(seen["failed"].items()):
+        print(f"bundle-libs: WARNING: {module} is compiled code only and does not run from this build ({why})")
+        build.setdefault("unavailable", []).append(module) if module not in build.get("unavailable", []) else None
     for module, dist in (("yaml", "pyyaml"), ("rapidfuzz", "rapidfuzz")):
         if module not in seen["native"]:
             continue
@@ -478,18 +548,21 @@ def main() -> None:
     build = {"target": target, "ckpLsp": version, "pythons": PYTHONS if target != "universal" else [], **build}
     if target == "universal":
         build["compiled"] = {}
-    (out.parent / "build.json").write_text(json.dumps(build, indent=2) + "\n", encoding="utf-8")
     if build["pureFallback"] and target == "universal":
         print("bundle-libs: compiled modules removed (pure-Python code is used):", ", ".join(build["pureFallback"]))
     for dist, versions in sorted(build["compiled"].items()):
         print(f"bundle-libs: {dist}: compiled for Python {', '.join(versions)}")
     for dist, versions in sorted(build["noWheel"].items()):
-        print(f"bundle-libs: {dist}: no {target} wheel for Python {', '.join(versions)} (pure Python there)")
+        print(
+            f"bundle-libs: {dist}: no {target} wheel for Python {', '.join(versions)}: its pure-Python "
+            "code runs there, if it has any"
+        )
 
     checkers = [args.python, *args.check_python]
     for python in checkers:
         if target in ("universal", host_target()):
             check(python, out, build)
+    (out.parent / "build.json").write_text(json.dumps(build, indent=2) + "\n", encoding="utf-8")
     print(f"bundle-libs: {out} ready ({target}): ckp-lsp {version},", ", ".join(f"{n} {v}" for n, v in build["pins"].items()))
 
 

@@ -13,6 +13,8 @@ export interface BuildInfo {
     compiled: Record<string, string[]>;
     /** Top-level packages whose compiled modules a pure-Python run goes without. */
     pureFallback: string[];
+    /** Packages that are compiled code only and cannot run from this build (universal). */
+    unavailable: string[];
     source?: string;
 }
 
@@ -27,6 +29,7 @@ export function readBuild(extensionPath: string): BuildInfo | undefined {
             pythons: Array.isArray(raw.pythons) ? raw.pythons.map(String) : [],
             compiled: typeof raw.compiled === 'object' && raw.compiled ? raw.compiled : {},
             pureFallback: Array.isArray(raw.pureFallback) ? raw.pureFallback.map(String) : [],
+            unavailable: Array.isArray(raw.unavailable) ? raw.unavailable.map(String) : [],
             source: typeof raw.source === 'string' ? raw.source : undefined,
         };
     } catch {
@@ -40,7 +43,10 @@ export function describeBuild(build: BuildInfo | undefined): string {
         return 'development build (no bundled/build.json)';
     }
     if (build.target === 'universal') {
-        return `universal build (pure Python: ${build.pureFallback.join(', ') || 'no compiled modules'} without compiled modules)`;
+        const missing = build.unavailable.length
+            ? `; ${build.unavailable.join(', ')} have no pure-Python code and do not run, so the features using them fail`
+            : '';
+        return `universal build (pure Python: ${build.pureFallback.join(', ') || 'no compiled modules'} without compiled modules${missing})`;
     }
     const compiled = Object.entries(build.compiled)
         .map(([dist, versions]) => `${dist} for Python ${versions.join(', ')}`)
@@ -80,8 +86,11 @@ export function fallbackMessage(build: BuildInfo | undefined, version: string, p
             : build.pythons.includes(version)
               ? `the compiled modules of the ${build.target} build did not load with Python ${version} (see the CKP output)`
               : `the ${build.target} build has compiled modules for Python ${build.pythons.join(', ')}, not ${version}; select one of those (ckp.server.python)`;
+    const missing = build?.unavailable.length
+        ? `${build.unavailable.join(', ')} cannot run at all without their compiled modules. `
+        : '';
     return (
-        `CKP: the language server runs without compiled modules (${pure.join(', ')}): ${why}. ` +
+        `CKP: the language server runs without compiled modules (${pure.join(', ')}): ${why}. ${missing}` +
         'It works the same, but reading a large bank at start takes about four times longer ' +
         '(10,000 files: about 9 s instead of 2 s). Alternatively set ckp.server.path to a ckp-lsp installed with pip.'
     );

@@ -15,7 +15,7 @@ import {
 import { parseRouteResult, showRouteResult } from './route';
 import { execFile } from 'node:child_process';
 import { describeBuild, describeNative, expectedCompiled, fallbackMessage, hostTarget } from './build';
-import { onPythonChanged, resolveServer, ServerLaunch, ServerNotFoundError } from './server';
+import { onPythonChanged, PYTHON_EXTENSION, resolveServer, ServerLaunch, ServerNotFoundError } from './server';
 import { clientSetting, collectSettings, declareSettings, explicitSettings, settingsSubtree } from './settings';
 
 /**
@@ -132,8 +132,14 @@ async function startClient(): Promise<void> {
         log(message);
         setStatus('$(error) CKP: no server', message, true);
         if (error instanceof ServerNotFoundError) {
-            void vscode.window.showErrorMessage(message, 'Open Settings', 'Show Output').then((choice) => {
-                if (choice === 'Open Settings') {
+            const choices = ['Open Settings', 'Show Output'];
+            if (vscode.extensions.getExtension(PYTHON_EXTENSION)) {
+                choices.unshift('Select Interpreter');
+            }
+            void vscode.window.showErrorMessage(message, ...choices).then((choice) => {
+                if (choice === 'Select Interpreter') {
+                    void vscode.commands.executeCommand('python.setInterpreter');
+                } else if (choice === 'Open Settings') {
                     void vscode.commands.executeCommand('workbench.action.openSettings', 'ckp.server');
                 } else if (choice === 'Show Output') {
                     output.show(true);

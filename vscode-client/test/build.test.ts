@@ -12,8 +12,10 @@ const LINUX = {
     pythons: ['3.10', '3.11', '3.12', '3.13'],
     compiled: { pyyaml: ['3.10', '3.11', '3.12', '3.13'], rapidfuzz: ['3.10', '3.11', '3.12', '3.13'], tomli: ['3.11'] },
     pureFallback: ['rapidfuzz', 'yaml'],
+    unavailable: [] as string[],
     source: 'PyPI',
 };
+const UNIVERSAL = { ...LINUX, target: 'universal', pythons: [], compiled: {}, unavailable: ['sentencex'] };
 
 test('build.json is read from bundled/ and described in one line', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ckp-build-'));
@@ -23,7 +25,7 @@ test('build.json is read from bundled/ and described in one line', () => {
     const build = readBuild(dir);
     assert.deepEqual(build, LINUX);
     assert.match(describeBuild(build), /^linux-x64 build \(compiled modules: pyyaml for Python 3\.10, 3\.11, 3\.12, 3\.13; rapidfuzz/);
-    assert.match(describeBuild({ ...LINUX, target: 'universal', compiled: {} }), /^universal build \(pure Python: rapidfuzz, yaml/);
+    assert.match(describeBuild(UNIVERSAL), /^universal build \(pure Python: rapidfuzz, yaml without compiled modules; sentencex have no pure-Python code/);
     assert.match(describeBuild(undefined), /development build/);
 });
 
@@ -45,7 +47,8 @@ test("the server's report is told in one line, with the pure-Python modules", ()
 });
 
 test('the fallback message says why, what it costs and what to do', () => {
-    const universal = fallbackMessage({ ...LINUX, target: 'universal', compiled: {} }, '3.12', ['yaml'], 'linux-x64');
+    const universal = fallbackMessage(UNIVERSAL, '3.12', ['yaml'], 'linux-x64');
+    assert.match(universal, /sentencex cannot run at all/);
     assert.match(universal, /universal \(pure-Python\) build/);
     assert.match(universal, /install the build for linux-x64/);
     assert.match(universal, /four times longer/);
