@@ -22,6 +22,7 @@ from ..findings import Severity
 from ..knowledge import CONCEPT_RE, read_knowledge_file
 from ..rewrite import body_of, replace_header
 from .answer import answer_problems, normalize_answer, parse_answer
+from .merge import offline_values
 from .model import Answer, CompileError, CompileInput, ConceptSummary
 from .offline import compile_offline
 from .prompt import build_prompt, build_repair_prompt
@@ -57,7 +58,7 @@ def compile_input(bank: Bank, rel: str, text: str) -> CompileInput:
     kf = read_knowledge_file(rel, text)
     concept = kf.concept if kf.concept and CONCEPT_RE.match(kf.concept) else None
     others = tuple(
-        ConceptSummary(o.concept, o.tldr, tuple(i.text for i in o.keywords))
+        ConceptSummary(o.concept, o.tldr, tuple(o.keyword_texts), tuple(r[0] for r in o.relations))
         for o in bank.sorted_files()
         if o.concept and o.path != rel and o.concept != concept
     )
@@ -150,7 +151,16 @@ def compile_header(
         raise CompileError(
             "the compiler gave no CONCEPT for a file that has none; add a CONCEPT line and try again"
         )
-    header, replaced = replace_header(text, header_values(answer, concept, month or current_month()))
+    month = month or current_month()
+    if provider is None:
+        kf = read_knowledge_file(rel, text)
+        known = {c for c in bank.by_concept if c} | {concept}
+        values = offline_values(
+            kf if kf.header is not None else None, answer, concept, month, known, fill=False
+        )
+    else:
+        values = header_values(answer, concept, month)
+    header, replaced = replace_header(text, values)
     new_text = header + text[len(replaced) :]
     _validate(bank, rel, new_text)
     return Compiled(new_text, header, replaced, answer, cached)
