@@ -18,7 +18,7 @@ from ckp_lsp.core.findings import Severity
 from ckp_lsp.core.header import parse_header
 from ckp_lsp.core.rewrite import body_of
 from ckp_lsp.core.text import BOM
-from tests.fake_llm import FakeLLM, Reply
+from tests.fake_llm import FakeLLM, Reply, every_time
 from tests.unit.builders import copy_to_cwd, edit_on_disk_during, snapshot_files
 
 SOURCE = Path(__file__).resolve().parent.parent / "data" / "compile" / "bank"
@@ -122,7 +122,7 @@ def test_an_unusable_answer_fails_and_leaves_the_file_alone(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    fake.script(reply)
+    fake.script(*every_time(reply))
     before = snapshot_files(bank)
     args = ["compile", "--provider", "openai", "--base-url", fake.openai_base_url, str(bank / "jwt.md")]
     assert main(args) == 1
