@@ -195,3 +195,19 @@ def test_the_tokens_are_counted_from_the_apis_usage(tmp_path: Path, flavour: str
     # The fake counts a token per 4 characters, as its usage says.
     assert compiled.usage.prompt_tokens == prompt_chars(request) // 4
     assert compiled.usage.completion_tokens > 10
+
+
+def test_candidates_come_from_evidence_both_ways(tmp_path: Path) -> None:
+    bank = bank_with_jwt(tmp_path, 300)
+    (bank.root / "listing.md").write_text(
+        "CONCEPT: quarry-ledger\nTLDR: Quarry ledger rows.\nANSWERS_WHEN: quarry ledger\n"
+        "SIMILAR_MID: jwt:2026-10\n\n# Quarry ledger\n\nRows of the quarry.\n"
+    )
+    bank = Bank.load(bank.root)
+    with FakeLLM() as fake:
+        compile_header(bank, "jwt.md", (bank.root / "jwt.md").read_text(), provider_for("openai", fake), 10)
+        [request] = fake.received
+    listed = [line.split(" |")[0] for line in user_text(request).splitlines() if line.startswith("- ")]
+    assert "- quarry-ledger" in listed  # its header lists jwt: the other way
+    assert "- oauth2" in listed  # jwt's header and body name it: this way
+    assert len(listed) <= 40

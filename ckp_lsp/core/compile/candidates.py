@@ -9,15 +9,20 @@ compiler relates files by.
 
 from __future__ import annotations
 
+import functools
+import threading
 from collections import Counter
 
 from .model import CompileInput, ConceptSummary
 from .offline import unique_others
 from .offline.reading import body_languages, cjk_of, read_body
-from .offline.relationships import Relating, profile
+from .offline.relationships import Profile, Relating, profile
 from .offline.terms import Corpus, corpus_stops, part_keys
 
 DEFAULT_CANDIDATES = 40
+# The offline compiler's own cache holds 8,192 profiles; a 10,000-file bank would thrash it on
+# every file of a ``compile --all``.
+_profile = functools.lru_cache(maxsize=65_536)(profile.__wrapped__)
 _LISTS_THIS_FILE = 4.0  # their header relates to this file: as strong as a link from it
 
 
@@ -40,25 +45,61 @@ def candidates(inp: CompileInput, limit: int = DEFAULT_CANDIDATES) -> tuple[Conc
 
 def _by_evidence(inp: CompileInput, others: list[ConceptSummary]) -> list[int]:
     """Indexes of ``others`` with any evidence of a relation to the file, strongest first."""
-    langs = body_languages(inp.body)
-    cjk = cjk_of(inp.body)
-    stops = corpus_stops(langs)
-    profiles = [
-        profile(o.concept, o.tldr, tuple(o.answers_when), stops, cjk, lists=frozenset(o.similar))
-        for o in others
-    ]
-    df: Counter[str] = Counter(k for p in profiles for k in p.keys)
-    corpus = Corpus(files=len(profiles) + 1, df=df, stops=stops, cjk=cjk)
-    reading = read_body(inp.body, corpus)
+    stops = corpus_stops(body_languages(inp.body))
+    seen, profiles, relating = _relating(others, stops, cjk_of(inp.body))
+    index = {o.concept: i for i, o in enumerate(others)}
+    reading = read_body(inp.body, relating.corpus)
     own = inp.concept or ""
-    scores: dict[int, float] = {
-        i: e.strength for i, e in Relating(profiles, corpus).evidence(reading, skip=own).items()
-    }
+    scores: dict[int, float] = {}
+    for j, e in relating.evidence(reading, skip=own).items():
+        i = index.get(seen[j].concept)
+        if i is not None:
+            scores[i] = e.strength
     # The other way: concepts whose header lists this file, or whose keywords name it.
     name = set(part_keys(own or inp.path_hint))
-    for i, p in enumerate(profiles):
+    for j, p in enumerate(profiles):
+        i = index.get(seen[j].concept)
+        if i is None:
+            continue
         if own and own in p.lists:
             scores[i] = scores.get(i, 0.0) + _LISTS_THIS_FILE
         elif name and name <= p.keys:
             scores[i] = scores.get(i, 0.0) + 1.0
     return sorted(scores, key=lambda i: (-scores[i], others[i].concept))
+
+
+_Prepared = tuple[list[ConceptSummary], list[Profile], Relating]
+_PREPARED: dict[tuple[frozenset[str], str | None], tuple[frozenset[ConceptSummary], _Prepared]] = {}
+_LOCK = threading.Lock()
+_SLACK = 2  # concepts by which two files' lists of others may differ and still share one Relating
+
+
+def _relating(others: list[ConceptSummary], stops: frozenset[str], cjk: str | None) -> _Prepared:
+    """The bank's other concepts prepared for evidence, shared by the files of one run.
+
+    Preparing 10,000 concepts takes seconds; each file of a ``compile --all`` sees the same bank but
+    itself, so one preparation of them all (the union) serves every file.
+    """
+    wanted = frozenset(others)
+    key = (stops, cjk)
+    with _LOCK:
+        hit = _PREPARED.get(key)
+    if hit is not None and wanted <= hit[0] and len(hit[0]) - len(wanted) <= _SLACK:
+        return hit[1]
+    chosen = list(others)
+    if hit is not None and len(wanted ^ hit[0]) <= 2 * _SLACK:
+        chosen = sorted(wanted | hit[0], key=lambda o: o.concept)  # the union, for the files to come
+    profiles = [
+        _profile(o.concept, o.tldr, tuple(o.answers_when), stops, cjk, lists=frozenset(o.similar))
+        for o in chosen
+    ]
+    df: Counter[str] = Counter(k for p in profiles for k in p.keys)
+    prepared = (
+        chosen,
+        profiles,
+        Relating(profiles, Corpus(files=len(profiles) + 1, df=df, stops=stops, cjk=cjk)),
+    )
+    with _LOCK:
+        _PREPARED.clear()  # one bank at a time: the memory of one preparation
+        _PREPARED[key] = (frozenset(chosen), prepared)
+    return prepared
