@@ -682,9 +682,7 @@ async def code_action(ls: CkpServer, params: types.CodeActionParams) -> list[typ
     opened = ls.workspace.text_documents.get(uri)
     version = opened.version if opened is not None else None
     if doc.is_index:
-        return actions.index_fix(doc.bank, params.context.diagnostics) + actions.source_actions(
-            uri, True, doc.bank
-        )
+        return actions.regenerate_index(doc.bank, params.context.diagnostics)
     text = opened.source if opened is not None else ""
     offline = doc.bank.config.llm.provider == "offline"
     out: list[types.CodeAction] = []
@@ -697,7 +695,9 @@ async def code_action(ls: CkpServer, params: types.CodeActionParams) -> list[typ
     if not only or any(
         k.startswith(("refactor", "source")) and not k.startswith("source.fixAll") for k in only
     ):
-        out += actions.source_actions(uri, False, doc.bank)
+        recompile = actions.recompile_action(doc.bank, doc.rel, uri, text, params.range.start.line, offline)
+        out += [recompile] if recompile is not None else []
+        out += actions.regenerate_index(doc.bank)
     return out
 
 
@@ -930,8 +930,7 @@ def completion_resolve(ls: CkpServer, item: types.CompletionItem) -> types.Compl
 @guarded(None)
 def hover(ls: CkpServer, params: types.HoverParams) -> Generator[Any, Any, Any]:
     yield from when_ready(ls)
-    from .features.hover import hover as hover_at
+    from .features.hover import hover_in
 
     doc = ls.doc_at(params.text_document.uri)
-    kf = doc.file if doc is not None else None
-    return hover_at(doc.bank, kf, params.position.line, params.position.character) if doc and kf else None
+    return hover_in(doc.bank, doc.rel, params.position.line, params.position.character) if doc else None

@@ -13,7 +13,8 @@ from lsprotocol import types
 
 from ...core.compile.compiler import compile_header, provider_for
 from ...core.compile.model import CompileError
-from .actions import replace_prefix_edit, text_edit
+from ...core.header_changes import describe
+from .actions import annotations_supported, recompile_annotation, replace_prefix_edit, text_edit
 
 if TYPE_CHECKING:
     from ..server import CkpServer
@@ -82,7 +83,10 @@ async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
     if compiled.text == text:
         _end(ls, token, progress, "header already up to date")
         return {"applied": False, "reason": "unchanged"}
-    edit = text_edit(uri, version, [replace_prefix_edit(compiled.replaced, compiled.header)])
+    confirm = None
+    if annotations_supported(ls.client_capabilities):  # VS Code shows the change and asks first
+        confirm = recompile_annotation(describe(text, compiled.text, doc.rel))
+    edit = text_edit(uri, version, [replace_prefix_edit(compiled.replaced, compiled.header)], confirm)
     _end(ls, token, progress, "applying")
     result = await ls.workspace_apply_edit_async(
         types.ApplyWorkspaceEditParams(edit=edit, label="Recompile CKP header")
