@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import math
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -12,8 +13,8 @@ from typing import Any
 from ..core.bank import Bank, read_text
 from ..core.compile.compiler import compile_header, provider_for
 from ..core.compile.model import CompileError
-from ..core.config import PROVIDERS, config_for_bank
-from ..core.discovery import INDEX_NAME, bank_of
+from ..core.config import MAX_TIMEOUT, PROVIDERS, config_for_bank, valid_timeout
+from ..core.discovery import INDEX_NAME, bank_of, named_bank
 from ..core.text import BOM
 from ..core.writes import WriteRefused, write_atomic
 from .output import display_path
@@ -29,20 +30,41 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--model", help="the model name for openai / anthropic")
     p.add_argument("--base-url", help="the endpoint, e.g. http://localhost:11434/v1 for Ollama")
     p.add_argument("--command", help="for --provider command: a program reading the prompt on stdin")
-    p.add_argument("--timeout", type=float, help="seconds to wait for one answer (default 60)")
+    p.add_argument(
+        "--timeout", type=seconds, help="the deadline in seconds for one file's answer (default 60)"
+    )
     p.add_argument("--dry-run", action="store_true", help="compile but write nothing")
     p.add_argument("--diff", action="store_true", help="show what changes as a unified diff")
     p.set_defaults(run=run)
+
+
+def seconds(text: str) -> float:
+    """A ``--timeout`` value: a finite number of seconds above 0 (argparse shows the error)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not valid_timeout(value):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of seconds above 0 and at most {MAX_TIMEOUT:g} (e.g. 60)"
+        )
+    return value
 
 
 def _targets(args: argparse.Namespace) -> list[tuple[Path, str]] | str:
     """(bank root, rel) of every file to compile, or a usage error."""
     out: list[tuple[Path, str]] = []
     if args.all is not None:
-        root = bank_of(args.all) if args.all.exists() else None
+        root = named_bank(args.all) if args.all.exists() else None
         if root is None:
-            return f"{args.all}: not a memory bank"
-        out += [(root, rel) for rel in sorted(Bank.load(root, config_for_bank(root)).files)]
+            return f"{args.all}: not a memory bank: name a bank folder or list it in `banks = [...]` in .ckp.toml"
+        bank = Bank.load(root, config_for_bank(root))
+        # A template (a file without a header, full of placeholders) is left as it is.
+        out += [
+            (root, rel)
+            for rel, kf in sorted(bank.files.items())
+            if kf.concept or kf.local or (kf.header and kf.header.fields)
+        ]
     for f in args.files:
         if not f.is_file():
             return f"{f}: no such file"
@@ -69,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
     for n, (root, rel) in enumerate(targets, 1):
         if root not in banks:
             banks[root] = Bank.load(root, config_for_bank(root))
+            _tell_config(banks[root])
         bank = banks[root]
         path = root / rel
         if show_progress:
@@ -106,7 +129,9 @@ def run(args: argparse.Namespace) -> int:
             )
         if not args.dry_run:
             try:
-                write_atomic(path, compiled.text, expected=text, bom=data.startswith(BOM.encode()))
+                write_atomic(
+                    path, compiled.text, expected=text, bom=data.startswith(BOM.encode()), within=root
+                )
             except WriteRefused as exc:
                 failed += 1
                 print(f"ckp: {exc}", file=sys.stderr)
@@ -116,6 +141,14 @@ def run(args: argparse.Namespace) -> int:
     verb = "would change" if args.dry_run else "recompiled"
     print(f"{len(targets)} file(s): {changed} {verb}, {failed} failed.", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _tell_config(bank: Bank) -> None:
+    """What the user must know of a bank's settings: LLM settings ignored, and mistakes."""
+    for note in bank.config.ignored:
+        print(f"ckp: {note}", file=sys.stderr)
+    for problem in bank.config.problems:
+        print(f"ckp: configuration: {problem}", file=sys.stderr)
 
 
 def _progress(n: int, total: int, rel: str) -> None:

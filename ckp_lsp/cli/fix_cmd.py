@@ -11,7 +11,7 @@ from typing import Any
 from ..core.bank import read_text
 from ..core.checks import check_file
 from ..core.fixes import fix_text
-from ..core.index import update_index_text
+from ..core.index import ADDED_SECTION, adds_section, update_index_text
 from ..core.text import BOM
 from ..core.workspace import resolve_targets
 from ..core.writes import WriteRefused, write_atomic
@@ -27,7 +27,9 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     targets = resolve_targets(args.paths)
-    for problem in targets.problems:
+    seen = set(targets.problems)
+    config = [p for t in targets.targets for p in t.bank.config.problems if p not in seen]
+    for problem in dict.fromkeys([*targets.problems, *config]):
         print(f"ckp: {problem}", file=sys.stderr)
     if not targets.targets:
         print("ckp: nothing to fix", file=sys.stderr)
@@ -40,7 +42,11 @@ def run(args: argparse.Namespace) -> int:
             try:
                 text = read_text(path)[0]
                 bom = path.read_bytes().startswith(BOM.encode())
-            except OSError:
+            except FileNotFoundError:
+                continue  # deleted since the bank was read: nothing to fix
+            except OSError as exc:
+                refused += 1
+                print(f"ckp: {path}: cannot be read ({exc.strerror or exc})", file=sys.stderr)
                 continue
             new, count = fix_text(bank, rel, text)
             if not count:
@@ -49,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
                 _diff(path, text, new)
             else:
                 try:
-                    write_atomic(path, new, expected=text, bom=bom)
+                    write_atomic(path, new, expected=text, bom=bom, within=bank.root)
                 except WriteRefused as exc:
                     refused += 1
                     print(f"ckp: {exc}", file=sys.stderr)
@@ -69,11 +75,14 @@ def run(args: argparse.Namespace) -> int:
                             new_index,
                             expected=bank.index_text,
                             new_file=bank.index_text is None,
+                            within=bank.root,
                         )
                     except WriteRefused as exc:
                         refused += 1
                         print(f"ckp: {exc}", file=sys.stderr)
                         continue
+                    if adds_section(bank.index_text):
+                        print(f"{display_path(bank.index_path)}: {ADDED_SECTION}.", file=sys.stderr)
                 bank.index_text = new_index
                 fixed += 1
                 files += 1

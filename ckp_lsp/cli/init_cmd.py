@@ -1,4 +1,4 @@
-"""``ckp init``: start a bank for a project, and give its agent the rules to use it."""
+"""``ckp init``: start a bank for a project (or adopt the one it has), and give its agent the rules."""
 
 from __future__ import annotations
 
@@ -11,17 +11,26 @@ from .output import display_path
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("init", help="create memory-bank/ with a knowledge file describing the project")
+    p = sub.add_parser(
+        "init",
+        help="create memory-bank/ with a knowledge file describing the project, or adopt the bank it has",
+    )
     p.add_argument("project", type=Path, nargs="?", default=Path("."), metavar="PROJECT_DIR")
     p.add_argument(
-        "--bank-dir", type=Path, default=None, metavar="DIR", help="default: PROJECT_DIR/memory-bank"
+        "--bank-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="default: the bank the project has (memory-bank/, .memory-bank/, .claude/memory/, memory/), "
+        "else PROJECT_DIR/memory-bank",
     )
     p.add_argument(
         "--agent-file",
         type=Path,
         default=None,
         metavar="FILE",
-        help="add the agent rules to FILE (AGENT.md, CLAUDE.md, GEMINI.md) between ckp:rules markers",
+        help="add the agent rules to FILE (AGENT.md, CLAUDE.md, GEMINI.md; relative to PROJECT_DIR) "
+        "between ckp:rules markers",
     )
     p.set_defaults(run=run)
 
@@ -33,33 +42,88 @@ def _bank_name(bank: Path, project: Path) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.init import InitError, add_rules, agent_rules, init_bank
+    from ..core.init import (
+        AlreadyDone,
+        InitError,
+        add_rules,
+        adopt_bank,
+        agent_rules,
+        existing_bank,
+        init_bank,
+    )
+    from ..core.writes import WriteRefused
 
-    bank_dir = args.bank_dir if args.bank_dir is not None else args.project / "memory-bank"
+    # What could not be written is said for its file, never as a traceback.
+    failed = (InitError, WriteRefused, OSError)
+
+    project: Path = args.project
+    if not project.is_dir():
+        print(f"ckp: {project}: no such folder", file=sys.stderr)
+        return 2
+    bank_dir = args.bank_dir
+    adopted = existing_bank(project) if bank_dir is None else None
     status = 0
-    try:
-        result = init_bank(args.project, bank_dir)
-    except InitError as exc:
-        # Nothing was written; the agent file below is still brought up to date.
-        print(f"ckp: {exc}", file=sys.stderr)
-        status = 1
+    if adopted is not None and _has_knowledge(adopted):
+        # The project keeps a bank already: it gets headers and an index, and no file of ours.
+        bank_dir = adopted
+        try:
+            status = _adopt(adopt_bank, adopted)
+        except failed as exc:
+            print(f"ckp: {exc}", file=sys.stderr)
+            status = 1
     else:
-        print(f"Created {display_path(result.file)} (CONCEPT {result.concept}).")
-        if result.index_written:
-            print(f"Wrote {display_path(result.bank / '_index.md')}.")
-    rules = agent_rules(_bank_name(bank_dir, args.project))
+        bank_dir = bank_dir if bank_dir is not None else (adopted or project / "memory-bank")
+        try:
+            result = init_bank(project, bank_dir)
+        except AlreadyDone as exc:
+            print(f"{exc}.")
+        except failed as exc:
+            # Nothing was written; the agent file below is still brought up to date.
+            print(f"ckp: {exc}", file=sys.stderr)
+            status = 1
+        else:
+            print(f"Created {display_path(result.file)} (CONCEPT {result.concept}).")
+            if result.index_written:
+                print(f"Wrote {display_path(result.bank / '_index.md')}.")
+    rules = agent_rules(_bank_name(bank_dir, project))
     if args.agent_file is None:
-        if status == 0:
-            print(
-                "\nAdd these rules to AGENT.md, CLAUDE.md or GEMINI.md (or run again with --agent-file FILE):\n"
-            )
-            print(rules)
+        if status:
+            return status
+        print(
+            "\nAdd these rules to AGENT.md, CLAUDE.md or GEMINI.md (or run again with --agent-file FILE):\n"
+        )
+        print(rules)
         return status
+    agent_file = args.agent_file if args.agent_file.is_absolute() else project / args.agent_file
     try:
-        changed = add_rules(args.agent_file, rules)
-    except InitError as exc:
+        changed = add_rules(agent_file, rules)
+    except failed as exc:
         print(f"ckp: {exc}", file=sys.stderr)
         return 1
-    where = display_path(args.agent_file)
+    where = display_path(agent_file)
     print(f"Added the CKP rules to {where}." if changed else f"{where} already holds the current CKP rules.")
     return status
+
+
+def _has_knowledge(bank: Path) -> bool:
+    from ..core.config import config_for_bank
+    from ..core.discovery import knowledge_files
+
+    return bool(knowledge_files(bank, config_for_bank(bank).exclude))
+
+
+def _adopt(adopt_bank: Any, bank: Path) -> int:
+    done = adopt_bank(bank)
+    where = display_path(bank)
+    if not done.compiled and not done.failed and not done.index_written:
+        print(f"{where} is adopted already: every knowledge file has a header and the index is current.")
+        return 0
+    print(f"Adopted the bank {where}: {len(done.compiled)} file(s) got a header (compiled offline).")
+    for rel in done.compiled:
+        print(f"  {display_path(bank / rel)}")
+    for rel, why in done.failed:
+        print(f"ckp: {display_path(bank / rel)}: {why}", file=sys.stderr)
+    index = display_path(bank / "_index.md")
+    print(f"Wrote {index}." if done.index_written else f"{index} is up to date.")
+    print(f"Review the headers, then `ckp check {where}`; `ckp compile --all {where}` fills missing fields.")
+    return 1 if done.failed else 0

@@ -28,9 +28,14 @@ def paint(text: str, code: str, on: bool) -> str:
 
 def bank_root(path: Path) -> Path | None:
     """The root of the bank ``path`` names or lies in; None (and a message on stderr) when none."""
-    from ..core.discovery import bank_of
+    from ..core.discovery import named_bank
 
-    root = bank_of(path) if path.exists() else None
+    root = named_bank(path) if path.exists() else None
     if root is None:
-        print(f"ckp: {path}: not a memory bank", file=sys.stderr)
+        why = "no such file or folder" if not path.exists() else "not a memory bank"
+        print(
+            f"ckp: {path}: {why}: name a bank folder (memory-bank/, .claude/memory/, a folder of notes) "
+            "or list it in `banks = [...]` in .ckp.toml",
+            file=sys.stderr,
+        )
     return root

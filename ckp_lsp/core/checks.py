@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from weakref import WeakKeyDictionary
 
 from .bank import CLAIM_LIMIT, Bank
-from .discovery import INDEX_END, INDEX_START
+from .discovery import INDEX_END, INDEX_START, is_excluded
 from .findings import Finding, apply_overrides
 from .index import (
     TABLE_HEAD,
@@ -82,7 +82,7 @@ def bank_findings(bank: Bank, kf: KnowledgeFile) -> list[Finding]:
                 continue
             declared = files[paths[0]]
             updated = declared.validated if by_validated else bank.updated_date(declared)
-            if updated is None or not updated.is_after(date):
+            if updated is None or not updated.is_after(date) or is_session_file(bank, declared.path):
                 continue
         rel = kf.relationship(n)
         target = bank.file_of(rel.concept)
@@ -99,7 +99,7 @@ def bank_findings(bank: Bank, kf: KnowledgeFile) -> list[Finding]:
                 )
             )
             continue
-        if rel.date is None or rel.date_span is None:
+        if rel.date is None or rel.date_span is None or is_session_file(bank, target.path):
             continue
         updated = bank.updated_date(target)
         if updated is not None and updated.is_after(rel.date):
@@ -118,6 +118,12 @@ def bank_findings(bank: Bank, kf: KnowledgeFile) -> list[Finding]:
                 )
             )
     return out
+
+
+def is_session_file(bank: Bank, rel: str) -> bool:
+    """Whether ``rel`` is a file the agent rewrites every session (``session_files``): relationships
+    to it are never stale, as its date moves every day."""
+    return is_excluded(rel, bank.config.session_files)
 
 
 def _concept(bank: Bank, rel: str) -> str | None:
@@ -150,13 +156,15 @@ def check_index(bank: Bank) -> list[Finding]:
     anchor_line = doc.start_line if doc.start_line is not None else 0
     anchor = Span(anchor_line, 0, anchor_line, utf16_len(lines[anchor_line]))
     if doc.start_line is None and not doc.rows:
-        out.append(
-            Finding.of(
-                "CKP070",
-                Span(0, 0, 0, utf16_len(lines[0])),
-                "_index.md has no generated section (<!-- ckp:index:start --> … end): regenerate the index",
+        if expected:  # a hand-written index of a bank with headers: the rows belong beside it
+            out.append(
+                Finding.of(
+                    "CKP070",
+                    Span(0, 0, 0, utf16_len(lines[0])),
+                    "_index.md has no generated section: `ckp index` (or Regenerate index) adds one "
+                    f"between {INDEX_START} and {INDEX_END} and keeps your own text",
+                )
             )
-        )
     else:
         by_key = {(r["CONCEPT"], r["FILE"]): r for r in expected}
         by_concept = {r["CONCEPT"]: r for r in expected}

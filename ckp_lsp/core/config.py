@@ -1,13 +1,19 @@
-"""Configuration: ``.ckp.toml`` at the workspace or bank root, overridable by editor settings."""
+"""Configuration: the user's file, ``.ckp.toml`` at the workspace or bank root (trust-filtered), the
+environment, then editor settings or command-line flags on top."""
 
 from __future__ import annotations
 
+import contextlib
+import math
+import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .findings import CODES, Severity
+from .trust import TrustStore, sensitive_settings, shown_value, user_config_path
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -18,6 +24,15 @@ CONFIG_NAME = ".ckp.toml"
 STALENESS = ("validated", "git", "mtime")
 INDEX_FORMATS = ("table", "blocks")
 PROVIDERS = ("offline", "openai", "anthropic", "command")
+MAX_TIMEOUT = 86400.0  # a day: beyond it a "timeout" is a typo, and sockets refuse it
+#: Environment variables a user may set instead of a config file (keys stay in their own variables).
+LLM_ENVIRONMENT = {
+    "CKP_LLM_PROVIDER": "provider",
+    "CKP_LLM_MODEL": "model",
+    "CKP_LLM_BASE_URL": "base_url",
+    "CKP_LLM_COMMAND": "command",
+    "CKP_LLM_TIMEOUT": "timeout",
+}
 _SEVERITIES = {
     "error": Severity.ERROR,
     "warning": Severity.WARNING,
@@ -39,12 +54,33 @@ class LlmConfig:
     timeout: float = 60.0
 
 
+#: Markdown files of a bank that are not knowledge files: the bank's own README, the entry file
+#: Claude Code and others keep beside their notes, per-folder index files (the root
+#: ``_index.md`` is the CKP index), and templates. ``exclude`` replaces this list,
+#: ``extend_exclude`` adds to it.
+DEFAULT_EXCLUDE = (
+    "README.md",
+    "MEMORY.md",
+    "index.md",
+    "_index.md",
+    "_*template*.md",
+    "*-template.md",
+    "*.template.md",
+    "templates/*",
+    "*/templates/*",
+)
+#: files an agent rewrites every session (Cline's): knowledge files, routed and indexed, but a
+#: relationship to one is never stale, since its date moves every day
+DEFAULT_SESSION_FILES = ("activeContext.md", "progress.md")
+
+
 @dataclass(frozen=True)
 class Config:
     """Settings of SPEC and the issues, with their defaults."""
 
     banks: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ("README.md",)
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    session_files: tuple[str, ...] = DEFAULT_SESSION_FILES
     staleness: str = "validated"
     index_format: str = "table"
     index_budget_tokens: int = 4000
@@ -52,6 +88,8 @@ class Config:
     diagnostics: dict[str, Severity | None] = field(default_factory=dict)
     llm: LlmConfig = field(default_factory=LlmConfig)
     problems: tuple[str, ...] = ()  # what was wrong in the settings, for the user to see
+    # workspace settings dropped because their folder is not trusted (SPEC §8), for the user to see
+    ignored: tuple[str, ...] = ()
 
     def merged(self, settings: dict[str, Any]) -> Config:
         """This config with ``settings`` (``.ckp.toml`` keys or editor ``ckp.*`` keys) on top."""
@@ -59,19 +97,128 @@ class Config:
 
 
 def load_config(*folders: Path, base: Config | None = None) -> Config:
-    """Config from the first ``.ckp.toml`` in each of ``folders``, later folders overriding."""
+    """Config from the ``.ckp.toml`` in each of ``folders``, later folders overriding.
+
+    These are workspace files: settings that choose a program, an endpoint or where a key goes
+    are taken only from folders the user trusted (SPEC §8); the others are noted in ``ignored``.
+    """
     config = base or Config()
     for folder in folders:
         path = folder / CONFIG_NAME
-        if not path.is_file():
+        data = _read_toml(path)
+        if isinstance(data, str):
+            config = replace(config, problems=(*config.problems, data))
             continue
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            config = replace(config, problems=(*config.problems, f"{path}: {exc}"))
+        if data is None:
             continue
+        problems: list[str] = []
+        data = confined(folder, data, problems)
+        data, note = _trusted_part(folder, data)
+        if note:
+            config = replace(config, ignored=(*config.ignored, note))
         config = config.merged(data)
+        if problems:
+            config = replace(config, problems=(*config.problems, *problems))
     return config
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def confined(folder: Path, data: dict[str, Any], problems: list[str]) -> dict[str, Any]:
+    """``data`` of ``folder``'s ``.ckp.toml`` without the banks and excludes that reach outside
+    ``folder`` (``..``, an absolute path, a symbolic link out): a cloned repository chooses no
+    folder of the machine. Each one dropped is a problem for the user to read."""
+    where = folder / CONFIG_NAME
+    out = dict(data)
+    real_folder = Path(os.path.realpath(folder))
+    banks = data.get("banks")
+    if isinstance(banks, list):
+        kept = []
+        for b in banks:
+            real = Path(os.path.realpath(folder / str(b)))
+            if _inside(real, real_folder):
+                kept.append(b)
+            else:
+                problems.append(
+                    f"{where}: banks = {str(b)!r} leads outside {folder} (to {real}): ignored; "
+                    "a .ckp.toml names banks inside its own folder only"
+                )
+        out["banks"] = kept
+    exclude = data.get("exclude")
+    if isinstance(exclude, list):
+        kept = []
+        for g in exclude:
+            glob = str(g)
+            if (
+                glob.startswith(("/", "\\", "~"))
+                or ".." in glob.replace("\\", "/").split("/")
+                or (len(glob) > 1 and glob[1] == ":")
+            ):
+                problems.append(
+                    f"{where}: exclude = {glob!r} names something outside the bank: ignored; "
+                    "write globs relative to the bank (e.g. 'drafts/*')"
+                )
+            else:
+                kept.append(g)
+        out["exclude"] = kept
+    return out
+
+
+def user_config(env: Mapping[str, str] | None = None) -> Config:
+    """The user-level file (``~/.config/ckp/config.toml``): the user's own, so fully trusted."""
+    path = user_config_path(env)
+    data = _read_toml(path)
+    if isinstance(data, str):
+        return Config(problems=(data,))
+    if data is None:
+        return Config()
+    config = Config().merged(data)
+    return replace(config, problems=tuple(f"{path}: {p}" for p in config.problems))
+
+
+def with_environment(config: Config, env: Mapping[str, str] | None = None) -> Config:
+    """``config`` with the ``CKP_LLM_*`` environment variables on top (the user set them)."""
+    env = os.environ if env is None else env
+    llm: dict[str, object] = {key: env[var] for var, key in LLM_ENVIRONMENT.items() if env.get(var)}
+    if "timeout" in llm:
+        # One that is not a number stays a string: the check of every timeout reports it.
+        with contextlib.suppress(ValueError):
+            llm["timeout"] = float(str(llm["timeout"]))
+    return config.merged({"llm": llm}) if llm else config
+
+
+def _read_toml(path: Path) -> dict[str, Any] | str | None:
+    """The parsed file, a message saying what is wrong with it, or None when there is none."""
+    if not path.is_file():
+        return None
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return f"{path}: {exc}"
+
+
+def _trusted_part(folder: Path, data: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """``data`` without its trust-sensitive settings unless ``folder`` is trusted, and a note."""
+    sensitive = sensitive_settings(data)
+    if not sensitive:
+        return data, ""
+    verdict = TrustStore().verdict(folder, sensitive)
+    if verdict == "trusted":
+        return data, ""
+    llm = {k: v for k, v in data["llm"].items() if k not in sensitive}
+    why = (
+        "its LLM settings changed since the folder was trusted"
+        if verdict == "changed"
+        else "the folder is not trusted"
+    )
+    shown = ", ".join(shown_value(k, v) for k, v in sensitive.items())
+    note = (
+        f"{folder / CONFIG_NAME}: ignored {shown} ({why}); if you trust this folder, "
+        f"run `ckp trust {folder}` (or set these in your user config or editor settings)"
+    )
+    return {**data, "llm": llm}, note
 
 
 def _merge(config: Config, s: dict[str, Any]) -> Config:
@@ -87,11 +234,15 @@ def _merge(config: Config, s: dict[str, Any]) -> Config:
 
     pick("staleness", STALENESS)
     pick("index_format", INDEX_FORMATS)
-    for key in ("banks", "exclude"):
+    for key in ("banks", "exclude", "extend_exclude", "session_files"):
         if isinstance(s.get(key), list):
             changes[key] = tuple(str(b) for b in s[key])
         elif s.get(key) is not None:
             problems.append(f"{key} = {s[key]!r} is not a list: write {key} = [{s[key]!r}]")
+    if "extend_exclude" in changes:
+        added = changes.pop("extend_exclude")
+        base = changes.get("exclude", config.exclude)
+        changes["exclude"] = (*base, *(g for g in added if g not in base))
     budget = s.get("index_budget_tokens")
     if isinstance(budget, int) and not isinstance(budget, bool) and budget > 0:
         changes["index_budget_tokens"] = budget
@@ -139,38 +290,64 @@ def _merge_llm(llm: LlmConfig, s: dict[str, Any], problems: list[str]) -> LlmCon
     ):
         if isinstance(s.get(key), str) and s[key]:
             changes[name] = s[key]
-    if isinstance(s.get("timeout"), (int, float)) and s["timeout"] > 0:
-        changes["timeout"] = float(s["timeout"])
+    timeout = s.get("timeout")
+    if timeout is not None:
+        if valid_timeout(timeout):
+            changes["timeout"] = float(timeout)
+        else:
+            problems.append(
+                f"llm.timeout = {timeout!r} is not a number of seconds above 0 and at most "
+                f"{MAX_TIMEOUT:g}; {llm.timeout:g} s is used"
+            )
     return replace(llm, **changes)
 
 
-def banks_named_in(folder: Path) -> list[Path]:
-    """The banks ``folder``'s ``.ckp.toml`` names (``banks = [...]``), relative to ``folder``."""
+def valid_timeout(value: object) -> bool:
+    """Whether ``value`` is a usable deadline in seconds (not inf, nan, 0 or negative)."""
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and 0 < value <= MAX_TIMEOUT
+    )
+
+
+def banks_named_in(folder: Path, problems: list[str] | None = None) -> list[Path]:
+    """The banks ``folder``'s ``.ckp.toml`` names (``banks = [...]``), relative to ``folder`` and
+    inside it (those outside are left out, and said so in ``problems``)."""
     path = folder / CONFIG_NAME
     if not path.is_file():
         return []
     try:
-        banks = tomllib.loads(path.read_text(encoding="utf-8")).get("banks")
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return []  # load_config reports what is wrong with the file
+    banks = confined(folder, {"banks": data.get("banks")}, [] if problems is None else problems)["banks"]
     return [(folder / str(b)).resolve() for b in banks] if isinstance(banks, list) else []
 
 
-def configured_banks(folder: Path) -> list[Path]:
+def configured_banks(folder: Path, problems: list[str] | None = None) -> list[Path]:
     """The banks named in the ``.ckp.toml`` files of ``folder`` and above it, up to the repository root."""
     out: list[Path] = []
     for f in (folder, *folder.parents):
-        out.extend(banks_named_in(f))
+        out.extend(banks_named_in(f, problems))
         if (f / ".git").exists():
             break
     return out
 
 
 def config_for_bank(bank_root: Path, base: Config | None = None) -> Config:
-    """Config of a bank: ``.ckp.toml`` files from the repository (or filesystem) root down to the bank."""
+    """Config of a bank: the user's file (or ``base``), the ``.ckp.toml`` files from the repository
+    (or filesystem) root down to the bank, then the environment."""
+    base = user_config() if base is None else base
+    return with_environment(load_config(*reversed(config_chain(bank_root)), base=base))
+
+
+def config_chain(folder: Path) -> list[Path]:
+    """The folders whose ``.ckp.toml`` apply to ``folder``: it and those above, to the repository root."""
     chain = []
-    for folder in (bank_root, *bank_root.parents):
-        chain.append(folder)
-        if (folder / ".git").exists():
+    for f in (folder, *folder.parents):
+        chain.append(f)
+        if (f / ".git").exists():
             break
-    return load_config(*reversed(chain), base=base)
+    return chain

@@ -13,13 +13,37 @@ from .config import banks_named_in, configured_banks
 
 INDEX_NAME = "_index.md"
 BANK_DIR_NAME = "memory-bank"
+#: the folders agents keep their memory in, found without configuration: Cline's ``memory-bank/``
+#: (also hidden), Claude Code's ``.claude/memory/``, and ``memory/`` at a repository's root
+KNOWN_BANK_DIRS = frozenset({BANK_DIR_NAME, ".memory-bank"})
+#: hidden folders searched all the same, for the banks they may hold
+HIDDEN_SEARCHED = frozenset({".memory-bank", ".claude"})
 INDEX_START = "<!-- ckp:index:start -->"
 INDEX_END = "<!-- ckp:index:end -->"
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__"})
 
 
 def _skipped(name: str) -> bool:
-    return name in SKIP_DIRS or name.startswith(".")
+    return name in SKIP_DIRS or (name.startswith(".") and name not in HIDDEN_SEARCHED)
+
+
+def is_known_bank_dir(folder: Path) -> bool:
+    """Whether ``folder`` is where an agent keeps its memory by convention (``KNOWN_BANK_DIRS``,
+    ``.claude/memory``, or ``memory/`` beside a repository's ``.git``)."""
+    if folder.name in KNOWN_BANK_DIRS:
+        return True
+    if folder.name != "memory":
+        return False
+    if folder.parent.name == ".claude":
+        return True
+    return (folder.parent / ".git").exists() and _holds_markdown(folder)
+
+
+def _holds_markdown(folder: Path) -> bool:
+    try:
+        return any(e.name.endswith(".md") and e.is_file() for e in os.scandir(folder))
+    except OSError:
+        return False
 
 
 def is_ckp_index(path: Path) -> bool:
@@ -34,7 +58,7 @@ def is_ckp_index(path: Path) -> bool:
 
 def is_bank_root(folder: Path, configured: Iterable[Path] = ()) -> bool:
     """Whether ``folder`` is a bank by its name, its index or the configuration."""
-    if folder.name == BANK_DIR_NAME:
+    if is_known_bank_dir(folder):
         return True
     if any(folder == c for c in configured):
         return True
@@ -42,14 +66,19 @@ def is_bank_root(folder: Path, configured: Iterable[Path] = ()) -> bool:
     return index.is_file() and is_ckp_index(index)
 
 
-def find_banks(roots: Iterable[Path], configured: Iterable[Path] = ()) -> list[Path]:
-    """Every bank at or below ``roots``; banks never nest, so the search stops at a bank."""
+def find_banks(
+    roots: Iterable[Path], configured: Iterable[Path] = (), problems: list[str] | None = None
+) -> list[Path]:
+    """Every bank at or below ``roots``; banks never nest, so the search stops at a bank.
+
+    Banks a ``.ckp.toml`` names outside its own folder are ignored (and said so in ``problems``).
+    """
     conf = [c.resolve() for c in configured]
     found: list[Path] = []
     for root in roots:
         root = root.resolve()
-        above = [] if (root / ".git").exists() else configured_banks(root.parent)
-        found.extend(_walk_banks(root, conf + above))
+        above = [] if (root / ".git").exists() else configured_banks(root.parent, problems)
+        found.extend(_walk_banks(root, conf + above, problems))
     seen: set[Path] = set()
     out = []
     for b in found:
@@ -59,8 +88,8 @@ def find_banks(roots: Iterable[Path], configured: Iterable[Path] = ()) -> list[P
     return sorted(out)
 
 
-def _walk_banks(root: Path, configured: list[Path]) -> Iterator[Path]:
-    configured = configured + banks_named_in(root)  # `banks = [...]` in a .ckp.toml on the way
+def _walk_banks(root: Path, configured: list[Path], problems: list[str] | None) -> Iterator[Path]:
+    configured = configured + banks_named_in(root, problems)  # `banks = [...]` in a .ckp.toml on the way
     if is_bank_root(root, configured):
         yield root
         return
@@ -70,19 +99,30 @@ def _walk_banks(root: Path, configured: list[Path]) -> Iterator[Path]:
         return
     for e in entries:
         if e.is_dir(follow_symlinks=False) and not _skipped(e.name):
-            yield from _walk_banks(Path(e.path), configured)
+            yield from _walk_banks(Path(e.path), configured, problems)
 
 
-def bank_of(path: Path, configured: Iterable[Path] = ()) -> Path | None:
+def bank_of(path: Path, configured: Iterable[Path] = (), problems: list[str] | None = None) -> Path | None:
     """The bank that holds ``path`` (the outermost bank among its ancestors)."""
     path = path.resolve()
     start = path if path.is_dir() else path.parent
-    conf = [c.resolve() for c in configured] + configured_banks(start)
+    conf = [c.resolve() for c in configured] + configured_banks(start, problems)
     best = None
     for folder in (start, *start.parents):
         if is_bank_root(folder, conf):
             best = folder
     return best
+
+
+def named_bank(path: Path, configured: Iterable[Path] = ()) -> Path | None:
+    """The bank a user names on the command line: the bank ``path`` lies in, or else a folder that
+    holds Markdown files directly and no bank below it (``ckp index notes/``); None otherwise."""
+    found = bank_of(path, configured)
+    if found is not None or not path.is_dir():
+        return found
+    if not find_banks([path], configured) and _holds_markdown(path):
+        return path.resolve()
+    return None
 
 
 def is_excluded(relpath: str, exclude: Iterable[str]) -> bool:

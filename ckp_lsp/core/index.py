@@ -123,10 +123,41 @@ def update_index_text(existing: str | None, bank: Bank, form: str | None = None)
     section = render_section(expected_rows(bank), form, nl)
     start = existing.find(INDEX_START)
     end = existing.find(INDEX_END, start + 1) if start >= 0 else -1
-    if start < 0 or end < 0:
+    if start >= 0 and end < 0:
+        # The end marker was lost: the old section (its table or blocks) is replaced, not repeated.
+        return existing[:start] + section + existing[_generated_end(existing, start) :]
+    if start < 0:
+        # A hand-written index: the user's text stays as it is, the section goes after it.
         sep = "" if existing.endswith(("\n", "\r")) or not existing else nl
         return existing + sep + (nl if existing else "") + section + nl
     return existing[:start] + section + existing[end + len(INDEX_END) :]
+
+
+def _generated_end(text: str, start: int) -> int:
+    """Where a section whose end marker is missing ends: after the run of table rows or header
+    blocks that follows its start marker."""
+    pos = text.find("\n", start)
+    if pos < 0:
+        return len(text)
+    pos += 1
+    while pos < len(text):
+        nl = text.find("\n", pos)
+        line = text[pos : len(text) if nl < 0 else nl].strip()
+        if not (line.startswith("|") or line == "---" or _BLOCK_KEY.match(line)):
+            break
+        pos = len(text) if nl < 0 else nl + 1
+    return pos
+
+
+def adds_section(existing: str | None) -> bool:
+    """Whether regenerating adds the section to a hand-written index (one without markers)."""
+    return existing is not None and INDEX_START not in existing
+
+
+ADDED_SECTION = (
+    f"added the generated section between {INDEX_START} and {INDEX_END} after your own text, "
+    "which is kept as it is"
+)
 
 
 def parse_index(text: str) -> IndexDoc:
@@ -144,7 +175,10 @@ def parse_index(text: str) -> IndexDoc:
         lo = doc.start_line + 1
         hi = doc.end_line if doc.end_line is not None else len(lines)
     body = lines[lo:hi]
-    if any(line.lstrip().startswith("|") for line in body):
+    table = any(line.lstrip().startswith("|") for line in body)
+    if doc.start_line is None and not _holds_ckp_rows(body, table):
+        return doc  # a hand-written index (a table of links, notes): the user's, not CKP rows
+    if table:
         doc.rows = _table_rows(body, lo)
     else:
         doc.form = "blocks"
@@ -181,6 +215,15 @@ def row_at(text: str, line: int) -> IndexRow | None:
         end += 1
     rows = _block_rows(lines[start:end], start)
     return next((r for r in reversed(rows) if r.line <= line), None)
+
+
+def _holds_ckp_rows(lines: list[str], table: bool) -> bool:
+    """Whether an index without markers is still CKP's: a table headed by a CONCEPT column, or
+    header blocks."""
+    if table:
+        head = next(line for line in lines if line.lstrip().startswith("|"))
+        return "CONCEPT" in (c.upper() for c in cells(head))
+    return any(line.startswith("CONCEPT:") for line in lines)
 
 
 def cells(line: str) -> list[str]:

@@ -78,6 +78,10 @@ class InitError(Exception):
     """Nothing was written: the message says why."""
 
 
+class AlreadyDone(InitError):
+    """What init would write is there already: nothing to do."""
+
+
 @dataclass
 class Project:
     """What ``ckp init`` learns about a project."""
@@ -329,7 +333,7 @@ def init_bank(project_dir: Path, bank_dir: Path | None = None) -> InitResult:
     project = scan_project(project_dir, skip=bank_root)
     target = bank_root / "projects" / f"{project.concept}.md"
     if target.exists():
-        raise InitError(
+        raise AlreadyDone(
             f"{target} exists already: nothing was written (edit it, or remove it to start again)"
         )
     config = config_for_bank(bank_root) if bank_root.is_dir() else None
@@ -356,6 +360,57 @@ def init_bank(project_dir: Path, bank_dir: Path | None = None) -> InitResult:
     return InitResult(bank_root, target, project.concept, written)
 
 
+@dataclass
+class Adopted:
+    """What ``adopt_bank`` did to a bank that was there before ``ckp init``."""
+
+    bank: Path
+    compiled: list[str]  # files that got a header
+    failed: list[tuple[str, str]]  # (file, why) of the files that could not get one
+    index_written: bool
+
+
+def existing_bank(project_dir: Path) -> Path | None:
+    """The bank the project keeps already (``memory-bank/``, ``.memory-bank/``, ``.claude/memory/``,
+    ``memory/``, a folder ``.ckp.toml`` names, one with a CKP ``_index.md``), if it has any."""
+    from .discovery import find_banks
+
+    found = find_banks([project_dir])
+    return found[0] if found else None
+
+
+def adopt_bank(bank_root: Path) -> Adopted:
+    """Give every knowledge file without a header one (compiled offline, the body untouched), and
+    write the index; headers there are the user's and stay as they are."""
+    from .compile.compiler import compile_header
+    from .compile.model import CompileError
+    from .writes import WriteRefused
+
+    bank = Bank.load(bank_root, config_for_bank(bank_root))
+    compiled: list[str] = []
+    failed: list[tuple[str, str]] = []
+    for rel in sorted(bank.files):
+        kf = bank.files[rel]
+        if kf.concept or not any(f.code == "CKP001" for f in kf.local):
+            continue  # a header already, or a template to copy (no finding)
+        path = bank_root / rel
+        try:
+            data = path.read_bytes()
+            text = data.decode("utf-8").removeprefix("\ufeff")
+            result = compile_header(bank, rel, text)
+            write_atomic(path, result.text, expected=text, bom=data.startswith(codecs.BOM_UTF8))
+        except (CompileError, OSError, UnicodeDecodeError, WriteRefused) as exc:
+            failed.append((rel, str(exc)))
+            continue
+        bank.set_file(rel, result.text)
+        compiled.append(rel)
+    index = update_index_text(bank.index_text, bank)
+    written = index != bank.index_text
+    if written:
+        write_atomic(bank.index_path, index, expected=bank.index_text, new_file=bank.index_text is None)
+    return Adopted(bank_root, compiled, failed, written)
+
+
 # --- the agent rules ----------------------------------------------------------------------------
 
 
@@ -366,8 +421,14 @@ def agent_rules(bank: str = "memory-bank") -> str:
 
 Project knowledge lives in `{bank}/`, one Markdown file per concept, each with a CKP header.
 
-**Boot.** At the start of a task read `{bank}/_index.md` first, and only it: one row per file
-with CONCEPT, FILE, TLDR, ANSWERS_WHEN, SIMILAR_HIGH and SIMILAR_MID. Do not read the whole bank.
+**Tools.** When the `ckp_route` tool is available (the `ckp mcp` server), call it with every
+question instead of reading the index: read only the files it loads (`include_content` brings
+their text) and state its `declaration` line before answering. After writing a knowledge file,
+call `ckp_compile` on it, then `ckp_index`. Without the tools, follow the rules below.
+
+**Boot** (without the tools). At the start of a task read `{bank}/_index.md` first, and only
+it: one row per file with CONCEPT, FILE, TLDR, ANSWERS_WHEN, SIMILAR_HIGH and SIMILAR_MID.
+Do not read the whole bank.
 
 **Routing.** For every question:
 1. Match the question against each row's ANSWERS_WHEN keywords and its CONCEPT (plurals and

@@ -238,10 +238,11 @@ class KnowledgeFile:
 
 
 def slugify(text: str) -> str:
-    """A valid concept name for ``text`` (``JWT Authentication`` -> ``jwt-authentication``)."""
-    slug = re.sub(r"[^a-z0-9._-]+", "-", text.strip().lower())
-    slug = re.sub(r"-{2,}", "-", slug).strip("-._")
-    return slug or "concept"
+    """A valid concept name for ``text``: ``JWT Authentication`` -> ``jwt-authentication``,
+    ``caffè`` -> ``caffe`` (letters of any script are transliterated, not dropped)."""
+    from .language.names import slug  # on first use: only an invalid CONCEPT needs it
+
+    return slug(text) or "concept"
 
 
 def closest(word: str, choices: list[str] | tuple[str, ...], cutoff: float = 60) -> str | None:
@@ -252,6 +253,22 @@ def closest(word: str, choices: list[str] | tuple[str, ...], cutoff: float = 60)
 
     best = process.extractOne(word, choices, scorer=fuzz.ratio, processor=None, score_cutoff=cutoff)
     return best[0] if best else None
+
+
+#: a placeholder a template leaves to fill: ``[Project name]``, ``{{date}}``, ``<describe it>``,
+#: ``YYYY-MM-DD``, ``TBD`` (a Markdown link ``[text](url)`` and a task box ``[ ]`` are not)
+_PLACEHOLDER = re.compile(
+    r"\[[A-Z][^\]\n]{2,80}\](?![(\[:])|\{\{[^}\n]+\}\}|<[a-z][a-z _-]{2,40}>|YYYY-MM(?:-DD)?|\bTBD\b|\bTODO\b"
+)
+_TEMPLATE_SHARE = 0.5
+
+
+def is_template_text(text: str) -> bool:
+    """Whether a file is a template: at least three of its lines of text, and half of them, hold
+    a placeholder. A template is no knowledge file to give a header (CKP001 is not reported)."""
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith(("#", "---", "```"))]
+    held = sum(1 for ln in lines if _PLACEHOLDER.search(ln))
+    return held >= 3 and held >= _TEMPLATE_SHARE * len(lines)
 
 
 def read_knowledge_file(path: str, text: str, utf8: bool = True) -> KnowledgeFile:
@@ -448,6 +465,8 @@ def _read_full(path: str, text: str, utf8: bool) -> KnowledgeFile:
         )
     header = kf.header
     if header is None:
+        if is_template_text(text):
+            return kf  # a template to copy, not a file to give a header
         first = text.split("\n", 1)[0].split("\r", 1)[0]  # a lone CR ends a line too
         kf.local.append(
             Finding.of(
@@ -461,6 +480,20 @@ def _read_full(path: str, text: str, utf8: bool) -> KnowledgeFile:
     if header.yaml_error is not None:
         message, span = header.yaml_error
         kf.local.append(Finding.of("CKP006", span, message))
+        return kf
+    if header.form == "frontmatter" and not header.fields:
+        if is_template_text(text):
+            return kf
+        # The user's own front matter (title, tags, status…) and no CKP key in it: one finding,
+        # not one a missing field; the quick fix adds the keys to this front matter.
+        kf.local.append(
+            Finding.of(
+                "CKP001",
+                Span(0, 0, 0, 3),
+                "this knowledge file has no CKP header: its front matter has no CONCEPT, TLDR or "
+                "ANSWERS_WHEN (quick fix: insert a compiled header into the front matter)",
+            )
+        )
         return kf
     _read_fields(kf, header)
     return kf

@@ -1,13 +1,30 @@
-"""Writing files without ever losing one: a temporary file, then an atomic rename."""
+"""Writing files without ever losing one: a temporary file, then an atomic swap that is checked.
+
+Replacing a file the tool has read and checked is race-free on Linux: the new file is swapped in
+with ``renameat2(RENAME_EXCHANGE)``, the file swapped out is compared with what was read, and when
+someone saved in between the two are swapped back, so the other edit stays and nothing of ours is
+written. Elsewhere the file is read again just before the rename (the window is that rename).
+"""
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
+import functools
 import os
+import stat
+import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from .text import BOM
+
+#: how many bytes of a file's name its temporary file keeps (a name is at most 255 bytes)
+_NAME_BYTES = 200
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
 
 
 class WriteRefused(Exception):
@@ -22,49 +39,213 @@ class NotUtf8(WriteRefused):
     """The file on disk is not UTF-8 text: rewriting it would lose the bytes that are not."""
 
 
+class CannotWrite(WriteRefused):
+    """The system refused the write (full disk, read-only folder, name too long): nothing changed."""
+
+
+def leaves(path: Path, root: Path) -> bool:
+    """Whether writing ``path`` would write outside ``root`` (a symbolic link, even a dangling one,
+    is followed to where it points)."""
+    real_root = Path(os.path.realpath(root))
+    real = Path(os.path.realpath(path))
+    return real != real_root and real_root not in real.parents
+
+
 def write_atomic(
-    path: Path, text: str, *, expected: str | None = None, bom: bool = False, new_file: bool = False
+    path: Path,
+    text: str,
+    *,
+    expected: str | None = None,
+    bom: bool = False,
+    new_file: bool = False,
+    within: Path | None = None,
 ) -> None:
     """Replace ``path`` with ``text`` atomically; refuse when its text is no longer ``expected``.
 
     ``expected`` is the BOM-less text read before; None skips the comparison, and ``new_file``
     says the file did not exist then (so one that appeared since is not overwritten). A file that
-    is not valid UTF-8 is never rewritten. A symbolic link is written through, to its target.
+    is not valid UTF-8, is read-only, has several hard links or belongs to someone this process
+    cannot give it back to is never rewritten. A symbolic link is written through, to its target,
+    unless that target lies outside ``within`` (the bank). Every refusal and every error of the
+    system is a ``WriteRefused`` naming the file; the file is then as it was.
     """
+    if within is not None and leaves(path, within):
+        raise WriteRefused(
+            f"{path} is a symbolic link that leads outside the bank (to {os.path.realpath(path)}): "
+            "nothing was written; replace the link by a file inside the bank"
+        )
     if path.is_symlink():
-        path = path.resolve()
+        path = Path(os.path.realpath(path))
+    try:
+        _write(path, ((BOM if bom else "") + text).encode("utf-8"), expected, new_file)
+    except OSError as exc:
+        raise CannotWrite(f"{path}: cannot be written ({exc.strerror or exc}): nothing was changed") from None
+
+
+def _write(path: Path, data: bytes, expected: str | None, new_file: bool) -> None:
+    try:
+        st: os.stat_result | None = path.lstat()
+    except FileNotFoundError:
+        st = None
+    if st is not None:
+        _refuse_unsafe(path, st)
+    original: bytes | None = None
     if expected is not None or new_file:
-        try:
-            with path.open("rb") as fh:
-                data = fh.read()
-        except FileNotFoundError:
-            current = None
-        else:
-            try:
-                current = data.decode("utf-8").removeprefix(BOM)
-            except UnicodeDecodeError:
-                raise NotUtf8(
-                    f"{path} is not valid UTF-8 text: nothing was written, so that none of its bytes "
-                    "is lost; save it as UTF-8 first"
-                ) from None
-        if current != expected:
+        original = _read(path)
+        if _text_of(path, original) != expected:
             raise ChangedOnDisk(f"{path} changed on disk since it was read; nothing was written, run again")
-    data = ((BOM if bom else "") + text).encode("utf-8")
     folder = path.parent
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    name = os.fsencode(path.name)[:_NAME_BYTES].decode("utf-8", "ignore")
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
+            _keep_owner_and_mode(fh.fileno(), path, st)
             os.fsync(fh.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
-        os.replace(tmp, path)
-    except BaseException:
+        if original is None and expected is None and not new_file:
+            os.replace(tmp, path)  # nothing was read: nothing to compare
+        elif original is None:
+            _create(tmp, path)
+        else:
+            _replace_unchanged(tmp, path, original, data)
+    finally:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-        raise
     _sync_folder(folder)
+
+
+def _refuse_unsafe(path: Path, st: os.stat_result) -> None:
+    """Refuse what a rename would break: a special file, a read-only file, a hard link."""
+    if not stat.S_ISREG(st.st_mode):
+        raise WriteRefused(f"{path} is not a regular file: nothing was written")
+    if not st.st_mode & 0o222 or not os.access(path, os.W_OK):
+        raise WriteRefused(
+            f"{path} is read-only: nothing was written; make it writable (chmod u+w) to let ckp change it"
+        )
+    if st.st_nlink > 1:
+        # A rename would leave the other links on the old text; writing in place could leave a
+        # half-written file if the machine stopped. Neither is acceptable: the file is kept.
+        raise WriteRefused(
+            f"{path} has {st.st_nlink} hard links: rewriting it would separate them, so nothing was "
+            "written; apply the change by hand (`ckp fix --diff` shows it)"
+        )
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        with path.open("rb") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        return None
+
+
+def _text_of(path: Path, data: bytes | None) -> str | None:
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8").removeprefix(BOM)
+    except UnicodeDecodeError:
+        raise NotUtf8(
+            f"{path} is not valid UTF-8 text: nothing was written, so that none of its bytes "
+            "is lost; save it as UTF-8 first"
+        ) from None
+
+
+def _umask() -> int:
+    """The process's umask (read without changing it where the system says it)."""
+    with contextlib.suppress(OSError, ValueError), open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _keep_owner_and_mode(fd: int, path: Path, st: os.stat_result | None) -> None:
+    """Give the temporary file what the file had: mode bits, owner and group (a new file: the
+    mode ``open`` would give it, 0666 less the umask)."""
+    if st is None:
+        os.fchmod(fd, 0o666 & ~_umask())
+        return
+    mine = os.fstat(fd)
+    if (mine.st_uid, mine.st_gid) != (st.st_uid, st.st_gid):
+        try:
+            os.fchown(fd, st.st_uid, st.st_gid)
+        except PermissionError:
+            raise WriteRefused(
+                f"{path} belongs to user {st.st_uid}, group {st.st_gid}, which this user cannot give "
+                "a rewritten file: nothing was written"
+            ) from None
+    os.fchmod(fd, stat.S_IMODE(st.st_mode))
+
+
+def _create(tmp: str, path: Path) -> None:
+    """Put ``tmp`` at ``path`` only if nothing is there (a hard link cannot overwrite)."""
+    try:
+        os.link(tmp, path)
+        return
+    except FileExistsError:
+        raise ChangedOnDisk(
+            f"{path} was created on disk since it was read; nothing was written, run again"
+        ) from None
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+            raise
+    if path.exists() or path.is_symlink():  # a file system without hard links: narrow the window
+        raise ChangedOnDisk(f"{path} was created on disk since it was read; nothing was written, run again")
+    os.replace(tmp, path)
+
+
+def _replace_unchanged(tmp: str, path: Path, original: bytes, ours: bytes) -> None:
+    """Put ``tmp`` at ``path`` if ``path`` still holds ``original``; otherwise keep whatever is there."""
+    try:
+        swapped = _exchange(tmp, str(path))
+    except FileNotFoundError:
+        raise ChangedOnDisk(f"{path} was deleted since it was read; nothing was written") from None
+    if not swapped:
+        if _read(path) != original:
+            raise ChangedOnDisk(f"{path} changed on disk since it was read; nothing was written, run again")
+        os.replace(tmp, path)
+        return
+    if _read(Path(tmp)) == original:
+        return  # what we swapped out is what we read: no edit was lost (``tmp`` is removed)
+    # Someone saved between our read and the swap: their file is at ``tmp``. Swap back; if they
+    # saved again meanwhile (``tmp`` then is not ours), that later save is theirs to keep too.
+    _exchange(tmp, str(path))
+    if _read(Path(tmp)) != ours:
+        _exchange(tmp, str(path))
+    raise ChangedOnDisk(
+        f"{path} changed on disk while it was being written: the other edit was kept and nothing "
+        "was written; run again"
+    )
+
+
+@functools.cache
+def _renameat2() -> Callable[..., int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        fn = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    fn.restype = ctypes.c_int
+    return fn
+
+
+def _exchange(a: str, b: str) -> bool:
+    """Swap the files at ``a`` and ``b`` in one step; False where the system cannot."""
+    fn = _renameat2()
+    if fn is None:
+        return False
+    if fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False  # the file system does not swap
+    raise OSError(err, os.strerror(err), b)
 
 
 def _sync_folder(folder: Path) -> None:

@@ -75,3 +75,15 @@ def path_of(uri: str) -> Path | None:
 
 def location(path: Path, span: Span) -> types.Location:
     return types.Location(uri=uri_of(path), range=to_range(span))
+
+
+def uri_arg(args: tuple[object, ...] | list[object]) -> str | None:
+    """A document URI from a command's arguments: ``"file://…"``, ``{"uri": …}`` or ``[…]``."""
+    for a in args:
+        if isinstance(a, str):
+            return a
+        if isinstance(a, dict) and isinstance(a.get("uri"), str):
+            return str(a["uri"])
+        if isinstance(a, list) and a:
+            return uri_arg(a)
+    return None

@@ -8,7 +8,7 @@ import pytest
 
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.checks import check_file, check_index
-from ckp_lsp.core.config import Config, config_for_bank, load_config
+from ckp_lsp.core.config import DEFAULT_EXCLUDE, DEFAULT_SESSION_FILES, Config, config_for_bank, load_config
 from ckp_lsp.core.findings import Severity
 from ckp_lsp.core.index import parse_index, update_index_text
 from tests.unit.builders import SHOP, bank_of_texts, bare_header, copy_bank, write_files
@@ -25,7 +25,8 @@ def test_defaults() -> None:
     assert config.staleness == "validated"
     assert config.index_format == "table"
     assert config.index_budget_tokens == 4000
-    assert config.exclude == ("README.md",)
+    assert config.exclude == DEFAULT_EXCLUDE
+    assert config.session_files == DEFAULT_SESSION_FILES
     assert config.diagnostics == {}
     assert config.problems == ()
     assert load_config(Path("/nonexistent")) == config
@@ -109,7 +110,7 @@ def test_bad_values_are_reported_and_the_defaults_kept(tmp_path: Path, text: str
     assert len(config.problems) == 1
     assert problem in config.problems[0]
     assert (config.staleness, config.index_format, config.index_budget_tokens) == ("validated", "table", 4000)
-    assert config.exclude == ("README.md",)
+    assert config.exclude == DEFAULT_EXCLUDE
     assert config.diagnostics.get("CKP046") is None
 
 

@@ -356,10 +356,15 @@ def test_duplicate_concept_message_lists_the_other_files_sorted() -> None:
     assert dup[0].data["others"] == ["b.md", "c.md"]
 
 
-def test_invalid_concept_carries_its_slug_for_the_quick_fix() -> None:
-    bank = bank_of_texts({"a.md": bare_header(CONCEPT="JWT Authentication")})
+@pytest.mark.parametrize(
+    ("written", "slug"),
+    [("JWT Authentication", "jwt-authentication"), ("caffè", "caffe"), ("Crème Brûlée", "creme-brulee")],
+)
+def test_invalid_concept_carries_its_slug_for_the_quick_fix(written: str, slug: str) -> None:
+    bank = bank_of_texts({"a.md": bare_header(CONCEPT=written)})
     (finding,) = [f for f in check_file(bank, "a.md") if f.code == "CKP010"]
-    assert finding.data["suggestion"] == "jwt-authentication"
+    assert finding.data["suggestion"] == slug  # accented letters are transliterated, not dropped
+    assert f"use '{slug}'" in finding.message
 
 
 def test_unknown_concept_without_a_close_one_says_to_create_or_remove() -> None:

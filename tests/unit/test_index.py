@@ -210,7 +210,7 @@ def test_a_drifted_row_with_wide_characters_is_covered_to_its_end() -> None:
 def test_an_index_without_a_generated_section_is_drift_on_its_first_line() -> None:
     ((span, message),) = drift(shop(index="# Index\n\nTo be written.\n"))
     assert span == Span(0, 0, 0, 7)
-    assert "regenerate the index" in message
+    assert "`ckp index`" in message and "keeps your own text" in message
 
 
 # --- budget -------------------------------------------------------------------------------------

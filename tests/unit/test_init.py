@@ -196,10 +196,10 @@ def test_cli_agent_file_is_idempotent(shop: Path, capsys: pytest.CaptureFixture[
     first = agent.read_bytes()
     assert first.startswith(b"# Notes\n\nKeep it short.\n\n" + RULES_START.encode())
     assert "Added the CKP rules" in capsys.readouterr().out
-    # The second run finds the project file (exit 1) and leaves the agent file as it is.
-    assert main(["init", str(shop), "--agent-file", str(agent)]) == 1
+    # The second run finds all of it done (exit 0) and leaves the agent file as it is.
+    assert main(["init", str(shop), "--agent-file", str(agent)]) == 0
     captured = capsys.readouterr()
-    assert "exists already" in captured.err and "already holds the current CKP rules" in captured.out
+    assert "adopted already" in captured.out and "already holds the current CKP rules" in captured.out
     assert agent.read_bytes() == first
 
 
@@ -216,3 +216,11 @@ def test_cli_init_with_bank_dir(shop: Path, tmp_path: Path, capsys: pytest.Captu
 def test_cli_agent_rules_prints_the_block_alone(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["agent-rules"]) == 0
     assert capsys.readouterr().out == agent_rules() + "\n"
+
+
+def test_rules_call_ckp_route_when_the_tools_are_there_and_fall_back_to_the_index() -> None:
+    rules = agent_rules()
+    tools, boot = rules.index("`ckp_route`"), rules.index("`memory-bank/_index.md` first")
+    assert tools < boot  # the tools first, the index as the fallback
+    assert "ckp_compile" in rules and "ckp_index" in rules
+    assert "Without the tools" in rules and "(without the tools)" in rules

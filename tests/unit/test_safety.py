@@ -16,10 +16,11 @@ from typing import Any
 import pytest
 
 from ckp_lsp.cli.main import main
+from ckp_lsp.core import writes
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.checks import check_file
 from ckp_lsp.core.discovery import knowledge_files
-from ckp_lsp.core.writes import ChangedOnDisk, NotUtf8, write_atomic
+from ckp_lsp.core.writes import CannotWrite, ChangedOnDisk, NotUtf8, write_atomic
 from tests.unit.builders import FAULTY, bare_header, copy_bank, write_files
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,7 +90,7 @@ def test_a_write_that_fails_before_the_rename_leaves_the_old_file_and_no_tempora
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "fsync", disk_full)
-    with pytest.raises(OSError, match="No space left"):
+    with pytest.raises(CannotWrite, match=r"a\.md: cannot be written \(No space left on device"):
         write_atomic(path, "new\n", expected="old\n")
     assert path.read_bytes() == b"old\n"
     assert _dot_files(tmp_path) == []
@@ -100,13 +101,13 @@ def test_temporary_files_are_hidden_and_never_knowledge_files(
 ) -> None:
     bank = write_files(tmp_path / "memory-bank", {"a.md": bare_header(CONCEPT="a")})
     names: list[str] = []
-    real_replace = os.replace
+    real_exchange = writes._exchange
 
-    def replace(src: str, dst: object) -> None:
-        names.append(Path(src).name)
-        real_replace(src, dst)  # type: ignore[arg-type]
+    def exchange(a: str, b: str) -> bool:
+        names.append(Path(a).name)
+        return real_exchange(a, b)
 
-    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(writes, "_exchange", exchange)
     write_atomic(bank / "a.md", bare_header(CONCEPT="ghost"), expected=bare_header(CONCEPT="a"))
     assert names and names[0].startswith(".a.md.") and not names[0].endswith(".md")
     (bank / names[0]).write_text(bare_header(CONCEPT="ghost"))  # a leftover of a killed writer

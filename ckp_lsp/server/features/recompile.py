@@ -11,9 +11,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
+from ...core.bank import read_text
 from ...core.compile.compiler import compile_header, provider_for
 from ...core.compile.model import CompileError
 from ...core.header_changes import describe
+from ..pygls_compat import forget_progress
 from .actions import annotations_supported, recompile_annotation, replace_prefix_edit, text_edit
 
 if TYPE_CHECKING:
@@ -37,10 +39,11 @@ async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
     if opened is not None:
         text, version = opened.source, opened.version
     else:
-        from ...core.bank import read_text
-
         text, version = read_text(doc.bank.root / doc.rel)[0], None
-    llm = doc.bank.config.llm
+    # Read now, not when the bank was loaded: a folder trusted since (`ckp trust`) counts at once.
+    config = await asyncio.to_thread(ls.state.config_for, doc.bank.root)
+    _tell_ignored(ls, config.ignored)
+    llm = config.llm
     try:
         provider = provider_for(llm)
     except CompileError as exc:
@@ -125,8 +128,20 @@ def _in_thread(fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
     return future
 
 
+_told: set[str] = set()  # ignored settings already shown in a window this session
+
+
+def _tell_ignored(ls: CkpServer, notes: tuple[str, ...]) -> None:
+    """Say which workspace settings an untrusted folder could not choose: logged always, shown once."""
+    for note in notes:
+        ls.log(f"ckp-lsp: {note}", types.MessageType.Warning)
+        if note not in _told:
+            _told.add(note)
+            _tell(ls, f"CKP: {note}", types.MessageType.Warning)
+
+
 async def _begin(ls: CkpServer, token: str, title: str) -> bool:
-    if not ls.supports("window.work_done_progress"):
+    if not ls.caps.work_done_progress:
         return False
     try:
         await ls.work_done_progress.create_async(token)
@@ -139,4 +154,4 @@ async def _begin(ls: CkpServer, token: str, title: str) -> bool:
 def _end(ls: CkpServer, token: str, progress: bool, message: str) -> None:
     if progress:
         ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
-        ls.work_done_progress.tokens.pop(token, None)  # pygls keeps every token otherwise
+        forget_progress(ls, token)

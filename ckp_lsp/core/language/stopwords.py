@@ -1,0 +1,63 @@
+"""Stop words of every language: the ISO lists of ``stopwordsiso`` (58 languages).
+
+The lists are loaded on first use. English is the one exception: ISO's English list was made for
+web search and also lists words that are topics in a technical bank (``auth``, ``index``,
+``test``, ``system``…); those few are kept as words.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+
+# Words of ISO's English list that name a topic in a technical bank, so never stop words here.
+_ENGLISH_TOPICS_TEXT = """
+    api area areas auth bill caption click computer copy empty fire free goods group groups home
+    homepage index information interest interests invention join keys length member members
+    microsoft move null open opened opening page pages present research result results ring room
+    rooms site state states system test value values webpage website width world
+"""
+_ENGLISH_TOPICS = frozenset(_ENGLISH_TOPICS_TEXT.split())
+
+
+@functools.cache
+def _lists() -> dict[str, frozenset[str]]:
+    """Every ISO stop-word list, case-folded, by ISO 639-1 code."""
+    import stopwordsiso  # about 40 ms and 250 KB of lists: loaded only when stop words are asked for
+
+    lists = {}
+    for code in sorted(stopwordsiso.langs()):
+        words = frozenset(w.casefold() for w in stopwordsiso.stopwords(code))
+        lists[code] = words - _ENGLISH_TOPICS if code == "en" else words
+    return lists
+
+
+def supported_languages() -> tuple[str, ...]:
+    """The ISO 639-1 codes that have a stop-word list."""
+    return tuple(_lists())
+
+
+@functools.lru_cache(maxsize=256)
+def _stop_words(languages: tuple[str, ...]) -> frozenset[str]:
+    lists = _lists()
+    return frozenset().union(*(lists.get(code, frozenset()) for code in languages))
+
+
+def stop_words(languages: Iterable[str]) -> frozenset[str]:
+    """The union of the stop words (case-folded) of the given languages; unknown codes add none."""
+    return _stop_words(tuple(sorted(set(languages))))
+
+
+def is_stop_word(word: str, languages: Iterable[str] = ("en",)) -> bool:
+    """Whether a word is a stop word of any of the given languages (case-insensitive)."""
+    return word.casefold() in stop_words(languages)
+
+
+@functools.cache
+def languages_of_word() -> dict[str, frozenset[str]]:
+    """Each stop word and the languages that list it (for guessing a text's languages)."""
+    index: dict[str, set[str]] = {}
+    for code, words in _lists().items():
+        for word in words:
+            index.setdefault(word, set()).add(code)
+    return {word: frozenset(codes) for word, codes in index.items()}

@@ -1,0 +1,186 @@
+"""``ckp mcp``: the banks under a folder as MCP tools, resources and a prompt, over stdio.
+
+Built on the official SDK's ``MCPServer`` (``mcp`` 2.3). The tools are ``tools``' functions;
+this module only declares them (names, schemas, descriptions) and turns a ``Refusal`` into a
+tool error the agent reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+from urllib.parse import quote
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+from mcp.types import Resource as MCPResource
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from .. import __version__
+from ..core.init import agent_rules
+from . import tools
+from .banks import Refusal, ServedBanks
+
+INSTRUCTIONS = (
+    "Project knowledge lives in CKP memory banks. For every question, call ckp_route with the "
+    "question first and read only the files it loads (include_content=true brings their text); "
+    "declare its 'declaration' line before answering. After writing or changing a knowledge file, "
+    "call ckp_compile on it, then ckp_index."
+)
+#: the tools that write to the bank, left out by ``--read-only``
+WRITING_TOOLS = ("ckp_compile", "ckp_index")
+
+Bank = Annotated[
+    str | None,
+    Field(description="the bank to use, by the name ckp lists (needed only when the server serves several)"),
+]
+T = TypeVar("T")
+
+
+class CkpServer(MCPServer[Any]):
+    """The SDK's server with the resource list drawn from the banks as they are now."""
+
+    def __init__(self, banks: ServedBanks, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.banks = banks
+
+    async def list_resources(self) -> list[MCPResource]:
+        several = len(self.banks.banks) > 1
+        out = []
+        for sb in self.banks.banks:
+            query = f"?bank={quote(sb.name, safe='')}" if several else ""
+            out.append(
+                MCPResource(
+                    uri=f"ckp://index{query}",
+                    name=f"{sb.name}/_index.md",
+                    description=f"the routing table of the bank {sb.name}: one row per concept",
+                    mime_type="text/markdown",
+                )
+            )
+        for bank, concept, file, tldr in tools.catalogue(self.banks):
+            query = f"?bank={quote(bank, safe='')}" if several else ""
+            out.append(
+                MCPResource(
+                    uri=f"ckp://concept/{quote(concept, safe='')}{query}",
+                    name=f"{bank}/{file}",
+                    title=concept,
+                    description=tldr or None,
+                    mime_type="text/markdown",
+                )
+            )
+        return out
+
+
+def _answer(fn: Callable[[], T]) -> T:
+    """``fn()``, with a refusal turned into the tool error the agent reads."""
+    try:
+        return fn()
+    except Refusal as exc:
+        raise ToolError(str(exc)) from None
+
+
+def build_server(folder: Path, read_only: bool = False, poll_interval: float | None = None) -> CkpServer:
+    """The server for the banks under ``folder``; ``read_only`` leaves out the tools that write."""
+    banks = ServedBanks(folder) if poll_interval is None else ServedBanks(folder, poll_interval)
+    server = CkpServer(banks, name="ckp", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    reading = ToolAnnotations(
+        read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+    )
+
+    @server.tool(annotations=reading)
+    def ckp_route(
+        query: Annotated[str, Field(description="the question being answered, as the user asked it")],
+        bank: Bank = None,
+        include_content: Annotated[
+            bool, Field(description="also return the text of every loaded file ('content')")
+        ] = False,
+    ) -> dict[str, Any]:
+        """Which knowledge files answer a question (CKP routing): the files to load with why
+        (matched keywords, or the HIGH/MID relationship that pulled them in), the one-line
+        declaration to state, whether the question is out of the bank's domain, and token costs.
+        Call it before answering any question about the project."""
+        return _answer(lambda: tools.route(banks, query, bank, include_content))
+
+    @server.tool(annotations=reading)
+    def ckp_read(
+        concept: Annotated[str | None, Field(description="the CONCEPT of the file, such as 'jwt'")] = None,
+        file: Annotated[
+            str | None, Field(description="or its path relative to the bank, such as 'auth/jwt.md'")
+        ] = None,
+        bank: Bank = None,
+    ) -> dict[str, Any]:
+        """The text of one knowledge file of a bank, by its concept or its path (the bank's
+        _index.md too). Nothing outside a bank is read."""
+        return _answer(lambda: tools.read(banks, concept, file, bank))
+
+    @server.tool(annotations=reading)
+    def ckp_check(
+        bank: Bank = None,
+        files: Annotated[
+            list[str] | None, Field(description="only these files (paths relative to the bank)")
+        ] = None,
+    ) -> dict[str, Any]:
+        """Every CKP finding (the JSON of `ckp check --format json`): stale relationships, unknown
+        concepts, header mistakes, an index that drifted from the headers."""
+        return _answer(lambda: tools.check(banks, bank, files))
+
+    if not read_only:
+
+        @server.tool(
+            annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+        )
+        def ckp_compile(
+            file: Annotated[str, Field(description="the knowledge file just written, relative to the bank")],
+            bank: Bank = None,
+        ) -> dict[str, Any]:
+            """Recompile the CKP header of a knowledge file from its body and the bank's other
+            headers, with the compiler the user configured (offline by default). Only the header
+            changes. Returns the new header and the file's findings. Call it after writing a file."""
+            return _answer(lambda: tools.compile_file(banks, file, bank))
+
+        @server.tool(
+            annotations=ToolAnnotations(
+                read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+            )
+        )
+        def ckp_index(bank: Bank = None) -> dict[str, Any]:
+            """Regenerate the bank's _index.md from its headers (text outside the generated
+            section is kept). Call it after compiling headers."""
+            return _answer(lambda: tools.index(banks, bank))
+
+    @server.resource("ckp://index{?bank}", name="index", mime_type="text/markdown")
+    def index_resource(bank: str | None = None) -> str:
+        """The bank's _index.md: one row per concept, the routing table."""
+        return _resource(lambda: tools.index_text(banks, bank))
+
+    @server.resource("ckp://concept/{concept}{?bank}", name="concept", mime_type="text/markdown")
+    def concept_resource(concept: str, bank: str | None = None) -> str:
+        """The knowledge file that declares a concept."""
+        return _resource(lambda: tools.concept_text(banks, concept, bank))
+
+    @server.prompt(name="ckp_routing_rules", title="CKP routing rules")
+    def routing_rules() -> str:
+        """The rules an agent follows to use the memory bank: route, load, declare, write."""
+        names = [sb.name for sb in banks.banks] or ["memory-bank"]
+        return agent_rules(names[0])
+
+    return server
+
+
+def _resource(fn: Callable[[], str]) -> str:
+    try:
+        return fn()
+    except Refusal as exc:
+        raise ResourceNotFoundError(str(exc)) from None
+
+
+def run(folder: Path, read_only: bool = False) -> None:
+    """Serve ``folder``'s banks over stdio until the client goes away."""
+    server = build_server(folder, read_only)
+    server.banks.start()
+    try:
+        server.run("stdio")
+    finally:
+        server.banks.stop()

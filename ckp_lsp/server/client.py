@@ -1,0 +1,74 @@
+"""What the client told the server: its capabilities and its settings, each resolved once."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from lsprotocol import types
+
+
+@dataclass(frozen=True)
+class ClientCapabilities:
+    """The capabilities the server acts on, read once from ``initialize``."""
+
+    #: pulls open documents' diagnostics (``textDocument/diagnostic``)
+    pull_diagnostics: bool = False
+    #: can be told to pull again (``workspace/diagnostic/refresh``)
+    diagnostic_refresh: bool = False
+    #: answers ``workspace/configuration``
+    configuration: bool = False
+    #: lets the server register file watchers
+    watcher_registration: bool = False
+    #: shows ``$/progress``
+    work_done_progress: bool = False
+    #: shows a document link's tooltip
+    link_tooltips: bool = False
+    #: takes DocumentSymbol trees (else flat SymbolInformation)
+    hierarchical_symbols: bool = False
+    #: asks for a completion item's documentation when it shows it
+    completion_resolves_documentation: bool = False
+
+    @classmethod
+    def of(cls, caps: types.ClientCapabilities | None) -> ClientCapabilities:
+        if caps is None:
+            return cls()
+        doc = caps.text_document
+        ws = caps.workspace
+        completion = doc.completion.completion_item if doc and doc.completion else None
+        resolve = completion.resolve_support if completion else None
+        return cls(
+            pull_diagnostics=bool(doc and doc.diagnostic),
+            diagnostic_refresh=bool(ws and ws.diagnostics and ws.diagnostics.refresh_support),
+            configuration=bool(ws and ws.configuration),
+            watcher_registration=bool(
+                ws and ws.did_change_watched_files and ws.did_change_watched_files.dynamic_registration
+            ),
+            work_done_progress=bool(caps.window and caps.window.work_done_progress),
+            link_tooltips=bool(doc and doc.document_link and doc.document_link.tooltip_support),
+            hierarchical_symbols=bool(
+                doc and doc.document_symbol and doc.document_symbol.hierarchical_document_symbol_support
+            ),
+            completion_resolves_documentation=resolve is not None and "documentation" in resolve.properties,
+        )
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The client's ``ckp`` settings: ``initializationOptions`` under what the editor sends later.
+
+    Each change makes a new one with a higher ``version``, so a late answer to an earlier
+    ``workspace/configuration`` request cannot undo a change that came meanwhile.
+    """
+
+    initial: Mapping[str, Any] = field(default_factory=dict)
+    client: Mapping[str, Any] = field(default_factory=dict)
+    version: int = 0
+
+    @property
+    def values(self) -> dict[str, Any]:
+        return {**self.initial, **self.client}
+
+    def with_client(self, client: Mapping[str, Any]) -> Settings:
+        return Settings(self.initial, dict(client), self.version + 1)

@@ -1,0 +1,43 @@
+"""The thin handler of each feature, one module per feature in ``features``; importing this package
+registers them all, with those of start-up, document sync and publishing, on ``server``."""
+
+from __future__ import annotations
+
+from .. import startup, sync
+from ..server import server
+from . import (
+    actions,
+    completion,
+    definition,
+    diagnostics,
+    folding,
+    hover,
+    index_upkeep,
+    lens,
+    links,
+    recompile,
+    references,
+    rename,
+    route,
+    symbols,
+)
+
+__all__ = [
+    "actions",
+    "completion",
+    "definition",
+    "diagnostics",
+    "folding",
+    "hover",
+    "index_upkeep",
+    "lens",
+    "links",
+    "recompile",
+    "references",
+    "rename",
+    "route",
+    "server",
+    "startup",
+    "symbols",
+    "sync",
+]

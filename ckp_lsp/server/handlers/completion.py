@@ -1,0 +1,43 @@
+"""``textDocument/completion`` and ``completionItem/resolve``."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+
+from ...core.dates import current_month
+from ...core.text import split_lines
+from ..server import UNCHANGED, CkpServer, guarded, server, when_ready
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_COMPLETION,
+    types.CompletionOptions(trigger_characters=[",", " ", ":"], resolve_provider=True),
+)
+@guarded(None)
+def completion(ls: CkpServer, params: types.CompletionParams) -> Generator[Any, Any, Any]:
+    yield from when_ready(ls)
+    # Imported on first use, as in ``completion_resolve``: the fuzzy matcher slows the start-up.
+    from ..features.completion import complete
+
+    uri, at = params.text_document.uri, params.position
+    doc = ls.doc_at(uri)
+    text = ls.source_of(uri, doc) if doc is not None else None
+    if doc is None or doc.is_index or text is None:
+        return None
+    lines = split_lines(text)
+    resolves = ls.caps.completion_resolves_documentation
+    return complete(doc.bank, doc.file, lines, at.line, at.character, current_month(), resolves)
+
+
+@server.feature(types.COMPLETION_ITEM_RESOLVE)
+@guarded(UNCHANGED)
+def completion_resolve(ls: CkpServer, item: types.CompletionItem) -> types.CompletionItem:
+    from ..features.completion import resolve
+
+    data = item.data
+    root = data.get("bank") if isinstance(data, dict) else None
+    return resolve(ls.state.banks.get(Path(root)) if isinstance(root, str) else None, item)

@@ -1,0 +1,19 @@
+"""``textDocument/definition``."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+from lsprotocol import types
+
+from ..features.definition import definition
+from ..server import CkpServer, guarded, server, when_ready
+
+
+@server.feature(types.TEXT_DOCUMENT_DEFINITION)
+@guarded(None)
+def goto_definition(ls: CkpServer, params: types.DefinitionParams) -> Generator[Any, Any, Any]:
+    yield from when_ready(ls)
+    doc = ls.doc_at(params.text_document.uri)
+    return definition(doc, params.position.line, params.position.character) if doc else None

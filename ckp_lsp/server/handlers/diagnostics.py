@@ -1,0 +1,59 @@
+"""Pulled diagnostics: ``textDocument/diagnostic`` and ``workspace/diagnostic``."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from ..convert import uri_of
+from ..diagnostics import result_id
+from ..server import CkpServer, guarded, server
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_DIAGNOSTIC,
+    types.DiagnosticOptions(identifier="ckp", inter_file_dependencies=True, workspace_diagnostics=True),
+)
+@guarded(types.RelatedFullDocumentDiagnosticReport(items=[]))
+async def document_diagnostic(
+    ls: CkpServer, params: types.DocumentDiagnosticParams
+) -> types.DocumentDiagnosticReport:
+    await ls.indexer.ready.wait()
+    doc = ls.doc_at(params.text_document.uri)
+    if doc is None:
+        return types.RelatedFullDocumentDiagnosticReport(items=[])
+    items = ls.publisher.diagnostics(doc)
+    rid = result_id(items)
+    if params.previous_result_id == rid:
+        return types.RelatedUnchangedDocumentDiagnosticReport(result_id=rid)
+    return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=rid)
+
+
+@server.feature(types.WORKSPACE_DIAGNOSTIC)
+@guarded(types.WorkspaceDiagnosticReport(items=[]))
+async def workspace_diagnostic(
+    ls: CkpServer, params: types.WorkspaceDiagnosticParams
+) -> types.WorkspaceDiagnosticReport:
+    await ls.indexer.ready.wait()
+    if not ls.publisher.workspace_pull:
+        ls.publisher.workspace_pull = True
+        ls.publisher.clear_all()
+    previous = {p.uri: p.value for p in params.previous_result_ids}
+    items: list[types.WorkspaceDocumentDiagnosticReport] = []
+    for doc in ls.state.all_docs():
+        uri = uri_of(doc.bank.root / doc.rel)
+        diags = ls.publisher.diagnostics(doc)
+        if not diags and uri not in previous:
+            continue
+        rid = result_id(diags)
+        version = ls.version_of(uri)
+        if previous.get(uri) == rid:
+            items.append(
+                types.WorkspaceUnchangedDocumentDiagnosticReport(uri=uri, version=version, result_id=rid)
+            )
+        else:
+            items.append(
+                types.WorkspaceFullDocumentDiagnosticReport(
+                    uri=uri, version=version, items=diags, result_id=rid
+                )
+            )
+    return types.WorkspaceDiagnosticReport(items=items)

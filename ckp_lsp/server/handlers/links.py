@@ -1,0 +1,16 @@
+"""``textDocument/documentLink``."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from ..features.links import document_links
+from ..server import CkpServer, guarded, server
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_LINK)
+@guarded([])
+async def document_link(ls: CkpServer, params: types.DocumentLinkParams) -> list[types.DocumentLink]:
+    await ls.indexer.ready.wait()
+    doc = ls.doc_at(params.text_document.uri)
+    return document_links(doc, ls.caps.link_tooltips) if doc else []

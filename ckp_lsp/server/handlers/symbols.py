@@ -1,0 +1,34 @@
+"""``textDocument/documentSymbol`` and ``workspace/symbol``."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from ..server import CkpServer, guarded, server
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+@guarded([])
+async def document_symbol(
+    ls: CkpServer, params: types.DocumentSymbolParams
+) -> list[types.DocumentSymbol] | list[types.SymbolInformation]:
+    await ls.indexer.ready.wait()
+    # Imported on first use, as in ``workspace_symbol``: the fuzzy matcher slows the start-up.
+    from ..features.symbols import document_symbols, flatten
+
+    uri = params.text_document.uri
+    doc = ls.doc_at(uri)
+    text = ls.source_of(uri, doc) if doc is not None else None
+    if doc is None or text is None:
+        return []
+    symbols = document_symbols(doc, text)
+    return symbols if ls.caps.hierarchical_symbols else flatten(symbols, uri)
+
+
+@server.feature(types.WORKSPACE_SYMBOL)
+@guarded([])
+async def workspace_symbol(ls: CkpServer, params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
+    await ls.indexer.ready.wait()
+    from ..features.symbols import workspace_symbols
+
+    return workspace_symbols(ls.state.banks.values(), params.query)

@@ -1,0 +1,141 @@
+"""Reading the banks and keeping them current with the disk; whether requests may answer yet."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from ..core.bank import Bank
+from .convert import uri_of
+from .state import Dirty
+from .watch import Events, Poller
+
+if TYPE_CHECKING:
+    from .server import CkpServer
+
+
+class Indexer:
+    """The readiness of the banks: read at all, current, or being read again.
+
+    Requests wait for ``ready``; disk events that come while the banks are being read are kept
+    and applied once they are (applied to the old banks they would be lost with them).
+    """
+
+    def __init__(self, ls: CkpServer) -> None:
+        self._ls = ls
+        self.ready = asyncio.Event()  # the banks are read and current: requests may answer
+        self.indexed = asyncio.Event()  # the first indexing is done
+        self.holds = 0  # re-indexings under way; requests wait for them
+        self.postponed: list[Events] = []  # disk events waiting for the banks being read
+        self.poller: Poller | None = None  # watches the disk when the client cannot
+
+    # --- readiness ------------------------------------------------------------------------------
+
+    def hold(self) -> None:
+        """Make requests wait: the banks are about to be re-read."""
+        self.holds += 1
+        self.ready.clear()
+
+    def release(self) -> None:
+        self.holds -= 1
+        if self.holds == 0 and self.indexed.is_set():
+            self._become_ready()
+
+    def first_done(self) -> None:
+        """The first indexing is over (done or failed): requests may answer."""
+        self.indexed.set()
+        if self.holds == 0:
+            self._become_ready()
+
+    def _become_ready(self) -> None:
+        self.ready.set()
+        postponed, self.postponed = self.postponed, []
+        for events in postponed:
+            self.apply_disk_events(events)
+
+    # --- the disk -------------------------------------------------------------------------------
+
+    def apply_disk_events(self, events: Events) -> None:
+        """Files created, changed and deleted on disk, applied to the banks."""
+        ls = self._ls
+        if self.holds or not self.indexed.is_set():
+            self.postponed.append(events)
+            return
+        created, changed, deleted = events
+        if any(p.name == ".ckp.toml" for group in events for p in group) or any(
+            p.name == "_index.md" and ls.state.bank_for(p) is None for p in created
+        ):
+            self.hold()
+            ls.spawn(self.held_reindex())
+            return
+        dirty = Dirty()
+        # The folder is resolved, not the file: a symlinked file is the bank's own entry (and one
+        # leading outside the bank is skipped, and said so).
+        for path in [*created, *changed]:
+            dirty.update(ls.state.disk_changed(path.parent.resolve() / path.name))
+        for path in deleted:
+            path = path.parent.resolve() / path.name
+            doc = ls.state.doc(path)
+            dirty.update(ls.state.disk_deleted(path))
+            if doc is not None and not doc.is_index and doc.file is None:  # an open one stays
+                ls.publisher.clear(uri_of(path))
+        self.log_skipped(dirty)
+        if dirty:
+            ls.publisher.later(dirty)
+
+    def watch(self) -> None:
+        """Poll the disk below the banks (the workspace folders while there are none)."""
+        ls = self._ls
+        loop = asyncio.get_running_loop()
+
+        def on_events(events: Events) -> None:
+            if not ls.closing:
+                loop.call_soon_threadsafe(self.apply_disk_events, events)
+
+        self.poller = Poller(lambda: list(ls.state.banks) or list(ls.state.folders), on_events)
+        self.poller.start()
+
+    async def rebase_poller(self, roots: list[Path]) -> None:
+        """The disk poller's snapshot taken before the banks are read, so no later change is missed."""
+        if self.poller is not None:
+            await asyncio.to_thread(self.poller.rebase, roots or list(self._ls.state.folders))
+
+    # --- reading again --------------------------------------------------------------------------
+
+    async def held_reindex(self) -> None:
+        """``reindex`` once the first indexing is over, then ``release`` the hold taken for it."""
+        try:
+            await self.indexed.wait()
+            await self.reindex()
+        finally:
+            self.release()
+
+    async def reindex(self) -> None:
+        """Read every bank again (settings, configuration files or workspace folders changed)."""
+        ls = self._ls
+        roots = await asyncio.to_thread(ls.state.discover)
+        await self.rebase_poller(roots)
+        banks = [await asyncio.to_thread(ls.state.load_bank, r, ls.state.config_for(r)) for r in roots]
+        ls.publisher.clear_all()
+        ls.state.reload_all(banks)
+        self.log_banks(banks)
+        ls.publisher.publish_all(ls.state.all_docs())
+
+    # --- the log --------------------------------------------------------------------------------
+
+    def log_banks(self, banks: list[Bank]) -> None:
+        """Configuration problems and skipped files of freshly read banks, in the server's log."""
+        for bank in banks:
+            for problem in bank.config.problems:
+                self._ls.log(f"ckp-lsp: configuration: {problem}", types.MessageType.Warning)
+            for rel, why in sorted(bank.unreadable.items()):
+                self._ls.log(f"ckp-lsp: {bank.root / rel}: skipped ({why})", types.MessageType.Warning)
+
+    def log_skipped(self, dirty: Dirty) -> None:
+        """Files an event pointed at that are not read: said in the log, their diagnostics withdrawn."""
+        for path, why in sorted(dirty.skipped.items()):
+            self._ls.log(f"ckp-lsp: {path}: skipped ({why})", types.MessageType.Warning)
+            self._ls.publisher.clear(uri_of(path))

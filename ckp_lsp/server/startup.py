@@ -1,0 +1,231 @@
+"""Start-up and the server's life: initialize, settings, workspace folders, the first indexing,
+shutdown; and the wiring of the banks read while the server started (``preload``)."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+
+from ..core.discovery import INDEX_NAME
+from .client import ClientCapabilities, Settings
+from .convert import path_of
+from .preload import Preload
+from .server import CkpServer, server
+from .state import Doc, settings_of
+from .watch import Snapshot, diff, scan
+
+#: the banks read while the server started, if a child read them (set by ``main``)
+preload: Preload | None = None
+
+
+@server.feature(types.INITIALIZE)
+def initialize(ls: CkpServer, params: types.InitializeParams) -> None:
+    folders = [path_of(f.uri) for f in params.workspace_folders or []]
+    if not folders and params.root_uri:
+        folders = [path_of(params.root_uri)]
+    if not folders and params.root_path:
+        folders = [Path(params.root_path)]
+    ls.state.folders = [f.resolve() for f in folders if f is not None]
+    ls.caps = ClientCapabilities.of(params.capabilities)
+    if isinstance(params.initialization_options, dict):
+        ls.settings = Settings(initial=settings_of(params.initialization_options))
+        ls.state.settings = ls.settings.values
+    ls.publisher.pull = ls.caps.pull_diagnostics
+    ls.publisher.on_counts = lambda counts: ls.protocol.notify("ckp/status", counts)
+    if ls.publisher.pull and ls.caps.diagnostic_refresh:
+
+        def refresh() -> None:
+            ls.workspace_diagnostic_refresh(None)
+
+        ls.publisher.on_refresh = refresh
+    if params.process_id:
+        _watch_parent(params.process_id)
+
+
+def _watch_parent(pid: int) -> None:
+    """Exit when the editor that started the server is gone (it may die without shutdown)."""
+
+    def run() -> None:
+        while True:
+            threading.Event().wait(3)
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                os._exit(0)
+            except PermissionError:
+                pass
+
+    threading.Thread(target=run, name="ckp-parent-watch", daemon=True).start()
+
+
+@server.feature(types.INITIALIZED)
+async def initialized(ls: CkpServer, params: types.InitializedParams) -> None:
+    await pull_settings(ls)
+    await _watch_files(ls)
+    ls.spawn(_index_workspace(ls))
+
+
+async def pull_settings(ls: CkpServer) -> None:
+    """Ask the client for the ``ckp`` settings (``workspace/configuration``)."""
+    if not ls.caps.configuration:
+        return
+    asked = ls.settings
+    try:
+        result = await asyncio.wait_for(
+            ls.workspace_configuration_async(
+                types.ConfigurationParams(items=[types.ConfigurationItem(section="ckp")])
+            ),
+            timeout=5,
+        )
+    except Exception as exc:
+        ls.log(f"ckp-lsp: could not read the client's settings: {exc}")
+        return
+    if result and isinstance(result[0], dict) and ls.settings is asked:
+        ls.settings = asked.with_client(result[0])
+        ls.state.settings = ls.settings.values
+
+
+async def _watch_files(ls: CkpServer) -> None:
+    if ls.caps.watcher_registration:
+        watchers = [
+            types.FileSystemWatcher(glob_pattern="**/*.md"),
+            types.FileSystemWatcher(glob_pattern="**/.ckp.toml"),
+        ]
+        reg = types.Registration(
+            id="ckp-watch",
+            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers),
+        )
+        try:
+            await ls.client_register_capability_async(types.RegistrationParams(registrations=[reg]))
+            return
+        except Exception as exc:
+            ls.log(f"ckp-lsp: file watchers could not be registered ({exc}); polling the disk instead")
+    ls.indexer.watch()
+
+
+async def _index_workspace(ls: CkpServer) -> None:
+    """Find and load every bank in the background, reporting progress, then publish."""
+    global preload
+    indexer = ls.indexer
+    token = f"ckp-index-{id(ls)}"
+    progress = ls.caps.work_done_progress
+    if progress:
+        try:
+            await ls.work_done_progress.create_async(token)
+            ls.work_done_progress.begin(
+                token, types.WorkDoneProgressBegin(title="Indexing CKP banks", percentage=0)
+            )
+        except Exception:
+            progress = False
+    try:
+        roots = await asyncio.to_thread(ls.state.discover)
+        await indexer.rebase_poller(roots)
+        banks = []
+        for i, root in enumerate(roots):
+            config = ls.state.config_for(root)
+            preloaded = await asyncio.to_thread(preload.bank, root, config) if preload else None
+            if preloaded is not None:
+                gc.freeze()  # as ``load_bank`` does
+                bank, found = preloaded
+                ls.log(f"ckp-lsp: {root}: {len(bank.files)} files read while the server started")
+                ls.state.know(bank, found)
+                banks.append(bank)
+            else:
+                banks.append(await asyncio.to_thread(ls.state.load_bank, root, config))
+            if progress:
+                pct = int(100 * (i + 1) / max(len(roots), 1))
+                ls.work_done_progress.report(
+                    token,
+                    types.WorkDoneProgressReport(
+                        message=f"{root.name}: {len(banks[-1].files)} files", percentage=pct
+                    ),
+                )
+        ls.state.reload_all(banks)
+        indexer.log_banks(banks)
+        ls.publisher.clear_all()
+        ls.publisher.publish_all(ls.state.all_docs())
+        if ls.state.forget():
+            # Findings came from the child: what checking builds on the way (the index's table)
+            # is built once now, rather than by the first edit.
+            ls.spawn(_warm_up(ls))
+        if preload is not None:
+            await _catch_up(ls, preload.snapshot, roots)
+    finally:
+        ls.state.forget()
+        if preload is not None:
+            preload.cancel()
+            preload = None
+        indexer.first_done()
+        if progress:
+            n = sum(len(b.files) for b in ls.state.banks.values())
+            ls.work_done_progress.end(
+                token, types.WorkDoneProgressEnd(message=f"{n} knowledge files indexed")
+            )
+
+
+async def _warm_up(ls: CkpServer) -> None:
+    await ls.indexer.ready.wait()
+    for bank in list(ls.state.banks.values()):
+        await asyncio.sleep(0)  # a request that came meanwhile first
+        ls.state.findings(Doc(bank, INDEX_NAME))
+
+
+async def _catch_up(ls: CkpServer, before: Snapshot, roots: list[Path]) -> None:
+    """Changes on disk since the banks were read at start, before anyone watched: applied once
+    indexing is done."""
+    if before:
+        events = diff(before, await asyncio.to_thread(scan, roots))
+        if any(events):
+            ls.indexer.postponed.append(events)
+
+
+@server.feature(types.SHUTDOWN)
+async def shutdown(ls: CkpServer, params: None) -> None:
+    ls.closing = True
+    if ls.indexer.poller is not None:
+        ls.indexer.poller.stop()
+    # Only if a model was ever asked: importing the providers here would slow every shutdown.
+    providers = sys.modules.get("ckp_lsp.core.compile.providers")
+    if providers is not None:
+        providers.stop_commands()  # a model still thinking is not waited for
+    for task in list(ls.tasks):
+        task.cancel()
+    if ls.tasks:
+        await asyncio.wait(list(ls.tasks), timeout=2)
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def did_change_configuration(ls: CkpServer, params: types.DidChangeConfigurationParams) -> None:
+    indexer = ls.indexer
+    indexer.hold()
+    try:
+        before = dict(ls.state.settings)
+        settings: Any = params.settings
+        if isinstance(settings, dict) and isinstance(settings.get("ckp"), dict):
+            ls.settings = ls.settings.with_client(settings["ckp"])
+            ls.state.settings = ls.settings.values
+        else:
+            await pull_settings(ls)
+        await indexer.indexed.wait()
+        if ls.state.settings != before or not settings:
+            await indexer.reindex()
+    finally:
+        indexer.release()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+async def did_change_folders(ls: CkpServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+    removed = {path_of(f.uri) for f in params.event.removed}
+    folders = [f for f in ls.state.folders if f not in removed]
+    folders += [p.resolve() for f in params.event.added if (p := path_of(f.uri)) is not None]
+    ls.state.folders = folders
+    ls.indexer.hold()
+    await ls.indexer.held_reindex()

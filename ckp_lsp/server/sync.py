@@ -1,0 +1,92 @@
+"""The editor's documents: opened, changed, saved and closed, and files changed on disk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+
+from ..core.text import BOM
+from .convert import path_of
+from .features import index_upkeep
+from .server import CkpServer, guarded, server
+from .state import Dirty
+
+
+def _changed(ls: CkpServer, uri: str, dirty: Dirty) -> None:
+    """Publish the document itself now and its dependents after the debounce."""
+    doc = ls.doc_at(uri)
+    if doc is None:
+        return
+    ls.publisher.now([doc])
+    dirty.files.discard((doc.bank.root, doc.rel))
+    if doc.is_index:
+        dirty.indexes.discard(doc.bank.root)
+    if dirty:
+        ls.publisher.later(dirty)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+@guarded()
+def did_open(ls: CkpServer, params: types.DidOpenTextDocumentParams) -> None:
+    path = path_of(params.text_document.uri)
+    if path is None:
+        return
+    dirty = ls.state.opened(path.resolve(), params.text_document.text.removeprefix(BOM))
+    if ls.publisher.pull:
+        ls.publisher.clear(params.text_document.uri)
+    _changed(ls, params.text_document.uri, dirty)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+@guarded()
+def did_change(ls: CkpServer, params: types.DidChangeTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    path = path_of(uri)
+    if path is None:
+        return
+    text = ls.workspace.get_text_document(uri).source
+    _changed(ls, uri, ls.state.changed(path.resolve(), text.removeprefix(BOM)))
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+@guarded()
+def did_close(ls: CkpServer, params: types.DidCloseTextDocumentParams) -> None:
+    path = path_of(params.text_document.uri)
+    if path is None:
+        return
+    dirty = ls.state.closed(path.resolve())
+    ls.indexer.log_skipped(dirty)
+    doc = ls.doc_at(params.text_document.uri)
+    if doc is not None:
+        dirty.files.add((doc.bank.root, doc.rel)) if not doc.is_index else dirty.indexes.add(doc.bank.root)
+        if not doc.is_index and doc.file is None:  # deleted on disk while it was open
+            ls.publisher.clear(params.text_document.uri)
+    ls.publisher.later(dirty)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+@guarded()
+def did_save(ls: CkpServer, params: types.DidSaveTextDocumentParams) -> None:
+    index_upkeep.on_save(ls, params.text_document.uri)
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+@guarded()
+def did_change_watched(ls: CkpServer, params: types.DidChangeWatchedFilesParams) -> None:
+    created: list[Path] = []
+    changed: list[Path] = []
+    deleted: list[Path] = []
+    for change in params.changes:
+        path = path_of(change.uri)
+        if path is None:
+            continue
+        kind = change.type
+        (
+            created
+            if kind == types.FileChangeType.Created
+            else deleted
+            if kind == types.FileChangeType.Deleted
+            else changed
+        ).append(path)
+    ls.indexer.apply_disk_events((created, changed, deleted))

@@ -1,0 +1,162 @@
+"""Each pygls workaround in ``ckp_lsp.server.pygls_compat``, shown next to the pygls behaviour it
+exists for. When a "pygls still …" test fails after an upgrade, that workaround can go."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from typing import Any
+
+import pygls.io_
+from lsprotocol import types
+from pygls.capabilities import ServerCapabilitiesBuilder
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.workspace.text_document import TextDocument
+
+from ckp_lsp.server import pygls_compat
+from ckp_lsp.server.server import CkpServer
+
+
+def test_the_workarounds_were_written_for_the_installed_pygls() -> None:
+    # pyproject pins pygls's minor version; a bump must revisit every workaround in the module.
+    assert pygls_compat.APPLIES, f"pygls {pygls_compat.PYGLS}, workarounds for {pygls_compat.WRITTEN_FOR}"
+
+
+# --- position encoding ------------------------------------------------------------------------------
+
+OFFERS_UTF8_FIRST = types.ClientCapabilities(
+    general=types.GeneralClientCapabilities(
+        position_encodings=[types.PositionEncodingKind.Utf8, types.PositionEncodingKind.Utf16]
+    )
+)
+
+
+def test_pygls_still_picks_the_clients_first_encoding() -> None:
+    choose = pygls_compat.PYGLS_OWN["choose_position_encoding"].__get__(None, ServerCapabilitiesBuilder)
+    assert choose(OFFERS_UTF8_FIRST) == types.PositionEncodingKind.Utf8
+
+
+def test_the_server_always_counts_in_utf16() -> None:
+    CkpServer()  # installs the workarounds
+    assert ServerCapabilitiesBuilder.choose_position_encoding(OFFERS_UTF8_FIRST) == "utf-16"
+
+
+# --- lines ------------------------------------------------------------------------------------------
+
+TEXT = "CONCEPT: a\x85b\nTLDR: c\u2028d\r\nBody\x0ce\n"
+
+
+def test_pygls_still_ends_lines_where_lsp_does_not() -> None:
+    doc = TextDocument("file:///x.md", TEXT)
+    own = pygls_compat.PYGLS_OWN["lines"].fget(doc)
+    assert len(own) == 6  # \x85, U+2028 and \f end lines too
+
+
+def test_the_server_ends_lines_at_cr_lf_and_crlf_only() -> None:
+    doc = TextDocument("file:///x.md", TEXT)
+    assert pygls_compat.lsp_lines(doc) == ("CONCEPT: a\x85b\n", "TLDR: c\u2028d\r\n", "Body\x0ce\n")
+
+
+def test_an_edit_after_a_next_line_character_lands_where_the_editor_put_it() -> None:
+    CkpServer()
+    doc = TextDocument("file:///x.md", TEXT)
+    at = types.Position(line=1, character=0)
+    change = types.TextDocumentContentChangePartial(range=types.Range(start=at, end=at), text="X")
+    doc.apply_change(change)
+    assert doc.source == "CONCEPT: a\x85b\nXTLDR: c\u2028d\r\nBody\x0ce\n"
+
+
+# --- notifications' futures ---------------------------------------------------------------------------
+
+
+def _notifications(protocol: LanguageServerProtocol) -> dict[Any, Any]:
+    async def notification_handler() -> None:
+        await asyncio.sleep(0)
+
+    async def run() -> None:
+        for n in range(10):
+            protocol._execute_handler(f"note-{n}", notification_handler, protocol._check_handler_result)
+        await asyncio.sleep(0.05)
+
+    asyncio.run(run())
+    return protocol._request_futures
+
+
+def test_pygls_still_keeps_a_future_per_notification() -> None:
+    plain = LanguageServer("plain", "1", protocol_cls=LanguageServerProtocol).protocol
+    assert len(_notifications(plain)) == 10
+
+
+def test_the_server_keeps_nothing_per_notification() -> None:
+    assert _notifications(CkpServer().protocol) == {}
+
+
+# --- progress tokens ----------------------------------------------------------------------------------
+
+
+def test_pygls_still_keeps_a_progress_token_after_its_end_and_the_server_lets_go_of_it() -> None:
+    ls = CkpServer()
+    sent: list[Any] = []
+    ls.protocol.notify = lambda method, params=None: sent.append(params)  # type: ignore[method-assign]
+    ls.work_done_progress.tokens["t"] = asyncio.Future(loop=asyncio.new_event_loop())
+    ls.work_done_progress.end("t", types.WorkDoneProgressEnd(message="done"))
+    assert "t" in ls.work_done_progress.tokens
+    pygls_compat.forget_progress(ls, "t")
+    assert "t" not in ls.work_done_progress.tokens
+
+
+# --- generator handlers ---------------------------------------------------------------------------------
+
+
+def test_a_generator_handler_answers_in_the_turn_its_request_came_and_a_coroutine_does_not() -> None:
+    ls = CkpServer()
+    answered: list[str] = []
+
+    def generator_handler() -> Any:
+        yield from pygls_compat.wait_for(ready)
+        return "generator"
+
+    async def coroutine_handler() -> str:
+        await ready.wait()
+        return "coroutine"
+
+    async def run() -> None:
+        for name, handler in (("g", generator_handler), ("c", coroutine_handler)):
+            ls.protocol._execute_handler(name, handler, lambda f: answered.append(f.result()))
+        assert answered == ["generator"]  # nothing ran on the loop yet
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        assert answered == ["generator", "coroutine"]
+
+    ready = asyncio.Event()
+    ready.set()
+    asyncio.run(run())
+
+
+def test_a_generator_handler_waits_for_the_banks_while_they_are_read() -> None:
+    ls = CkpServer()
+    answered: list[str] = []
+
+    def handler() -> Any:
+        yield from pygls_compat.wait_for(ready)
+        return "answer"
+
+    async def run() -> None:
+        ls.protocol._execute_handler("h", handler, lambda f: answered.append(f.result()))
+        await asyncio.sleep(0.01)
+        assert answered == []
+        ready.set()
+        await asyncio.sleep(0.01)
+        assert answered == ["answer"]
+
+    ready = asyncio.Event()
+    asyncio.run(run())
+
+
+# --- reading stdin ---------------------------------------------------------------------------------------
+
+
+def test_pygls_still_reads_stdin_on_a_worker_thread() -> None:
+    # One hand-off to a thread per header line and per body: ``serve_stdio`` reads on the loop.
+    assert "run_in_executor" in inspect.getsource(pygls.io_.StdinAsyncReader)
