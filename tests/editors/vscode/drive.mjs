@@ -282,7 +282,12 @@ async function main() {
             result.checks.previewShown = true;
             result.checks.previewText = norm(await panel.textContent()).slice(0, 300);
             result.checks.unchangedBeforeApply = (await editorText()) === before;
+            // A change that needs confirmation starts unticked: the user ticks it, then applies.
+            const boxes = panel.locator('input.edit-checkbox');
+            result.checks.untickedInPreview = !(await boxes.first().isChecked());
             await screenshot('refactor-preview');
+            await boxes.first().click({ timeout: 10000 });
+            result.checks.tickedToApply = await boxes.first().isChecked();
             const apply = panel.locator('.buttons .monaco-button').first();
             result.checks.applyButton = norm(await apply.textContent().catch(() => ''));
             await apply.click({ timeout: 10000 }).catch(async () => {
