@@ -490,7 +490,9 @@ def test_vscode_extension(tmp_path: Path) -> None:
     checks = result.get("checks", {})
     assert checks.get("previewShown") and checks.get("unchangedBeforeApply"), checks
     assert checks.get("untickedInPreview"), checks  # needsConfirmation: VS Code waits for the user
-    assert re.match(r"Recompile header: \S", next(t for t in checks["quickFixMenu"] if "Recompile" in t)), checks
+    assert re.match(r"Recompile header: \S", next(t for t in checks["quickFixMenu"] if "Recompile" in t)), (
+        checks
+    )
     # The extension started the server itself: `-m ckp_lsp` (or ckp-lsp) plus --stdio.
     servers = summary["servers"]
     assert servers, "no ckp_lsp server process was running under code-server"
