@@ -22,7 +22,7 @@ else:  # pragma: no cover
 
 CONFIG_NAME = ".ckp.toml"
 STALENESS = ("validated", "git", "mtime")
-INDEX_FORMATS = ("table", "blocks")
+INDEX_FORMATS = ("table", "blocks", "compact")
 PROVIDERS = ("offline", "openai", "anthropic", "command")
 MAX_TIMEOUT = 86400.0  # a day: beyond it a "timeout" is a typo, and sockets refuse it
 #: Environment variables a user may set instead of a config file (keys stay in their own variables).
@@ -84,6 +84,7 @@ class Config:
     staleness: str = "validated"
     index_format: str = "table"
     index_budget_tokens: int = 4000
+    file_budget_tokens: int = 8000  # a routed file above this is flagged (it costs more than the index)
     index_update_on_save: bool = False
     diagnostics: dict[str, Severity | None] = field(default_factory=dict)
     llm: LlmConfig = field(default_factory=LlmConfig)
@@ -243,11 +244,12 @@ def _merge(config: Config, s: dict[str, Any]) -> Config:
         added = changes.pop("extend_exclude")
         base = changes.get("exclude", config.exclude)
         changes["exclude"] = (*base, *(g for g in added if g not in base))
-    budget = s.get("index_budget_tokens")
-    if isinstance(budget, int) and not isinstance(budget, bool) and budget > 0:
-        changes["index_budget_tokens"] = budget
-    elif budget is not None:
-        problems.append(f"index_budget_tokens = {budget!r} is not a positive number of tokens")
+    for key in ("index_budget_tokens", "file_budget_tokens"):
+        budget = s.get(key)
+        if isinstance(budget, int) and not isinstance(budget, bool) and budget > 0:
+            changes[key] = budget
+        elif budget is not None:
+            problems.append(f"{key} = {budget!r} is not a positive number of tokens")
     index = s.get("index")
     if isinstance(index, dict):
         if isinstance(index.get("updateOnSave", index.get("update_on_save")), bool):

@@ -24,6 +24,9 @@ COLUMNS = (
     "CONFIDENCE",
     "VALIDATED",
 )
+#: what routing reads of a row (SPEC §6): the ``compact`` index (``index_format = "compact"``)
+#: keeps only these, and writes the relationships without their dates
+COMPACT_COLUMNS = ("CONCEPT", "FILE", "TLDR", "ANSWERS_WHEN", "SIMILAR_HIGH", "SIMILAR_MID")
 _LISTS = frozenset({"ANSWERS_WHEN", "SIMILAR_HIGH", "SIMILAR_MID"})
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _BLOCK_KEY = re.compile(r"^([A-Z][A-Z_]*):[ \t]*(.*)$")
@@ -87,13 +90,26 @@ def _escape(v: str) -> str:
     return v.replace("|", "\\|")
 
 
-#: the first two lines of a generated table
-TABLE_HEAD = ("| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS))
+def _head(columns: tuple[str, ...]) -> tuple[str, str]:
+    return "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)
 
 
-def row_line(values: dict[str, str]) -> str:
+#: the first two lines of a generated table, and of a compact one
+TABLE_HEAD = _head(COLUMNS)
+COMPACT_HEAD = _head(COMPACT_COLUMNS)
+
+
+def row_line(values: dict[str, str], columns: tuple[str, ...] = COLUMNS) -> str:
     """One row of the generated table."""
-    return "| " + " | ".join([values[c].replace("|", "\\|") for c in COLUMNS]) + " |"
+    return "| " + " | ".join([values[c].replace("|", "\\|") for c in columns]) + " |"
+
+
+def compact_values(values: dict[str, str]) -> dict[str, str]:
+    """A row's values as the compact index writes them: routing's columns, relationships undated."""
+    out = {c: values.get(c, "") for c in COMPACT_COLUMNS}
+    for c in ("SIMILAR_HIGH", "SIMILAR_MID"):
+        out[c] = ", ".join(e.partition(":")[0].strip() for e in out[c].split(",") if e.strip())
+    return out
 
 
 def render_section(rows: list[dict[str, str]], form: str, nl: str = "\n") -> str:
@@ -104,6 +120,9 @@ def render_section(rows: list[dict[str, str]], form: str, nl: str = "\n") -> str
             out.append("---")
             out.extend(f"{c}: {r[c]}" for c in COLUMNS if r[c])
         out.append("---")
+    elif form == "compact":
+        out.extend(COMPACT_HEAD)
+        out.extend(row_line(compact_values(r), COMPACT_COLUMNS) for r in rows)
     else:
         out.extend(TABLE_HEAD)
         out.extend(row_line(r) for r in rows)
@@ -180,6 +199,9 @@ def parse_index(text: str) -> IndexDoc:
         return doc  # a hand-written index (a table of links, notes): the user's, not CKP rows
     if table:
         doc.rows = _table_rows(body, lo)
+        head = next(line for line in body if line.lstrip().startswith("|"))
+        if tuple(c.upper() for c in cells(head)) == COMPACT_COLUMNS:
+            doc.form = "compact"
     else:
         doc.form = "blocks"
         doc.rows = _block_rows(body, lo)
@@ -278,7 +300,9 @@ def _norm(key: str, value: str) -> str:
     return value.strip()
 
 
-def row_differences(actual: dict[str, str], expected: dict[str, str]) -> list[str]:
-    """The columns in which an index row differs from its file's header."""
-    keys = [c for c in COLUMNS if c != "FILE" or "FILE" in actual]
+def row_differences(actual: dict[str, str], expected: dict[str, str], form: str = "table") -> list[str]:
+    """The columns in which an index row (of an index in ``form``) differs from its file's header."""
+    if form == "compact":
+        expected = compact_values(expected)
+    keys = [c for c in (COMPACT_COLUMNS if form == "compact" else COLUMNS) if c != "FILE" or "FILE" in actual]
     return [c for c in keys if _norm(c, actual.get(c, "")) != _norm(c, expected.get(c, ""))]

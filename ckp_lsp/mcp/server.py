@@ -9,16 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 from urllib.parse import quote
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from mcp.types import Resource as MCPResource
-from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from .. import __version__
+from ..core.bench import tool_json
 from ..core.init import agent_rules
 from . import tools
 from .banks import Refusal, ServedBanks
@@ -36,7 +37,8 @@ Bank = Annotated[
     str | None,
     Field(description="the bank to use, by the name ckp lists (needed only when the server serves several)"),
 ]
-T = TypeVar("T")
+#: a tool's answer: the value as structured content, and as compact JSON text for the model
+Answer = Annotated[CallToolResult, dict[str, Any]]
 
 
 class CkpServer(MCPServer[Any]):
@@ -73,12 +75,14 @@ class CkpServer(MCPServer[Any]):
         return out
 
 
-def _answer(fn: Callable[[], T]) -> T:
-    """``fn()``, with a refusal turned into the tool error the agent reads."""
+def _answer(fn: Callable[[], dict[str, Any]]) -> CallToolResult:
+    """The tool result of ``fn()`` (compact JSON text: the tokens `ckp bench` counts), with a
+    refusal turned into the tool error the agent reads."""
     try:
-        return fn()
+        value = fn()
     except Refusal as exc:
         raise ToolError(str(exc)) from None
+    return CallToolResult(content=[TextContent(type="text", text=tool_json(value))], structured_content=value)
 
 
 def build_server(folder: Path, read_only: bool = False, poll_interval: float | None = None) -> CkpServer:
@@ -96,7 +100,7 @@ def build_server(folder: Path, read_only: bool = False, poll_interval: float | N
         include_content: Annotated[
             bool, Field(description="also return the text of every loaded file ('content')")
         ] = False,
-    ) -> dict[str, Any]:
+    ) -> Answer:
         """Which knowledge files answer a question (CKP routing): the files to load with why
         (matched keywords, or the HIGH/MID relationship that pulled them in), the one-line
         declaration to state, whether the question is out of the bank's domain, and token costs.
@@ -110,7 +114,7 @@ def build_server(folder: Path, read_only: bool = False, poll_interval: float | N
             str | None, Field(description="or its path relative to the bank, such as 'auth/jwt.md'")
         ] = None,
         bank: Bank = None,
-    ) -> dict[str, Any]:
+    ) -> Answer:
         """The text of one knowledge file of a bank, by its concept or its path (the bank's
         _index.md too). Nothing outside a bank is read."""
         return _answer(lambda: tools.read(banks, concept, file, bank))
@@ -121,7 +125,7 @@ def build_server(folder: Path, read_only: bool = False, poll_interval: float | N
         files: Annotated[
             list[str] | None, Field(description="only these files (paths relative to the bank)")
         ] = None,
-    ) -> dict[str, Any]:
+    ) -> Answer:
         """Every CKP finding (the JSON of `ckp check --format json`): stale relationships, unknown
         concepts, header mistakes, an index that drifted from the headers."""
         return _answer(lambda: tools.check(banks, bank, files))
@@ -134,7 +138,7 @@ def build_server(folder: Path, read_only: bool = False, poll_interval: float | N
         def ckp_compile(
             file: Annotated[str, Field(description="the knowledge file just written, relative to the bank")],
             bank: Bank = None,
-        ) -> dict[str, Any]:
+        ) -> Answer:
             """Recompile the CKP header of a knowledge file from its body and the bank's other
             headers, with the compiler the user configured (offline by default). Only the header
             changes. Returns the new header and the file's findings. Call it after writing a file."""
@@ -145,7 +149,7 @@ def build_server(folder: Path, read_only: bool = False, poll_interval: float | N
                 read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
             )
         )
-        def ckp_index(bank: Bank = None) -> dict[str, Any]:
+        def ckp_index(bank: Bank = None) -> Answer:
             """Regenerate the bank's _index.md from its headers (text outside the generated
             section is kept). Call it after compiling headers."""
             return _answer(lambda: tools.index(banks, bank))
