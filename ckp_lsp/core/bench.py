@@ -175,6 +175,8 @@ def load_queries(path: Path) -> list[Query]:
             data = json.loads(text)
         except ValueError as exc:
             raise BenchError(f"{path}: not valid JSON ({exc})") from exc
+        except RecursionError:
+            raise BenchError(f"{path}: nested too deeply to be a list of queries") from None
     else:
         import yaml
 
@@ -182,6 +184,8 @@ def load_queries(path: Path) -> list[Query]:
             data = yaml.safe_load(text)
         except yaml.YAMLError as exc:
             raise BenchError(f"{path}: not valid YAML ({exc})") from exc
+        except RecursionError:
+            raise BenchError(f"{path}: nested too deeply to be a list of queries") from None
     if isinstance(data, dict) and isinstance(data.get("queries"), list):
         data = data["queries"]
     if not isinstance(data, list) or not data:

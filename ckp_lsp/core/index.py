@@ -76,7 +76,13 @@ def row_values(kf: KnowledgeFile) -> dict[str, str]:
     written = kf.written()
     written["CONCEPT"] = kf.concept or ""
     written["FILE"] = kf.path
-    return {c: " ".join(written.get(c, "").split()) for c in COLUMNS}
+    return {c: _defuse(" ".join(written.get(c, "").split())) for c in COLUMNS}
+
+
+def _defuse(value: str) -> str:
+    """``value`` unable to open an HTML comment, so no header can write an index marker (the
+    section would end early and grow on every run); Markdown shows ``<\\!--`` as ``<!--``."""
+    return value.replace("<!--", "<\\!--") if "<!--" in value else value
 
 
 def expected_rows(bank: Bank) -> list[dict[str, str]]:

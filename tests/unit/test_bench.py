@@ -248,3 +248,11 @@ def test_cli_text_shows_the_three_columns_for_the_sample(capsys: pytest.CaptureF
     row = out.split(head, 1)[1].splitlines()[2]
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[0] == "11" and "less)" in cells[2] and "less)" in cells[3]
+
+
+@pytest.mark.parametrize("suffix", [".json", ".yaml"])
+def test_a_deeply_nested_queries_file_is_a_clear_error(tmp_path: Path, suffix: str) -> None:
+    path = tmp_path / f"queries{suffix}"
+    path.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    with pytest.raises(BenchError, match="nested too deeply to be a list of queries"):
+        load_queries(path)

@@ -22,10 +22,6 @@ RECOMPILE = "ckp.recompile"
 REGENERATE_INDEX = "ckp.regenerateIndex"
 
 
-def _matches(diag: types.Diagnostic, f: Finding) -> bool:
-    return str(diag.code) == f.code and diag.range == to_range(f.span)
-
-
 def text_edit(uri: str, version: int | None, edits: list[Edit]) -> types.WorkspaceEdit:
     """A WorkspaceEdit of core edits on one document (versioned when the editor has it open)."""
     changes = [types.TextEdit(range=to_range(e.span), new_text=e.text) for e in edits]
@@ -59,9 +55,15 @@ def quick_fixes(
     if kf is None:
         return []
     findings = check_file(bank, rel)
+    # By code and range: an editor may send thousands of diagnostics (3,000 copies of a keyword).
+    by_key: dict[tuple[str, Span], list[Finding]] = {}
+    for f in findings:
+        by_key.setdefault((f.code, f.span), []).append(f)
     actions: list[types.CodeAction] = []
     for diag in context:
-        for f in (f for f in findings if _matches(diag, f)):
+        r = diag.range
+        key = (str(diag.code), Span(r.start.line, r.start.character, r.end.line, r.end.character))
+        for f in by_key.get(key, ()):
             if f.code == "CKP001":
                 actions.append(_insert_header(bank, rel, uri, version, diag, offline, text))
                 continue
