@@ -22,7 +22,7 @@ else:  # pragma: no cover
 
 CONFIG_NAME = ".ckp.toml"
 STALENESS = ("validated", "git", "mtime")
-INDEX_FORMATS = ("table", "blocks")
+INDEX_FORMATS = ("table", "blocks", "compact")
 PROVIDERS = ("offline", "openai", "anthropic", "command")
 MAX_TIMEOUT = 86400.0  # a day: beyond it a "timeout" is a typo, and sockets refuse it
 #: Environment variables a user may set instead of a config file (keys stay in their own variables).

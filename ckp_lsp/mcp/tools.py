@@ -28,7 +28,15 @@ def route(
         raise Refusal("'query' is empty: pass the question the agent is answering")
     with banks.lock:
         sb = banks.bank(bank)
-        result = sb.router().route(query).as_dict()
+        router = sb.router()
+        if router.files and not any(router.table.concepts):
+            # Nothing can match a bank without headers: say so rather than "out of domain".
+            raise Refusal(
+                f"the bank {sb.name} is not compiled: none of its {router.files} knowledge files has a CKP "
+                "header, so no question can match. Call ckp_compile on each file (or run "
+                f"`ckp compile --all {sb.root}`), then ckp_index."
+            )
+        result = router.route(query).as_dict()
         if include_content:
             for entry in result["loaded"]:
                 entry["content"] = banks.read(sb, entry["file"])

@@ -18,8 +18,10 @@ from mcp.client.stdio import stdio_client
 
 from ckp_lsp.cli.main import main as ckp
 from ckp_lsp.core.bank import Bank
+from ckp_lsp.core.bench import tool_tokens
 from ckp_lsp.core.config import config_for_bank
-from ckp_lsp.core.index import update_index_text
+from ckp_lsp.core.index import tokens, update_index_text
+from ckp_lsp.core.route import Router
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
@@ -88,6 +90,10 @@ async def test_lists_the_five_tools_with_their_schemas(workspace: Path) -> None:
     assert listed["ckp_compile"].input_schema["required"] == ["file"]
     assert all(t.output_schema and t.output_schema["type"] == "object" for t in listed.values())
     assert route.annotations is not None and route.annotations.read_only_hint is True
+    # The definitions sit in the agent's context on every question: the README says about 840 tokens.
+    definitions = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed.values()]
+    assert tokens(json.dumps(definitions, separators=(",", ":"))) < 900
+    assert "anyOf" not in json.dumps(definitions)
 
 
 async def test_routes_every_sample_question_as_ckp_route_does(
@@ -101,6 +107,19 @@ async def test_routes_every_sample_question_as_ckp_route_does(
             assert await call(s, "ckp_route", query=q) == cli_json(
                 capsys, "route", MENTAT, q, "--format", "json"
             )
+
+
+async def test_the_answer_text_is_the_compact_json_ckp_bench_counts(workspace: Path) -> None:
+    query = "How does the OAuth2 login flow with SPID work?"
+    async with serve(workspace / MENTAT) as s:
+        result = await s.call_tool("ckp_route", {"query": query})
+    assert result.structured_content is not None
+    text = getattr(result.content[0], "text", None)
+    assert text == json.dumps(result.structured_content, ensure_ascii=False, separators=(",", ":"))
+    bank = workspace / MENTAT
+    routed = Router(Bank.load(bank, config_for_bank(bank))).route(query)
+    call = json.dumps({"name": "ckp_route", "arguments": {"query": query}}, separators=(",", ":"))
+    assert tool_tokens(routed) == tokens(call) + tokens(text) + routed.tokens.loaded
 
 
 async def test_route_brings_the_loaded_files_text_when_asked(workspace: Path) -> None:
@@ -317,3 +336,17 @@ async def test_files_changed_on_disk_are_seen_without_a_restart(workspace: Path)
         assert loaded == ["dirigible"]
         new.unlink()
         assert (await call(s, "ckp_route", query="dirigible"))["out_of_domain"] is True
+
+
+async def test_a_bank_without_headers_is_reported_as_not_compiled(tmp_path: Path) -> None:
+    bank = tmp_path / "memory-bank"
+    bank.mkdir()
+    (bank / "notes.md").write_text("# Notes\n\nNothing compiled yet.\n")
+    async with serve(bank) as s:
+        message = await refused(s, "ckp_route", query="notes")
+        compiled = await call(s, "ckp_compile", file="notes.md")
+        await call(s, "ckp_index")
+        routed = await call(s, "ckp_route", query="notes")
+    assert "not compiled" in message and "ckp_compile" in message
+    assert compiled["changed"] is True
+    assert [e["file"] for e in routed["loaded"]] == ["notes.md"]
