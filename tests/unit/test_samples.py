@@ -1,10 +1,11 @@
 """Every sample bank with a ``queries.yaml``: ``ckp check`` finds no error, ``ckp bench`` meets
 every expectation and the figures a team would hold a bank to, each TLDR is one sentence in the
-file's language, and the index is current."""
+file's language, the index is current, and ``compile --all`` reaches its fixed point at once."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,8 @@ import pytest
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.discovery import find_banks
 from ckp_lsp.core.language import has_cjk, is_japanese, sentences
-from tests.unit.builders import run_cli
+from ckp_lsp.core.rewrite import body_of
+from tests.unit.builders import run_cli, snapshot_files
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 WITH_QUERIES = sorted(p.parent.name for p in SAMPLES.glob("*/queries.yaml"))
@@ -34,11 +36,15 @@ def test_the_samples_include_a_bank_without_spaces_and_a_front_matter_bank() -> 
     assert {"activeContext.md", "progress.md", "projectbrief.md"} <= set(ja.files)
     adr = Bank.load(bank_of("adr"))
     assert all(kf.header is not None and kf.header.form == "frontmatter" for kf in adr.files.values())
-    assert all({"title", "status", "tags"} <= set(kf.header.user_keys) for kf in adr.files.values() if kf.header)
+    assert all(
+        {"title", "status", "tags"} <= set(kf.header.user_keys) for kf in adr.files.values() if kf.header
+    )
 
 
 @pytest.mark.parametrize("sample", WITH_QUERIES)
-def test_check_finds_no_error_and_the_index_is_current(sample: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_finds_no_error_and_the_index_is_current(
+    sample: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     bank = bank_of(sample)
     code, out, _ = run_cli(capsys, "check", str(bank))
     assert code == 0, out
@@ -46,7 +52,9 @@ def test_check_finds_no_error_and_the_index_is_current(sample: str, capsys: pyte
 
 
 @pytest.mark.parametrize("sample", WITH_QUERIES)
-def test_bench_meets_every_expectation_and_the_figures(sample: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bench_meets_every_expectation_and_the_figures(
+    sample: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     bank, queries = bank_of(sample), SAMPLES / sample / "queries.yaml"
     code, out, _ = run_cli(capsys, "bench", str(bank), "--queries", str(queries), "--format", "json")
     report = json.loads(out)
@@ -65,3 +73,24 @@ def test_every_tldr_is_one_sentence_in_the_files_language(sample: str) -> None:
         assert len(sentences(kf.tldr)) == 1, (rel, kf.tldr)
         body = (bank.root / rel).read_text(encoding="utf-8")
         assert has_cjk(kf.tldr) == is_japanese(body), (rel, kf.tldr)
+
+
+@pytest.mark.parametrize("sample", WITH_QUERIES)
+def test_compile_all_twice_the_second_run_changes_nothing(
+    sample: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = tmp_path / sample
+    shutil.copytree(SAMPLES / sample, copy)
+    bank = bank_of_copy(copy)
+    bodies = {p: body_of(p.read_text(encoding="utf-8")) for p in bank.rglob("*.md")}
+    assert run_cli(capsys, "compile", "--all", str(bank))[0] == 0
+    first = snapshot_files(copy)
+    assert run_cli(capsys, "compile", "--all", str(bank))[0] == 0
+    assert snapshot_files(copy) == first
+    assert all(body_of(p.read_text(encoding="utf-8")) == body for p, body in bodies.items())
+    assert run_cli(capsys, "check", str(bank))[0] == 0
+
+
+def bank_of_copy(copy: Path) -> Path:
+    (bank,) = find_banks([copy])
+    return bank
