@@ -47,7 +47,7 @@ def compile_offline(inp: CompileInput) -> Answer:
         for o in others
     ]
     df: Counter[str] = Counter(k for p in profiles for k in p.keys)
-    corpus = Corpus(files=len(profiles) + 1, df=df, stops=stops, cjk=cjk)
+    corpus = Corpus(files=len(profiles) + 1, df=df, stops=stops, cjk=cjk, syllabic="vi" in langs)
     reading = read_body(inp.body, corpus)
     df.update(reading.keys)
     title = title_of(reading.blocks)

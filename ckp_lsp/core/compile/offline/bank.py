@@ -49,14 +49,18 @@ def compile_bank(files: Iterable[BankFile], progress: Progress | None = None) ->
         cjks.append(cjk_of(text))
     stops = corpus_stops(langs)
     df: Counter[str] = Counter()
-    corpus = Corpus(files=total, df=df, stops=stops)
+    corpus = Corpus(files=total, df=df, stops=stops, syllabic="vi" in langs)
     corpora = {cjk: replace(corpus, cjk=cjk) for cjk in set(cjks)}  # the same counts, shared
     readings: list[Reading] = []
+    weight: Counter[str] = Counter()
     for n, (f, cjk) in enumerate(zip(ordered, cjks, strict=True), 1):
         reading = read_body(f.body, corpora[cjk])
         readings.append(reading)
         df.update(term_keys(reading))
+        weight.update({key: term.score for key, term in reading.terms.items()})
         step("reading", n, total)
+    mass = sum(weight.values())
+    corpora = {cjk: replace(c, weight=weight, mass=mass) for cjk, c in corpora.items()}
 
     taken = {f.concept for f in ordered if f.concept}
     concepts: list[str] = []

@@ -8,12 +8,14 @@ it is in the bank (``Corpus.idf``): a word every file uses routes nowhere.
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .terms import PART, Corpus, is_identifier, keyword_key, part_keys, tokens, usable_word
+from .summary import is_metadata, is_placeholder
+from .terms import KANJI, PART, Corpus, is_identifier, keyword_key, part_keys, tokens, usable_word
 from .text import STRONG, URL, WS, Block, emphasised, inline_code, plain
 
 MAX_KEYWORDS = 15
@@ -32,6 +34,9 @@ _CODE_IDENTIFIER = re.compile(
 _CODE_TOKEN = re.compile(r"[A-Za-z_$@][\w$]*(?:(?:\.|::)[A-Za-z_]\w*)*")
 _CALL_SUFFIX = re.compile(r"\(.*\)$|\[\]$")
 _FILE_NAME = re.compile(r"[\w-]+\.(?:md|markdown|txt|json|ya?ml|toml)$", re.IGNORECASE)
+# Letters only Vietnamese uses. Vietnamese writes a space between syllables, not words: one such
+# syllable alone (`dịch`) means little; two in a row (`giao dịch`) are a word.
+_VIETNAMESE = re.compile(r"[ăđơưĂĐƠƯ\u1ea0-\u1ef9]")
 
 
 @dataclass
@@ -42,15 +47,21 @@ class Term:
     forms: dict[str, int] = field(default_factory=dict)
     keys: tuple[str, ...] = ()
     identifier: bool = False
+    heading: bool = False  # a heading names it and the body talks about it: a topic
 
 
 class Counting:
     """The candidates of one body being counted, with the bank's stop words and segmenter."""
 
-    def __init__(self, stops: frozenset[str], cjk: str | None) -> None:
+    def __init__(self, stops: frozenset[str], cjk: str | None, syllabic: bool = False) -> None:
         self.terms: dict[str, Term] = {}
         self.stops = stops
         self.cjk = cjk
+        self.syllabic = syllabic  # the text is Vietnamese: its accented words are syllables
+        # Japanese: a run of kanji the segmenter cut out of a longer compound (`全完` of `全完了`)
+        # is never seen on its own; words seen only glued to other kanji are dropped.
+        self.glued: set[str] = set()
+        self.free: set[str] = set()
 
     def add(self, form: str, weight: float, identifier: bool = False) -> None:
         """Add weight to a keyword candidate."""
@@ -71,21 +82,26 @@ class Counting:
 
 
 _HEADING_ONLY = 0.3  # a heading's word the body never uses again is structure, not a topic
+_HEADING_RANK = 2.0  # a heading's word the body talks about is a topic: it ranks first
 
 
-def count_terms(blocks: list[Block], stops: frozenset[str], cjk: str | None) -> dict[str, Term]:
+def count_terms(
+    blocks: list[Block], stops: frozenset[str], cjk: str | None, syllabic: bool = False
+) -> dict[str, Term]:
     """Weigh every word, heading phrase and code identifier of the body.
 
     A heading names a topic when the body talks about it; a heading word used nowhere else
     (`Learnings`, `Current Work Focus`) is the template's structure and weighs little.
     """
-    counting = Counting(stops, cjk)
-    headings = Counting(stops, cjk)
+    counting = Counting(stops, cjk, syllabic)
+    headings = Counting(stops, cjk, syllabic)
     bigrams: Counter[str] = Counter()
     for block in blocks:
         if block.kind == "code":
             _count_code(block.text, counting)
             continue
+        if len(block.plain) < 200 and (is_placeholder(block.plain) or is_metadata(block.plain)):
+            continue  # `[Feature Name]`, `Owner: Billing team`: the template's, not the topic's
         if block.kind == "heading":
             _count_heading(block.plain, headings)
             continue
@@ -100,11 +116,16 @@ def count_terms(blocks: list[Block], stops: frozenset[str], cjk: str | None) -> 
     for phrase, n in bigrams.items():
         if n >= 2:
             counting.add(phrase, 1.5 * n)
+    for word in counting.glued - counting.free:
+        counting.terms.pop(" ".join(part_keys(word, cjk)), None)
     used = {k for term in counting.terms.values() for k in term.keys}
     for term in headings.terms.values():
-        factor = 1.0 if used.issuperset(term.keys) else _HEADING_ONLY
+        topic = used.issuperset(term.keys)
         for form, n in sorted(term.forms.items()):
-            counting.add(form, term.score * factor * n / sum(term.forms.values()), term.identifier)
+            weight = term.score * (1.0 if topic else _HEADING_ONLY) * n / sum(term.forms.values())
+            counting.add(form, weight, term.identifier)
+        if topic:
+            counting.terms[" ".join(term.keys)].heading = True
     return counting.terms
 
 
@@ -118,10 +139,16 @@ def _count_prose(text: str, weight: float, counting: Counting, bigrams: Counter[
             previous = ""
             continue
         word, identifier, factor = info
-        counting.add(word, weight * factor, identifier)
-        if previous and not identifier and start == previous_end + 1 and word.isascii():
+        syllable = _syllable(word, counting.syllabic)
+        if counting.cjk == "ja" and KANJI.search(word):
+            glued = KANJI.match(text[start - 1 : start] if start else "") or KANJI.match(text[end : end + 1])
+            (counting.glued if glued else counting.free).add(word)
+        if not syllable:
+            counting.add(word, weight * factor, identifier)
+        spaced = word.isascii() or syllable
+        if previous and not identifier and start == previous_end + 1 and spaced:
             bigrams[f"{previous} {word.casefold()}"] += 1
-        previous, previous_end = ("" if identifier or not word.isascii() else word.casefold()), end
+        previous, previous_end = ("" if identifier or not spaced else word.casefold()), end
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -150,9 +177,16 @@ def _count_heading(text: str, counting: Counting) -> None:
         end = stop
     for run in runs:
         for word in run:
-            counting.add(word, 2.5 if len(run) == 1 else 1.0, is_identifier(word))
-        if 2 <= len(run) <= 3 and all(w.isascii() for w in run):
+            if not _syllable(word, counting.syllabic):
+                counting.add(word, 2.5 if len(run) == 1 else 1.0, is_identifier(word))
+        if 2 <= len(run) <= 3 and all(w.isascii() or _syllable(w, counting.syllabic) for w in run):
             counting.add(" ".join(run), 3.0)
+
+
+def _syllable(word: str, syllabic: bool) -> bool:
+    """Whether a word is a Vietnamese syllable, a keyword only with its neighbour: it has a letter
+    only Vietnamese uses, or any accent in a Vietnamese text."""
+    return _VIETNAMESE.search(word) is not None or (syllabic and not word.isascii())
 
 
 def _count_inline_code(code: str, counting: Counting) -> None:
@@ -224,8 +258,22 @@ def choose_keywords(
 
 
 def ranked(terms: dict[str, Term], corpus: Corpus) -> list[tuple[float, float, str, Term]]:
-    """(weight, rank, key, term) by rank: weight times rarity in the bank, ties by key."""
-    out = [(term.score, term.score * corpus.idf(term.keys), key, term) for key, term in terms.items()]
+    """(weight, rank, key, term) by rank, ties by key: the weight (its square root: the tenth use of a
+    word tells less than the first), times how rare the term is in the bank's files, times how
+    much more this body uses it than the others; a heading's topic ranks twice as high."""
+    mass = sum(term.score for term in terms.values())
+    out = [
+        (
+            term.score,
+            math.sqrt(term.score)
+            * corpus.idf(term.keys)
+            * corpus.own_share(key, term.score, mass)
+            * (_HEADING_RANK if term.heading else 1.0),
+            key,
+            term,
+        )
+        for key, term in terms.items()
+    ]
     out.sort(key=lambda item: (-item[1], item[2]))
     return out
 

@@ -43,7 +43,7 @@ def read_body(body: str, corpus: Corpus) -> Reading:
     lines = clean(body[:MAX_BODY]).split("\n")
     blocks = parse(lines[preamble_end(lines) :])
     headings = [b.plain for b in blocks if b.kind == "heading" and b.plain]
-    terms = count_terms(blocks, corpus.stops, corpus.cjk)
+    terms = count_terms(blocks, corpus.stops, corpus.cjk, corpus.syllabic)
     found = segments(blocks)
     code = "\n".join(b.text for b in blocks if b.kind == "code")
     keys: set[str] = set()

@@ -231,7 +231,7 @@ def tier(ab: Evidence, ba: Evidence | None, listed_back: bool = False) -> str:
         and ab.overlap >= _HIGH_OVERLAP
     ):
         return "high"
-    if ab.deliberate or (back_deliberate and (ab.shared or back_shared)):
+    if ab.deliberate or (back_deliberate and (ab.hits or (ba.hits if ba is not None else 0))):
         return "mid"
     if ab.plain >= 2 or (ab.plain and ab.hits):
         return "mid"

@@ -81,6 +81,11 @@ def first_explanatory(text: str, language: str) -> str:
     return ""
 
 
+def is_placeholder(text: str) -> bool:
+    """Whether a text holds a template placeholder (`[Project Name]`, `{{x}}`, `TODO`)."""
+    return _PLACEHOLDER.search(text) is not None
+
+
 def _explains(sentence: str) -> bool:
     """Whether a sentence says something: enough words, no label-and-value, no placeholder."""
     if sentence.endswith((":", "：")) or _PLACEHOLDER.search(sentence):
@@ -91,10 +96,10 @@ def _explains(sentence: str) -> bool:
             return False
     elif len(_LETTER_WORD.findall(sentence)) < 3:
         return False
-    return not _metadata(sentence)
+    return not is_metadata(sentence)
 
 
-def _metadata(sentence: str) -> bool:
+def is_metadata(sentence: str) -> bool:
     """A metadata line: `Status: Accepted`, `Last updated: 2024-05-01`, `Version 1.2 (2024-05)`."""
     if len(_LABELS.findall(sentence)) >= 2:
         return True  # `Status: Accepted Date: 2024-01-05`

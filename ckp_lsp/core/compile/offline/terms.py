@@ -65,6 +65,8 @@ PART = re.compile(r"[^\W_]+")
 CAMEL = re.compile(r"[a-z][A-Z]")
 CAMEL_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _HIRAGANA_ONLY = re.compile(r"[\u3040-\u309f\u30fc]+")
+_HIRAGANA = re.compile(r"[\u3040-\u309f]")
+KANJI = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3005]")
 _CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 
 
@@ -76,11 +78,23 @@ class Corpus:
     df: Counter[str] = field(default_factory=Counter)
     stops: frozenset[str] = STOP_WORDS
     cjk: str | None = None  # "ja" or "zh": how the bank's ideographs are segmented
+    syllabic: bool = False  # Vietnamese: words are written as syllables separated by spaces
+    weight: Counter[str] = field(default_factory=Counter)  # each term's weight over all bodies
+    mass: float = 0.0  # the weight of every term of every body
 
     def idf(self, keys: Iterable[str]) -> float:
-        """How distinctive a term is: 1 for a word every file uses, more the rarer it is."""
-        n = min((self.df[k] for k in keys), default=0)
-        return 1.0 + math.log((self.files + 1) / (n + 1))
+        """How distinctive a term is: near 0 for a word every file uses, more the rarer it is."""
+        n = min((self.df[k] for k in keys), default=1)
+        return math.log((self.files + 1) / max(n, 1))
+
+    def own_share(self, key: str, weight: float, body_mass: float) -> float:
+        """How much more one body uses a term than the rest of the bank, from 0 to 1: 1 when the
+        others never use it, 1/2 when they use it as often, less when they use it more."""
+        others, rest = self.weight[key] - weight, self.mass - body_mass
+        if others <= 0 or rest <= 0 or body_mass <= 0:
+            return 1.0
+        ratio = (weight / body_mass) / (others / rest)
+        return ratio / (1.0 + ratio)
 
     def common(self, key: str) -> bool:
         """Whether a concept's one-word name is used by so many other files of the bank (over a
@@ -167,8 +181,11 @@ def usable_word(token: str, stops: frozenset[str] = STOP_WORDS) -> str:
     if low in stops or stem(low) in stops:
         return ""
     if _CJK_CHAR.search(low):
-        # One ideograph or a run of hiragana is grammar (particles, endings), not a topic.
-        return "" if len(low) < 2 or _HIRAGANA_ONLY.fullmatch(low) else low
+        # One ideograph or a run of hiragana is grammar (particles, endings), not a topic; a word
+        # that starts or ends in hiragana is a verb form or a particle stuck to a word.
+        if len(low) < 2 or _HIRAGANA_ONLY.fullmatch(low):
+            return ""
+        return "" if _HIRAGANA.match(low[0]) or _HIRAGANA.match(low[-1]) else low
     if len(low) < 3 and not (token.isupper() and len(token) == 2):
         return ""
     if sum(c.isdigit() for c in low) * 2 >= len(low):
