@@ -12,7 +12,7 @@ from .bank import Bank
 from .dates import current_month
 from .findings import Finding
 from .header import Field, Item
-from .knowledge import KnowledgeFile
+from .knowledge import CONCEPT_RE, KnowledgeFile
 from .text import Span
 
 #: codes whose fix is certain enough to apply without looking (``source.fixAll``, ``ckp fix``)
@@ -134,7 +134,8 @@ def _add_date(bank: Bank, kf: KnowledgeFile, f: Finding) -> list[Fix]:
 
 def _replace_concept(bank: Bank, kf: KnowledgeFile, f: Finding) -> list[Fix]:
     concept = f.data.get("concept", "")
-    choices = process.extract(concept, bank.concepts(), limit=3, score_cutoff=50)
+    names = [n for n in bank.concepts() if CONCEPT_RE.match(n)]  # never a display name (CKP010)
+    choices = process.extract(concept, names, limit=3, score_cutoff=50)
     fixes = [
         Fix(f"Replace with '{name}'", [Edit(f.span, name)])
         for name, _score, _ in choices

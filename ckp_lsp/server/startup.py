@@ -13,7 +13,9 @@ from typing import Any
 
 from lsprotocol import types
 
+from .. import __version__
 from ..core.discovery import INDEX_NAME
+from . import native
 from .client import ClientCapabilities, Settings
 from .convert import path_of
 from .preload import Preload
@@ -67,6 +69,7 @@ def _watch_parent(pid: int) -> None:
 
 @server.feature(types.INITIALIZED)
 async def initialized(ls: CkpServer, params: types.InitializedParams) -> None:
+    ls.log(f"ckp-lsp {__version__}: {native.describe()}", types.MessageType.Info)
     await pull_settings(ls)
     await _watch_files(ls)
     ls.spawn(_index_workspace(ls))
