@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -182,16 +183,17 @@ async def test_two_content_length_lines_in_the_first_message_do_not_hang_the_sta
 
 
 async def test_the_editor_dying_without_shutdown_ends_the_server_with_code_1(workspace: Path) -> None:
-    editor = await asyncio.create_subprocess_exec(sys.executable, "-c", "import time; time.sleep(600)")
+    editor = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
     session = await Session.start(workspace, process_id=editor.pid)
     try:
         await session.wait_indexed()
         editor.kill()
-        await editor.wait()
+        editor.wait()
         assert await asyncio.wait_for(session.process.wait(), HANG) == 1
     finally:
-        if editor.returncode is None:
+        if editor.poll() is None:
             editor.kill()
+            editor.wait()
         await session.kill()
 
 

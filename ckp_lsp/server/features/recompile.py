@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
-from ...core.bank import read_text
 from ...core.compile.compiler import compile_header, provider_for
 from ...core.compile.model import CompileError
+from ...core.text import BOM
 from ..pygls_compat import forget_progress
 from .actions import replace_prefix_edit, text_edit
 
@@ -35,10 +35,18 @@ async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
         _tell(ls, "CKP: Recompile works on knowledge files inside a memory bank.")
         return {"applied": False, "reason": "not a knowledge file"}
     opened = ls.workspace.text_documents.get(uri)
-    if opened is not None:
-        text, version = opened.source, opened.version
-    else:
-        text, version = read_text(doc.bank.root / doc.rel)[0], None
+    if opened is None:
+        # An edit to a file the editor has not open carries no version: applied to whatever the
+        # disk holds by then, it would overwrite a change made meanwhile (an agent's).
+        _tell(
+            ls,
+            f"CKP: open {doc.rel} to recompile its header, or run `ckp compile {doc.rel}` "
+            "(it writes only if the file did not change meanwhile).",
+            types.MessageType.Warning,
+        )
+        return {"applied": False, "reason": "not open"}
+    text, version = opened.source, opened.version
+    bom = BOM if text.startswith(BOM) else ""  # kept in front of the header, never compiled
     # Read now, not when the bank was loaded: a folder trusted since (`ckp trust`) counts at once.
     config = await asyncio.to_thread(ls.state.config_for, doc.bank.root)
     _tell_ignored(ls, config.ignored)
@@ -51,7 +59,8 @@ async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
     name = llm.provider if provider is not None else "offline"
     token = f"ckp-recompile-{next(_tokens)}"
     progress = await _begin(ls, token, f"Recompiling {doc.rel} ({name})")
-    work = _in_thread(compile_header, doc.bank, doc.rel, text, provider, llm.timeout)
+    # The compiler runs on a thread, on a snapshot: edits made meanwhile change the live bank only.
+    work = _in_thread(compile_header, doc.bank.snapshot(), doc.rel, text[len(bom) :], provider, llm.timeout)
     if progress:
         cancel = ls.work_done_progress.tokens.get(token)
         if cancel is not None:
@@ -74,7 +83,7 @@ async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
         _tell(ls, f"CKP: recompile failed, the document is unchanged: {exc}")
         return {"applied": False, "reason": str(exc)}
     current = ls.workspace.text_documents.get(uri)
-    if (current.source if current is not None else text) != text:
+    if current is None or current.source != text:
         _end(ls, token, progress, "refused")
         _tell(
             ls,
@@ -82,10 +91,10 @@ async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
             types.MessageType.Warning,
         )
         return {"applied": False, "reason": "document changed"}
-    if compiled.text == text:
+    if compiled.text == text[len(bom) :]:
         _end(ls, token, progress, "header already up to date")
         return {"applied": False, "reason": "unchanged"}
-    edit = text_edit(uri, version, [replace_prefix_edit(compiled.replaced, compiled.header)])
+    edit = text_edit(uri, version, [replace_prefix_edit(bom + compiled.replaced, bom + compiled.header)])
     _end(ls, token, progress, "applying")
     result = await ls.workspace_apply_edit_async(
         types.ApplyWorkspaceEditParams(edit=edit, label="Recompile CKP header")
