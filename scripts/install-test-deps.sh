@@ -18,8 +18,14 @@ if ! command -v nvim >/dev/null 2>&1 || ! dpkg -s neovim >/dev/null 2>&1; then
 fi
 
 if command -v npm >/dev/null 2>&1; then
+    # This machine's platform build (e.g. ckp-lsp-linux-x64-<version>.vsix): the server with the
+    # compiled wheels of every supported Python, from PyPI; offline, from the packages installed
+    # in .venv (compiled for its Python only). The VS Code test runs it.
+    python="$(pwd)/.venv/bin/python"
+    [ -x "$python" ] || python="$(command -v python3)"
     log "building the VS Code extension (.vsix with the server inside)"
-    (cd vscode-client && npm ci --no-audit --no-fund --loglevel=error && npm run --silent package) >&2
+    (cd vscode-client && npm ci --no-audit --no-fund --loglevel=error \
+        && npm run --silent package -- --python "$python") >&2
     bash tests/editors/vscode/install-code-server.sh >/dev/null
 else
     log "npm not found: the VS Code tests will not run"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -28,6 +28,15 @@ class Reply:
     status: int = 200
     raw: bytes | None = None  # sent as is instead of a wrapped `text` (or a provider error)
     delay: float = 0.0  # seconds to wait before answering
+    headers: tuple[tuple[str, str], ...] = ()  # extra response headers (Retry-After, Location)
+    dribble: float = 0.0  # send the body one byte every this many seconds
+    size: int = 0  # send a body of this many bytes (counted in `sent`), never holding it whole
+
+
+def every_time(reply: Reply, times: int = 8) -> list[Reply]:
+    """`reply` for a request and for each retry of it, sent with `Retry-After: 0` so that the
+    client retries at once."""
+    return [replace(reply, headers=(*reply.headers, ("Retry-After", "0")))] * times
 
 
 @dataclass
@@ -44,8 +53,12 @@ class _State:
     replies: deque[Reply] = field(default_factory=deque)
     received: list[Received] = field(default_factory=list)
     api_key: str | None = None
+    structured: bool = True  # whether response_format / tools are understood (else HTTP 400)
     lock: threading.Lock = field(default_factory=threading.Lock)
     release: threading.Event = field(default_factory=threading.Event)
+    in_flight: int = 0
+    most_in_flight: int = 0
+    sent: int = 0  # body bytes sent for `size` replies
 
 
 class FakeLLM:
@@ -55,8 +68,8 @@ class FakeLLM:
     quoting the key that was sent in the error message.
     """
 
-    def __init__(self, api_key: str | None = None) -> None:
-        self._state = _State(api_key=api_key)
+    def __init__(self, api_key: str | None = None, *, structured: bool = True) -> None:
+        self._state = _State(api_key=api_key, structured=structured)
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self._state))
         self._server.daemon_threads = True
         # A short poll keeps stop() quick; the default 0.5 s would dominate a fast suite.
@@ -85,6 +98,18 @@ class FakeLLM:
         """The requests received so far, oldest first."""
         with self._state.lock:
             return list(self._state.received)
+
+    @property
+    def most_in_flight(self) -> int:
+        """The most requests that were being answered at the same time."""
+        with self._state.lock:
+            return self._state.most_in_flight
+
+    @property
+    def sent(self) -> int:
+        """Bytes of the large bodies (`Reply.size`) sent so far."""
+        with self._state.lock:
+            return self._state.sent
 
     def script(self, *replies: Reply) -> None:
         """Queue replies, answered in order; once used up, every request gets a good answer."""
@@ -120,6 +145,16 @@ def _handler_for(state: _State) -> type[BaseHTTPRequestHandler]:
             """Keep test output quiet."""
 
         def do_POST(self) -> None:
+            with state.lock:
+                state.in_flight += 1
+                state.most_in_flight = max(state.most_in_flight, state.in_flight)
+            try:
+                self._answer()
+            finally:
+                with state.lock:
+                    state.in_flight -= 1
+
+        def _answer(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             raw_body = self.rfile.read(length)
             try:
@@ -141,22 +176,67 @@ def _handler_for(state: _State) -> type[BaseHTTPRequestHandler]:
                 message = f"Incorrect API key provided: {sent_key}"
                 self._send(401, _error_body(flavour, message, "authentication_error"))
                 return
-            if reply.raw is not None:
-                self._send(reply.status, reply.raw)
+            structured = isinstance(body, dict) and ("response_format" in body or "tools" in body)
+            if structured and not state.structured:
+                message = (
+                    "response_format is not supported" if flavour == "openai" else "tools: unknown field"
+                )
+                self._send(400, _error_body(flavour, message, "invalid_request_error"))
+                return
+            if reply.size:
+                self._send_large(reply.size)
+            elif reply.raw is not None:
+                self._send(reply.status, reply.raw, reply.headers, reply.dribble)
             elif reply.status != 200:
-                self._send(reply.status, _error_body(flavour, reply.text, "api_error"))
+                self._send(reply.status, _error_body(flavour, reply.text, "api_error"), reply.headers)
             else:
                 model = body.get("model", "") if isinstance(body, dict) else ""
-                self._send(200, _success_body(flavour, model, reply.text))
+                prompt = json.dumps(body.get("messages", "")) + str(body.get("system", ""))
+                usage = (len(prompt) // 4, len(reply.text) // 4)
+                tool = flavour == "anthropic" and structured
+                payload = _success_body(flavour, model, reply.text, usage, tool)
+                self._send(200, payload, reply.headers, reply.dribble)
 
-        def _send(self, status: int, payload: bytes) -> None:
+        def _send_large(self, size: int) -> None:
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(size))
+                self.end_headers()
+                chunk = b" " * 65536
+                left = size
+                while left > 0 and not state.release.is_set():
+                    piece = chunk[: min(left, len(chunk))]
+                    self.wfile.write(piece)
+                    left -= len(piece)
+                    with state.lock:
+                        state.sent += len(piece)
+            except OSError:
+                pass  # the client stopped reading
+
+        def _send(
+            self,
+            status: int,
+            payload: bytes,
+            headers: tuple[tuple[str, str], ...] = (),
+            dribble: float = 0.0,
+        ) -> None:
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
+                for name, value in headers:
+                    self.send_header(name, value)
                 self.end_headers()
-                self.wfile.write(payload)
-            except (BrokenPipeError, ConnectionResetError):
+                if not dribble:
+                    self.wfile.write(payload)
+                    return
+                for i in range(len(payload)):
+                    if state.release.wait(dribble):
+                        return
+                    self.wfile.write(payload[i : i + 1])
+                    self.wfile.flush()
+            except OSError:
                 pass  # the client timed out and went away
 
     return Handler
@@ -178,34 +258,42 @@ def _sent_key(flavour: str, headers: dict[str, str]) -> str:
     return headers.get("authorization", "").removeprefix("Bearer ")
 
 
-def _success_body(flavour: str, model: str, text: str) -> bytes:
-    """A successful completion carrying `text`, in the provider's wire format."""
+def _success_body(flavour: str, model: str, text: str, usage: tuple[int, int], tool: bool) -> bytes:
+    """A successful completion carrying `text`, in the provider's wire format (as a tool call when
+    the Anthropic request asked for one and `text` is a JSON object)."""
     if flavour == "anthropic":
-        data: dict[str, Any] = {
-            "id": "msg_fake",
-            "type": "message",
-            "role": "assistant",
-            "model": model,
-            "content": [{"type": "text", "text": text}],
-            "stop_reason": "end_turn",
-            "stop_sequence": None,
-            "usage": {"input_tokens": 10, "output_tokens": 10},
-        }
-    else:
-        data = {
-            "id": "chatcmpl-fake",
-            "object": "chat.completion",
-            "created": 0,
-            "model": model,
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": text},
-                    "finish_reason": "stop",
-                }
-            ],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
-        }
+        content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+        if tool:
+            try:
+                called = json.loads(text)
+            except ValueError:
+                called = None
+            if isinstance(called, dict):
+                content = [{"type": "tool_use", "id": "toolu_fake", "name": "ckp_header", "input": called}]
+        return json.dumps(
+            {
+                "id": "msg_fake",
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": content,
+                "stop_reason": "tool_use" if tool else "end_turn",
+                "stop_sequence": None,
+                "usage": {"input_tokens": usage[0], "output_tokens": usage[1]},
+            }
+        ).encode("utf-8")
+    data: dict[str, Any] = {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": {
+            "prompt_tokens": usage[0],
+            "completion_tokens": usage[1],
+            "total_tokens": usage[0] + usage[1],
+        },
+    }
     return json.dumps(data).encode("utf-8")
 
 

@@ -26,6 +26,12 @@ def add_parser(sub: Any) -> None:
         metavar="N,N,...",
         help="also measure growing subsets of the bank of these many files (e.g. 3,11,30)",
     )
+    p.add_argument(
+        "--index-format",
+        choices=("table", "blocks", "compact"),
+        default=None,
+        help="measure with the index `ckp index` writes in this form (default: the bank's own _index.md)",
+    )
     p.set_defaults(run=run)
 
 
@@ -52,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     except BenchError as exc:
         print(f"ckp: {exc}", file=sys.stderr)
         return 2
-    report = run_bench(Bank.load(root, config_for_bank(root)), queries, args.sizes)
+    report = run_bench(Bank.load(root, config_for_bank(root)), queries, args.sizes, args.index_format)
     for n in report.skipped_sizes:
         print(f"ckp: --sizes {n}: the bank has {report.files} files, size skipped", file=sys.stderr)
     if args.format == "json":
@@ -63,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_text(report: BenchReport, where: str) -> None:
+    from ..core.bench import tool_tokens
+
     print(f"{where}: {report.files} knowledge files, {len(report.outcomes)} queries\n")
     for n, o in enumerate(report.outcomes, 1):
         t = o.result.tokens
@@ -70,20 +78,31 @@ def _print_text(report: BenchReport, where: str) -> None:
         print(f"    {o.result.declaration}")
         verdict = "ok" if o.ok else "FAILED"
         print(
-            f"    {len(o.result.loaded)} file(s), {t.with_ckp:,} tokens with CKP vs {t.without_ckp:,} "
-            f"without ({t.reduction:.0%} less): {verdict}"
+            f"    {len(o.result.loaded)} file(s), {t.without_ckp:,} tokens without CKP, {t.with_ckp:,} with "
+            f"the index ({t.reduction:.0%} less), {tool_tokens(o.result):,} through ckp_route: {verdict}"
         )
         for why in o.failures:
             print(f"    - {why}")
     print()
-    print("| Files | Tokens without CKP | Tokens with CKP | Reduction |")
+    print("| Files | Without CKP | With the index | Through ckp_route, no index |")
     print("|---:|---:|---:|---:|")
     for row in report.sizes:
-        print(f"| {row.files} | {row.without_ckp:,} | {row.with_ckp:,} | {row.reduction:.0%} |")
-    print("\nWithout CKP: every knowledge file; with CKP: the index and the loaded files, mean per query.")
+        print(
+            f"| {row.files} | {row.without_ckp:,} | {_share(row.with_ckp, row.reduction)} "
+            f"| {_share(row.with_tool, row.tool_reduction)} |"
+        )
+    print(
+        "\nTokens, mean per query. Without CKP: every knowledge file. With the index: _index.md "
+        f"({report.index_format}) and the loaded files.\nThrough ckp_route (`ckp mcp`): the tool call, "
+        "its answer and the loaded files; the index stays out of the agent's context."
+    )
     loaded, expected = report.must_load
     print(
         f"Routing: {report.passed}/{len(report.outcomes)} queries meet their expectations; "
         f"recall {report.recall:.0%} ({loaded}/{expected} must-load concepts); "
-        f"mean reduction {report.reduction:.0%}."
+        f"mean reduction {report.reduction:.0%} with the index, {report.tool_reduction:.0%} through ckp_route."
     )
+
+
+def _share(tokens: int, reduction: float) -> str:
+    return f"{tokens:,} ({reduction:.0%} less)" if reduction >= 0 else f"{tokens:,} ({-reduction:.0%} more)"

@@ -80,7 +80,9 @@ def _findings(bank: Bank, rels: list[str], with_index: bool) -> list[tuple[str, 
 
 
 def _config_problems(targets: Any) -> list[str]:
-    return [f"configuration: {p}" for t in targets.targets for p in t.bank.config.problems]
+    seen = set(targets.problems)
+    problems = (p for t in targets.targets for p in t.bank.config.problems if p not in seen)
+    return [f"configuration: {p}" for p in dict.fromkeys(problems)]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -98,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         print("ckp: nothing to check", file=sys.stderr)
         return 2
     if args.format == "json":
-        print(json.dumps(_as_json(results, checked), indent=2, ensure_ascii=False))
+        print(json.dumps(as_json(results, checked), indent=2, ensure_ascii=False))
     else:
         _print_text(results, checked)
     return 1 if any(f.severity == Severity.ERROR for _, f in results) else 0
@@ -117,7 +119,8 @@ def _summary(results: list[tuple[Path, Finding]], checked: int) -> dict[str, int
     }
 
 
-def _as_json(results: list[tuple[Path, Finding]], checked: int) -> dict[str, Any]:
+def as_json(results: list[tuple[Path, Finding]], checked: int) -> dict[str, Any]:
+    """The JSON of `ckp check --format json`: every finding with its LSP range, and a summary."""
     return {
         "diagnostics": [
             {

@@ -1,4 +1,8 @@
-"""``ckp compile``: recompile headers offline or with an LLM; only the header ever changes."""
+"""``ckp compile``: recompile headers offline or with an LLM; only the header ever changes.
+
+``--all`` offline compiles the whole bank at once, in phases (``core.compile.compile_all``): it
+fills missing headers and fields by default, ``--force`` recompiles every header.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +10,17 @@ import argparse
 import difflib
 import math
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..core.bank import Bank, read_text
+from ..core.compile.compile_all import compile_all
 from ..core.compile.compiler import compile_header, provider_for
 from ..core.compile.model import CompileError
-from ..core.config import MAX_TIMEOUT, PROVIDERS, config_for_bank, valid_timeout
+from ..core.config import MAX_TIMEOUT, PROVIDERS, LlmConfig, config_for_bank, valid_timeout
+from ..core.dates import current_month
 from ..core.discovery import INDEX_NAME, bank_of, named_bank
 from ..core.text import BOM
 from ..core.writes import WriteRefused, write_atomic
@@ -23,7 +30,15 @@ from .output import display_path
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("compile", help="recompile headers from their bodies (offline, or with an LLM)")
     p.add_argument("files", nargs="*", type=Path, metavar="FILE")
-    p.add_argument("--all", type=Path, metavar="BANK", help="every knowledge file of BANK")
+    p.add_argument(
+        "--all",
+        type=Path,
+        metavar="BANK",
+        help="every knowledge file of BANK: fill missing headers and fields (with --force: all)",
+    )
+    p.add_argument(
+        "--force", action="store_true", help="with --all: recompile every header, not only the missing"
+    )
     p.add_argument(
         "--provider", choices=PROVIDERS, help="the compiler (default: configuration, else offline)"
     )
@@ -80,11 +95,33 @@ def _targets(args: argparse.Namespace) -> list[tuple[Path, str]] | str:
     return out
 
 
+def _llm(args: argparse.Namespace, llm: LlmConfig) -> LlmConfig:
+    """The bank's LLM settings with the command line's on top."""
+    return replace(
+        llm,
+        provider=args.provider or llm.provider,
+        model=args.model or llm.model,
+        base_url=args.base_url or llm.base_url,
+        command=args.command or llm.command,
+        timeout=args.timeout or llm.timeout,
+    )
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.force and args.all is None:
+        print("ckp: --force goes with --all BANK (a file named alone is always recompiled)", file=sys.stderr)
+        return 2
     targets = _targets(args)
     if isinstance(targets, str):
         print(f"ckp: {targets}", file=sys.stderr)
         return 2
+    if args.all is not None and not args.files:
+        root = named_bank(args.all)
+        assert root is not None  # _targets checked it
+        bank = Bank.load(root, config_for_bank(root))
+        if _llm(args, bank.config.llm).provider == "offline":
+            _tell_config(bank)
+            return _run_all_offline(args, bank, sorted({rel for _, rel in targets}))
     banks: dict[Path, Bank] = {}
     failed = changed = 0
     show_progress = len(targets) > 1 and sys.stderr.isatty()
@@ -97,15 +134,7 @@ def run(args: argparse.Namespace) -> int:
         if show_progress:
             _progress(n, len(targets), rel)
         try:
-            llm = bank.config.llm
-            llm = replace(
-                llm,
-                provider=args.provider or llm.provider,
-                model=args.model or llm.model,
-                base_url=args.base_url or llm.base_url,
-                command=args.command or llm.command,
-                timeout=args.timeout or llm.timeout,
-            )
+            llm = _llm(args, bank.config.llm)
             data = path.read_bytes()
             text = read_text(path)[0]
             compiled = compile_header(bank, rel, text, provider_for(llm), llm.timeout)
@@ -119,14 +148,7 @@ def run(args: argparse.Namespace) -> int:
         changed += 1
         _clear(show_progress)
         if args.diff or args.dry_run:
-            sys.stdout.writelines(
-                difflib.unified_diff(
-                    text.splitlines(keepends=True),
-                    compiled.text.splitlines(keepends=True),
-                    f"a/{display_path(path)}",
-                    f"b/{display_path(path)}",
-                )
-            )
+            _diff(path, text, compiled.text)
         if not args.dry_run:
             try:
                 write_atomic(
@@ -141,6 +163,91 @@ def run(args: argparse.Namespace) -> int:
     verb = "would change" if args.dry_run else "recompiled"
     print(f"{len(targets)} file(s): {changed} {verb}, {failed} failed.", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _run_all_offline(args: argparse.Namespace, bank: Bank, rels: list[str]) -> int:
+    """``compile --all`` offline: the whole bank in one phased compile, then the writes."""
+    texts: dict[str, str] = {}
+    boms: dict[str, bool] = {}
+    failed = 0
+    for rel in rels:
+        try:
+            texts[rel], boms[rel] = (
+                read_text(bank.root / rel)[0],
+                (bank.root / rel).read_bytes().startswith(BOM.encode()),
+            )
+        except OSError as exc:
+            failed += 1
+            print(f"ckp: {display_path(bank.root / rel)}: {exc}", file=sys.stderr)
+    started = time.monotonic()
+    show = _Progress(len(texts))
+    outcomes = compile_all(bank, texts, current_month(), force=args.force, progress=show)
+    show.done()
+    changed = 0
+    for out in outcomes:
+        path = bank.root / out.rel
+        if out.error:
+            failed += 1
+            print(f"ckp: {display_path(path)}: {out.error}", file=sys.stderr)
+            continue
+        if not out.changed:
+            continue
+        changed += 1
+        if args.diff or args.dry_run:
+            _diff(path, out.old, out.new)
+        if not args.dry_run:
+            try:
+                write_atomic(path, out.new, expected=out.old, bom=boms[out.rel], within=bank.root)
+            except WriteRefused as exc:
+                failed += 1
+                changed -= 1
+                print(f"ckp: {exc}", file=sys.stderr)
+    verb = "would change" if args.dry_run else ("recompiled" if args.force else "filled")
+    seconds = time.monotonic() - started
+    print(
+        f"{len(texts)} file(s): {changed} {verb}, {failed} failed ({seconds:.1f} s).",
+        file=sys.stderr,
+    )
+    return 1 if failed else 0
+
+
+class _Progress:
+    """Progress of a long compile on stderr: a bar on a terminal, a line per phase elsewhere."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.tty = sys.stderr.isatty()
+        self.phase = ""
+        self.started = time.monotonic()
+        self.shown = False
+
+    def __call__(self, phase: str, n: int, total: int) -> None:
+        if total < 100 and time.monotonic() - self.started < 2.0:
+            return  # a short run needs no progress
+        if self.tty:
+            width = 24
+            done = int(width * n / max(total, 1))
+            sys.stderr.write(f"\r{phase:<14} [{'#' * done}{'.' * (width - done)}] {n}/{total}")
+            sys.stderr.flush()
+            self.shown = True
+        elif phase != self.phase:
+            print(f"ckp: compiling {total} files: {phase}…", file=sys.stderr)
+        self.phase = phase
+
+    def done(self) -> None:
+        if self.tty and self.shown:
+            sys.stderr.write("\r" + " " * 60 + "\r")
+
+
+def _diff(path: Path, old: str, new: str) -> None:
+    sys.stdout.writelines(
+        difflib.unified_diff(
+            old.splitlines(keepends=True),
+            new.splitlines(keepends=True),
+            f"a/{display_path(path)}",
+            f"b/{display_path(path)}",
+        )
+    )
 
 
 def _tell_config(bank: Bank) -> None:

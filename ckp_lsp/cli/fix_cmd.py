@@ -27,7 +27,9 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     targets = resolve_targets(args.paths)
-    for problem in targets.problems:
+    seen = set(targets.problems)
+    config = [p for t in targets.targets for p in t.bank.config.problems if p not in seen]
+    for problem in dict.fromkeys([*targets.problems, *config]):
         print(f"ckp: {problem}", file=sys.stderr)
     if not targets.targets:
         print("ckp: nothing to fix", file=sys.stderr)
@@ -40,7 +42,11 @@ def run(args: argparse.Namespace) -> int:
             try:
                 text = read_text(path)[0]
                 bom = path.read_bytes().startswith(BOM.encode())
-            except OSError:
+            except FileNotFoundError:
+                continue  # deleted since the bank was read: nothing to fix
+            except OSError as exc:
+                refused += 1
+                print(f"ckp: {path}: cannot be read ({exc.strerror or exc})", file=sys.stderr)
                 continue
             new, count = fix_text(bank, rel, text)
             if not count:

@@ -18,7 +18,7 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("index", help="regenerate a bank's _index.md (everything outside the markers is kept)")
     p.add_argument("bank", type=Path, metavar="BANK")
     p.add_argument("--check", action="store_true", help="exit 1 when the index is out of date; write nothing")
-    p.add_argument("--format", choices=("table", "blocks"), default=None)
+    p.add_argument("--format", choices=("table", "blocks", "compact"), default=None)
     p.set_defaults(run=run)
 
 

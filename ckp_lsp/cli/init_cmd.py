@@ -51,6 +51,10 @@ def run(args: argparse.Namespace) -> int:
         existing_bank,
         init_bank,
     )
+    from ..core.writes import WriteRefused
+
+    # What could not be written is said for its file, never as a traceback.
+    failed = (InitError, WriteRefused, OSError)
 
     project: Path = args.project
     if not project.is_dir():
@@ -62,14 +66,18 @@ def run(args: argparse.Namespace) -> int:
     if adopted is not None and _has_knowledge(adopted):
         # The project keeps a bank already: it gets headers and an index, and no file of ours.
         bank_dir = adopted
-        status = _adopt(adopt_bank, adopted)
+        try:
+            status = _adopt(adopt_bank, adopted)
+        except failed as exc:
+            print(f"ckp: {exc}", file=sys.stderr)
+            status = 1
     else:
         bank_dir = bank_dir if bank_dir is not None else (adopted or project / "memory-bank")
         try:
             result = init_bank(project, bank_dir)
         except AlreadyDone as exc:
             print(f"{exc}.")
-        except InitError as exc:
+        except failed as exc:
             # Nothing was written; the agent file below is still brought up to date.
             print(f"ckp: {exc}", file=sys.stderr)
             status = 1
@@ -89,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     agent_file = args.agent_file if args.agent_file.is_absolute() else project / args.agent_file
     try:
         changed = add_rules(agent_file, rules)
-    except InitError as exc:
+    except failed as exc:
         print(f"ckp: {exc}", file=sys.stderr)
         return 1
     where = display_path(agent_file)

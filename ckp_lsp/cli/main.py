@@ -23,6 +23,7 @@ COMMANDS = [
     "graph_cmd",
     "init_cmd",
     "agent_rules_cmd",
+    "mcp_cmd",
     "trust_cmd",
 ]
 

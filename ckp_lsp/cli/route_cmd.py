@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import gc
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .output import bank_root
+from .output import bank_root, display_path
 
 if TYPE_CHECKING:
     from ..core.route import RouteTokens
@@ -34,11 +35,22 @@ def run(args: argparse.Namespace) -> int:
     # garbage collector would only walk them again and again.
     collecting = gc.isenabled()
     gc.disable()
+    config = config_for_bank(root)
     try:
-        result = Router(read_route_table(root, config_for_bank(root))).route(args.query)
+        table = read_route_table(root, config)
+        result = Router(table, config.file_budget_tokens).route(args.query)
     finally:
         if collecting:
             gc.enable()
+    if len(table) and not any(table.concepts):
+        # Nothing can match a bank without headers: say so rather than "out of domain".
+        print(
+            f"ckp: {display_path(root)} is not compiled: none of its {len(table)} knowledge files has a "
+            f"CKP header, so no query can match. Run `ckp compile --all {display_path(root)}` "
+            f"and `ckp index {display_path(root)}` first.",
+            file=sys.stderr,
+        )
+        return 1
     if args.format == "json":
         import json
 
@@ -47,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
     print(result.declaration)
     width = max((len(e.file) for e in result.loaded), default=0)
     for e in result.loaded:
-        print(f"  {e.file:<{width}}  {describe(e)}  (~{e.tokens:,} tokens)")
+        flag = f", over the budget of {result.file_budget_tokens:,} for one file" if e.over_budget else ""
+        print(f"  {e.file:<{width}}  {describe(e)}  (~{e.tokens:,} tokens{flag})")
     if result.matched_not_loaded:
         shown = ", ".join(f"{e.concept} ({e.score})" for e in result.matched_not_loaded[:5])
         more = len(result.matched_not_loaded) - 5

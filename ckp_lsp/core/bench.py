@@ -3,18 +3,37 @@
 Token costs follow SPEC §6. Growing subsets of the bank (``sizes``) show how the saving grows
 with the bank: each subset holds the concepts the queries need first, then the others by name,
 and is read through the index rendered for that subset.
+
+A third cost is routing through the ``ckp_route`` tool of ``ckp mcp``, with no index in the
+agent's context: the tool call, its answer (the JSON the tool sends) and the loaded files.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .bank import Bank, read_text
+from .index import tokens, update_index_text
 from .route import Router, RouteResult
+
+#: the tool an agent routes through (``ckp mcp``)
+ROUTE_TOOL = "ckp_route"
+
+
+def tool_json(value: Any) -> str:
+    """JSON as the agent tools send it (compact: every character is a token the agent pays)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def tool_tokens(result: RouteResult) -> int:
+    """Tokens of routing ``result`` through the tool, no index in context: the call (its name and
+    arguments), the answer, and the files loaded."""
+    call = tool_json({"name": ROUTE_TOOL, "arguments": {"query": result.query}})
+    return tokens(call) + tokens(tool_json(result.as_dict())) + result.tokens.loaded
 
 
 class BenchError(Exception):
@@ -51,7 +70,7 @@ class QueryOutcome:
             "files": len(self.result.loaded),
             "declaration": self.result.declaration,
             "out_of_domain": self.result.out_of_domain,
-            "tokens": t.as_dict(),
+            "tokens": {**t.as_dict(), "with_tool": tool_tokens(self.result)},
             "reduction": round(t.reduction, 4),
             "ok": self.ok,
             "failures": self.failures,
@@ -64,8 +83,10 @@ class SizeRow:
 
     files: int
     without_ckp: int
-    with_ckp: int
+    with_ckp: int  # the index and the loaded files
     reduction: float
+    with_tool: int = 0  # the ckp_route call, its answer and the loaded files; no index
+    tool_reduction: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -73,6 +94,8 @@ class SizeRow:
             "without_ckp": self.without_ckp,
             "with_ckp": self.with_ckp,
             "reduction": round(self.reduction, 4),
+            "with_tool": self.with_tool,
+            "tool_reduction": round(self.tool_reduction, 4),
         }
 
 
@@ -84,11 +107,24 @@ class BenchReport:
     outcomes: list[QueryOutcome]
     sizes: list[SizeRow]
     skipped_sizes: list[int] = field(default_factory=list)
+    index_format: str = "table"
 
     @property
     def reduction(self) -> float:
         """Mean share of tokens saved per query, 0-1."""
         return _mean([o.result.tokens.reduction for o in self.outcomes])
+
+    @property
+    def tool_reduction(self) -> float:
+        """Mean share of tokens saved per query when routing through the tool, 0-1."""
+        return _mean(
+            [
+                1 - tool_tokens(o.result) / o.result.tokens.without_ckp
+                if o.result.tokens.without_ckp
+                else 0.0
+                for o in self.outcomes
+            ]
+        )
 
     @property
     def must_load(self) -> tuple[int, int]:
@@ -113,7 +149,9 @@ class BenchReport:
     def as_dict(self) -> dict[str, Any]:
         return {
             "files": self.files,
+            "index_format": self.index_format,
             "reduction": round(self.reduction, 4),
+            "tool_reduction": round(self.tool_reduction, 4),
             "recall": round(self.recall, 4),
             "accuracy": round(self.passed / len(self.outcomes), 4) if self.outcomes else 1.0,
             "passed": self.passed,
@@ -137,6 +175,8 @@ def load_queries(path: Path) -> list[Query]:
             data = json.loads(text)
         except ValueError as exc:
             raise BenchError(f"{path}: not valid JSON ({exc})") from exc
+        except RecursionError:
+            raise BenchError(f"{path}: nested too deeply to be a list of queries") from None
     else:
         import yaml
 
@@ -144,6 +184,8 @@ def load_queries(path: Path) -> list[Query]:
             data = yaml.safe_load(text)
         except yaml.YAMLError as exc:
             raise BenchError(f"{path}: not valid YAML ({exc})") from exc
+        except RecursionError:
+            raise BenchError(f"{path}: nested too deeply to be a list of queries") from None
     if isinstance(data, dict) and isinstance(data.get("queries"), list):
         data = data["queries"]
     if not isinstance(data, list) or not data:
@@ -226,18 +268,36 @@ def size_row(router: Router, queries: Sequence[Query]) -> SizeRow:
     """The mean cost of ``queries`` through ``router``."""
     results = [router.route(q.text) for q in queries]
     with_ckp = round(_mean([r.tokens.with_ckp for r in results]))
-    return SizeRow(router.files, router.total_tokens, with_ckp, _mean([r.tokens.reduction for r in results]))
+    tool = [tool_tokens(r) for r in results]
+    total = router.total_tokens
+    return SizeRow(
+        router.files,
+        total,
+        with_ckp,
+        _mean([r.tokens.reduction for r in results]),
+        round(_mean(tool)),
+        _mean([1 - t / total if total else 0.0 for t in tool]),
+    )
 
 
-def run_bench(bank: Bank, queries: Sequence[Query], sizes: Sequence[int] = ()) -> BenchReport:
-    """Route every query over ``bank``, check the expectations, and measure the bank (or its subsets)."""
+def run_bench(
+    bank: Bank, queries: Sequence[Query], sizes: Sequence[int] = (), index_format: str | None = None
+) -> BenchReport:
+    """Route every query over ``bank``, check the expectations, and measure the bank (or its subsets).
+
+    With ``index_format``, the index the agent reads is the one ``ckp index`` writes in that
+    form (the bank's files are not touched).
+    """
+    if index_format is not None:
+        bank.config = replace(bank.config, index_format=index_format)
+        bank.index_text = update_index_text(bank.index_text, bank)
     router = Router(bank)
     concepts = bank.concepts()
     outcomes = []
     for q in queries:
         result = router.route(q.text)
         outcomes.append(QueryOutcome(q, result, failures(q, result, concepts)))
-    report = BenchReport(len(bank.files), outcomes, [])
+    report = BenchReport(len(bank.files), outcomes, [], index_format=bank.config.index_format)
     if not sizes:
         report.sizes.append(size_row(router, queries))
         return report

@@ -172,7 +172,7 @@ def check_index(bank: Bank) -> list[Finding]:
         def want_of(row: IndexRow) -> dict[str, str] | None:
             return by_key.get((row.concept, row.file)) if row.file else by_concept.get(row.concept)
 
-        out.extend(_drift(doc.rows, want_of, by_key, anchor))
+        out.extend(_drift(doc.rows, want_of, by_key, anchor, form=doc.form))
     return _budget(bank, text, anchor, out)
 
 
@@ -317,6 +317,7 @@ def _drift(
     expected: Iterable[tuple[str, str]],
     anchor: Span,
     seen: set[tuple[str, str]] | None = None,
+    form: str = "table",
 ) -> list[Finding]:
     """CKP070 of each row against the values it should have, and of the (CONCEPT, FILE) rows
     ``expected`` that are missing."""
@@ -336,7 +337,7 @@ def _drift(
             )
             continue
         seen.add((want["CONCEPT"], want["FILE"]))
-        diff = row_differences(row.values, want)
+        diff = row_differences(row.values, want, form)
         if diff:
             out.append(
                 Finding.of(

@@ -22,7 +22,7 @@ else:  # pragma: no cover
 
 CONFIG_NAME = ".ckp.toml"
 STALENESS = ("validated", "git", "mtime")
-INDEX_FORMATS = ("table", "blocks")
+INDEX_FORMATS = ("table", "blocks", "compact")
 PROVIDERS = ("offline", "openai", "anthropic", "command")
 MAX_TIMEOUT = 86400.0  # a day: beyond it a "timeout" is a typo, and sockets refuse it
 #: Environment variables a user may set instead of a config file (keys stay in their own variables).
@@ -84,6 +84,7 @@ class Config:
     staleness: str = "validated"
     index_format: str = "table"
     index_budget_tokens: int = 4000
+    file_budget_tokens: int = 8000  # a routed file above this is flagged (it costs more than the index)
     index_update_on_save: bool = False
     diagnostics: dict[str, Severity | None] = field(default_factory=dict)
     llm: LlmConfig = field(default_factory=LlmConfig)
@@ -111,11 +112,59 @@ def load_config(*folders: Path, base: Config | None = None) -> Config:
             continue
         if data is None:
             continue
+        problems: list[str] = []
+        data = confined(folder, data, problems)
         data, note = _trusted_part(folder, data)
         if note:
             config = replace(config, ignored=(*config.ignored, note))
         config = config.merged(data)
+        if problems:
+            config = replace(config, problems=(*config.problems, *problems))
     return config
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def confined(folder: Path, data: dict[str, Any], problems: list[str]) -> dict[str, Any]:
+    """``data`` of ``folder``'s ``.ckp.toml`` without the banks and excludes that reach outside
+    ``folder`` (``..``, an absolute path, a symbolic link out): a cloned repository chooses no
+    folder of the machine. Each one dropped is a problem for the user to read."""
+    where = folder / CONFIG_NAME
+    out = dict(data)
+    real_folder = Path(os.path.realpath(folder))
+    banks = data.get("banks")
+    if isinstance(banks, list):
+        kept = []
+        for b in banks:
+            real = Path(os.path.realpath(folder / str(b)))
+            if _inside(real, real_folder):
+                kept.append(b)
+            else:
+                problems.append(
+                    f"{where}: banks = {str(b)!r} leads outside {folder} (to {real}): ignored; "
+                    "a .ckp.toml names banks inside its own folder only"
+                )
+        out["banks"] = kept
+    exclude = data.get("exclude")
+    if isinstance(exclude, list):
+        kept = []
+        for g in exclude:
+            glob = str(g)
+            if (
+                glob.startswith(("/", "\\", "~"))
+                or ".." in glob.replace("\\", "/").split("/")
+                or (len(glob) > 1 and glob[1] == ":")
+            ):
+                problems.append(
+                    f"{where}: exclude = {glob!r} names something outside the bank: ignored; "
+                    "write globs relative to the bank (e.g. 'drafts/*')"
+                )
+            else:
+                kept.append(g)
+        out["exclude"] = kept
+    return out
 
 
 def user_config(env: Mapping[str, str] | None = None) -> Config:
@@ -195,11 +244,12 @@ def _merge(config: Config, s: dict[str, Any]) -> Config:
         added = changes.pop("extend_exclude")
         base = changes.get("exclude", config.exclude)
         changes["exclude"] = (*base, *(g for g in added if g not in base))
-    budget = s.get("index_budget_tokens")
-    if isinstance(budget, int) and not isinstance(budget, bool) and budget > 0:
-        changes["index_budget_tokens"] = budget
-    elif budget is not None:
-        problems.append(f"index_budget_tokens = {budget!r} is not a positive number of tokens")
+    for key in ("index_budget_tokens", "file_budget_tokens"):
+        budget = s.get(key)
+        if isinstance(budget, int) and not isinstance(budget, bool) and budget > 0:
+            changes[key] = budget
+        elif budget is not None:
+            problems.append(f"{key} = {budget!r} is not a positive number of tokens")
     index = s.get("index")
     if isinstance(index, dict):
         if isinstance(index.get("updateOnSave", index.get("update_on_save")), bool):
@@ -264,23 +314,25 @@ def valid_timeout(value: object) -> bool:
     )
 
 
-def banks_named_in(folder: Path) -> list[Path]:
-    """The banks ``folder``'s ``.ckp.toml`` names (``banks = [...]``), relative to ``folder``."""
+def banks_named_in(folder: Path, problems: list[str] | None = None) -> list[Path]:
+    """The banks ``folder``'s ``.ckp.toml`` names (``banks = [...]``), relative to ``folder`` and
+    inside it (those outside are left out, and said so in ``problems``)."""
     path = folder / CONFIG_NAME
     if not path.is_file():
         return []
     try:
-        banks = tomllib.loads(path.read_text(encoding="utf-8")).get("banks")
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return []  # load_config reports what is wrong with the file
+    banks = confined(folder, {"banks": data.get("banks")}, [] if problems is None else problems)["banks"]
     return [(folder / str(b)).resolve() for b in banks] if isinstance(banks, list) else []
 
 
-def configured_banks(folder: Path) -> list[Path]:
+def configured_banks(folder: Path, problems: list[str] | None = None) -> list[Path]:
     """The banks named in the ``.ckp.toml`` files of ``folder`` and above it, up to the repository root."""
     out: list[Path] = []
     for f in (folder, *folder.parents):
-        out.extend(banks_named_in(f))
+        out.extend(banks_named_in(f, problems))
         if (f / ".git").exists():
             break
     return out

@@ -66,14 +66,19 @@ def is_bank_root(folder: Path, configured: Iterable[Path] = ()) -> bool:
     return index.is_file() and is_ckp_index(index)
 
 
-def find_banks(roots: Iterable[Path], configured: Iterable[Path] = ()) -> list[Path]:
-    """Every bank at or below ``roots``; banks never nest, so the search stops at a bank."""
+def find_banks(
+    roots: Iterable[Path], configured: Iterable[Path] = (), problems: list[str] | None = None
+) -> list[Path]:
+    """Every bank at or below ``roots``; banks never nest, so the search stops at a bank.
+
+    Banks a ``.ckp.toml`` names outside its own folder are ignored (and said so in ``problems``).
+    """
     conf = [c.resolve() for c in configured]
     found: list[Path] = []
     for root in roots:
         root = root.resolve()
-        above = [] if (root / ".git").exists() else configured_banks(root.parent)
-        found.extend(_walk_banks(root, conf + above))
+        above = [] if (root / ".git").exists() else configured_banks(root.parent, problems)
+        found.extend(_walk_banks(root, conf + above, problems))
     seen: set[Path] = set()
     out = []
     for b in found:
@@ -83,8 +88,8 @@ def find_banks(roots: Iterable[Path], configured: Iterable[Path] = ()) -> list[P
     return sorted(out)
 
 
-def _walk_banks(root: Path, configured: list[Path]) -> Iterator[Path]:
-    configured = configured + banks_named_in(root)  # `banks = [...]` in a .ckp.toml on the way
+def _walk_banks(root: Path, configured: list[Path], problems: list[str] | None) -> Iterator[Path]:
+    configured = configured + banks_named_in(root, problems)  # `banks = [...]` in a .ckp.toml on the way
     if is_bank_root(root, configured):
         yield root
         return
@@ -94,14 +99,14 @@ def _walk_banks(root: Path, configured: list[Path]) -> Iterator[Path]:
         return
     for e in entries:
         if e.is_dir(follow_symlinks=False) and not _skipped(e.name):
-            yield from _walk_banks(Path(e.path), configured)
+            yield from _walk_banks(Path(e.path), configured, problems)
 
 
-def bank_of(path: Path, configured: Iterable[Path] = ()) -> Path | None:
+def bank_of(path: Path, configured: Iterable[Path] = (), problems: list[str] | None = None) -> Path | None:
     """The bank that holds ``path`` (the outermost bank among its ancestors)."""
     path = path.resolve()
     start = path if path.is_dir() else path.parent
-    conf = [c.resolve() for c in configured] + configured_banks(start)
+    conf = [c.resolve() for c in configured] + configured_banks(start, problems)
     best = None
     for folder in (start, *start.parents):
         if is_bank_root(folder, conf):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from rapidfuzz import process
 
@@ -11,7 +12,7 @@ from .bank import Bank
 from .dates import current_month
 from .findings import Finding
 from .header import Field, Item
-from .knowledge import KnowledgeFile
+from .knowledge import CONCEPT_RE, KnowledgeFile
 from .text import Span
 
 #: codes whose fix is certain enough to apply without looking (``source.fixAll``, ``ckp fix``)
@@ -37,12 +38,22 @@ class Fix:
     safe: bool = False
 
 
+#: the last header's items by span: every finding of a file asks for its item (3,000 duplicates
+#: of a keyword must not scan the header 3,000 times)
+_ITEMS: list[Any] = [None, {}]
+
+
 def _field_of(kf: KnowledgeFile, span: Span) -> tuple[Field, Item] | None:
     if kf.header is None:
         return None
+    if _ITEMS[0] is not kf.header:
+        _ITEMS[:] = [kf.header, {i.span: (f, i) for f in kf.header.fields for i in reversed(f.items)}]
+    hit: tuple[Field, Item] | None = _ITEMS[1].get(span)
+    if hit is not None:
+        return hit
     for f in kf.header.fields:
         for item in f.items:
-            if item.span == span or (
+            if (
                 item.span.start_line == span.start_line
                 and item.span.start_col <= span.start_col
                 and span.end_col <= item.span.end_col
@@ -51,29 +62,44 @@ def _field_of(kf: KnowledgeFile, span: Span) -> tuple[Field, Item] | None:
     return None
 
 
+#: the last field's item spans and positions (one finding per duplicate asks for the same field)
+_FIELD: list[Any] = [None, [], {}]
+
+
 def remove_items(f: Field, doomed: Iterable[Item]) -> list[Edit]:
-    """Edits that remove ``doomed`` items from a list field, with their separators."""
-    doomed_ids = {id(i) for i in doomed}
+    """Edits that remove ``doomed`` items from a list field, with their separators.
+
+    The work is in the number of doomed items, not of the field's items (after one look at the field).
+    """
+    if _FIELD[0] is not f:
+        _FIELD[:] = [f, [i.quoted or i.span for i in f.items], {id(i): n for n, i in enumerate(f.items)}]
+    spans: list[Span] = _FIELD[1]
+    where: dict[int, int] = _FIELD[2]
+    gone = sorted({where[id(i)] for i in doomed if id(i) in where})
+    if not gone:
+        return []
     # A YAML block list (one item a line) starts below its key; a comment may follow the key.
-    if f.items and f.items[0].span.start_line > f.line:
+    if f.items[0].span.start_line > f.line:
         return [
-            Edit(Span(i.span.start_line, 0, i.span.start_line + 1, 0), "")
-            for i in f.items
-            if id(i) in doomed_ids and i.span.start_line > f.line
+            Edit(Span(f.items[n].span.start_line, 0, f.items[n].span.start_line + 1, 0), "")
+            for n in gone
+            if f.items[n].span.start_line > f.line
         ]
     # Inline: cut each doomed item (with its quotes) and the separator before it, so the quotes
     # around the kept items (`['a', "b"]`) and line breaks of a flow list stay as written.
-    spans = [i.quoted or i.span for i in f.items]
-    kept = [n for n, i in enumerate(f.items) if id(i) not in doomed_ids]
-    if not kept:
+    first_kept = 0
+    gone_set = set(gone)
+    while first_kept in gone_set:
+        first_kept += 1
+    if first_kept == len(f.items):
         first, last = spans[0], spans[-1]
         return [Edit(Span(first.start_line, first.start_col, last.end_line, last.end_col), "")]
     edits = []
-    lead, after = spans[0], spans[kept[0]]
-    if kept[0] > 0:  # the doomed items before the first kept one, up to where it starts
+    if first_kept > 0:  # the doomed items before the first kept one, up to where it starts
+        lead, after = spans[0], spans[first_kept]
         edits.append(Edit(Span(lead.start_line, lead.start_col, after.start_line, after.start_col), ""))
-    for n in range(kept[0] + 1, len(f.items)):
-        if n not in kept:
+    for n in gone:
+        if n > first_kept:
             prev, cur = spans[n - 1], spans[n]
             edits.append(Edit(Span(prev.end_line, prev.end_col, cur.end_line, cur.end_col), ""))
     return edits
@@ -108,7 +134,8 @@ def _add_date(bank: Bank, kf: KnowledgeFile, f: Finding) -> list[Fix]:
 
 def _replace_concept(bank: Bank, kf: KnowledgeFile, f: Finding) -> list[Fix]:
     concept = f.data.get("concept", "")
-    choices = process.extract(concept, bank.concepts(), limit=3, score_cutoff=50)
+    names = [n for n in bank.concepts() if CONCEPT_RE.match(n)]  # never a display name (CKP010)
+    choices = process.extract(concept, names, limit=3, score_cutoff=50)
     fixes = [
         Fix(f"Replace with '{name}'", [Edit(f.span, name)])
         for name, _score, _ in choices
@@ -154,6 +181,15 @@ def _suggested(title: str) -> Callable[[Bank, KnowledgeFile, Finding], list[Fix]
     return make
 
 
+def _rename_field(bank: Bank, kf: KnowledgeFile, f: Finding) -> list[Fix]:
+    """Rename an unknown key to the CKP field it resembles, only when the header lacks that field:
+    renaming onto a present field would destroy the user's key and make a duplicate (CKP004)."""
+    s = f.data.get("suggestion")
+    if not s or kf.header is None or kf.header.first(s) is not None:
+        return []
+    return [Fix(f"Rename to {s}", [Edit(f.span, s)], preferred=True)]
+
+
 _MAKERS: dict[str, Callable[[Bank, KnowledgeFile, Finding], list[Fix]]] = {
     "CKP050": _revalidate,
     "CKP046": _add_date,
@@ -163,7 +199,7 @@ _MAKERS: dict[str, Callable[[Bank, KnowledgeFile, Finding], list[Fix]]] = {
     "CKP044": _remove_entry,
     "CKP042": _remove_entry,
     "CKP045": _remove_over_cap,
-    "CKP003": _suggested("Rename to {}"),
+    "CKP003": _rename_field,
     "CKP010": _suggested("Use the concept name '{}'"),
     "CKP060": _suggested("Use '{}'"),
 }
@@ -184,9 +220,11 @@ def revalidate_all(kf: KnowledgeFile, findings: list[Finding]) -> Fix | None:
 
 
 def apply_edits(text: str, edits: list[Edit]) -> str:
-    """``text`` with non-overlapping ``edits`` applied (positions in UTF-16 columns)."""
+    """``text`` with non-overlapping ``edits`` applied (positions in UTF-16 columns), in one pass."""
     from .text import index_of_utf16, line_offsets, split_lines
 
+    if not edits:
+        return text
     offsets = line_offsets(text)
     lines = split_lines(text)
 
@@ -195,11 +233,14 @@ def apply_edits(text: str, edits: list[Edit]) -> str:
             return len(text)
         return offsets[line] + index_of_utf16(lines[line] if line < len(lines) else "", col)
 
-    out = text
-    for e in sorted(edits, key=lambda e: (e.span.start_line, e.span.start_col), reverse=True):
+    pieces: list[str] = []
+    pos = 0
+    for e in sorted(edits, key=lambda e: (e.span.start_line, e.span.start_col)):
         a, b = offset(e.span.start_line, e.span.start_col), offset(e.span.end_line, e.span.end_col)
-        out = out[:a] + e.text + out[b:]
-    return out
+        pieces += (text[pos:a], e.text)
+        pos = max(pos, b)
+    pieces.append(text[pos:])
+    return "".join(pieces)
 
 
 def non_overlapping(edits: Iterable[Edit]) -> list[Edit]:
@@ -214,10 +255,17 @@ def non_overlapping(edits: Iterable[Edit]) -> list[Edit]:
     return out
 
 
+#: codes whose fix removes an item: all of one field's are removed by one edit list
+_REMOVALS = frozenset({"CKP030", "CKP043", "CKP044", "CKP042"})
+
+
 def fix_text(
     bank: Bank, rel: str, text: str, codes: frozenset[str] = SAFE_CODES, rounds: int = 5
 ) -> tuple[str, int]:
-    """``text`` with every safe fix applied (re-checked until none is left) and how many were applied."""
+    """``text`` with every safe fix applied (re-checked until none is left) and how many were applied.
+
+    Linear in the size of the header: the items one field loses are removed together.
+    """
     from .checks import bank_findings
     from .knowledge import read_knowledge_file
 
@@ -225,15 +273,30 @@ def fix_text(
     for _ in range(rounds):
         kf = read_knowledge_file(rel, text)
         findings = [f for f in kf.local + bank_findings(bank, kf) if f.code in codes]
-        edits = non_overlapping(
-            e
-            for f in findings
-            for fx in fixes_for(bank, kf, f)
-            if fx.safe or f.code in codes - SAFE_CODES
-            for e in fx.edits[:]
-        )
+        doomed: dict[int, tuple[Field, dict[int, Item]]] = {}
+        renamed: set[str] = set()
+        others: list[Edit] = []
+        for f in findings:
+            if f.code in _REMOVALS and f.code in SAFE_CODES:
+                found = _field_of(kf, f.span)
+                if found is not None:
+                    fld, item = found
+                    doomed.setdefault(id(fld), (fld, {}))[1][id(item)] = item
+                continue
+            if f.code == "CKP003":  # two unknown keys near one absent field: rename only the first
+                if f.data.get("suggestion") in renamed:
+                    continue
+                renamed.add(f.data.get("suggestion", ""))
+            others += (
+                e
+                for fx in fixes_for(bank, kf, f)
+                if fx.safe or f.code in codes - SAFE_CODES
+                for e in fx.edits
+            )
+        removals = [e for fld, items in doomed.values() for e in remove_items(fld, items.values())]
+        edits = non_overlapping([*removals, *others])
         if not edits:
             break
         text = apply_edits(text, edits)
-        applied += len(edits)
+        applied += sum(len(items) for _, items in doomed.values()) + len(edits) - len(removals)
     return text, applied

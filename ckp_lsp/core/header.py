@@ -215,14 +215,7 @@ def _parse_front_matter(lines: list[str]) -> Header:
     try:
         data = handler.load("\n".join(lines[1:close]), Loader=loader)
     except (yaml.YAMLError, RecursionError) as exc:  # the pure-Python loader recurses
-        mark = getattr(exc, "problem_mark", None)
-        line = 1 + (mark.line if mark is not None else 0)
-        line = min(max(line, 1), close - 1) if close > 1 else 0
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        header.yaml_error = (
-            f"the front matter is not valid YAML ({problem}): fix the YAML so the header can be read",
-            Span.on_line(line, 0, len(lines[line])),
-        )
+        header.yaml_error = _yaml_problem(exc, lines, close)
         return header
     if data is None:
         data = {}
@@ -241,6 +234,33 @@ def _parse_front_matter(lines: list[str]) -> Header:
         next_key = keys[n + 1][0] if n + 1 < len(keys) else close
         header.fields.append(_fm_field(lines, i, m.end(), key, data.get(key), _owned_end(lines, i, next_key)))
     return header
+
+
+#: what YAML was reading when it failed -> what the user left open
+_UNCLOSED = {
+    "while parsing a flow sequence": "the '[' here is not closed",
+    "while parsing a flow mapping": "the '{' here is not closed",
+    "while scanning a quoted scalar": "the quote here is not closed",
+}
+
+
+def _yaml_problem(exc: Exception, lines: list[str], close: int) -> tuple[str, Span]:
+    """CKP006's message and span. An unclosed ``[``, ``{`` or quote is reported where it opens:
+    YAML notices it only further down, where the user did nothing wrong."""
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    opened = _UNCLOSED.get(getattr(exc, "context", None) or "")
+    mark = getattr(exc, "context_mark", None) if opened else None
+    if mark is None:
+        mark = getattr(exc, "problem_mark", None)
+    else:
+        problem = f"{opened}: {problem}"
+    line = 1 + (mark.line if mark is not None else 0)  # the YAML starts below the opening ---
+    line = min(max(line, 1), close - 1) if close > 1 else 0
+    start = min(mark.column, len(lines[line])) if opened and mark is not None else 0
+    return (
+        f"the front matter is not valid YAML ({problem}): fix the YAML so the header can be read",
+        span_of(line, lines[line], start, len(lines[line])),
+    )
 
 
 def _owned_end(lines: list[str], key_line: int, limit: int) -> int:

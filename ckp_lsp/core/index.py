@@ -24,6 +24,9 @@ COLUMNS = (
     "CONFIDENCE",
     "VALIDATED",
 )
+#: what routing reads of a row (SPEC §6): the ``compact`` index (``index_format = "compact"``)
+#: keeps only these, and writes the relationships without their dates
+COMPACT_COLUMNS = ("CONCEPT", "FILE", "TLDR", "ANSWERS_WHEN", "SIMILAR_HIGH", "SIMILAR_MID")
 _LISTS = frozenset({"ANSWERS_WHEN", "SIMILAR_HIGH", "SIMILAR_MID"})
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _BLOCK_KEY = re.compile(r"^([A-Z][A-Z_]*):[ \t]*(.*)$")
@@ -73,7 +76,13 @@ def row_values(kf: KnowledgeFile) -> dict[str, str]:
     written = kf.written()
     written["CONCEPT"] = kf.concept or ""
     written["FILE"] = kf.path
-    return {c: " ".join(written.get(c, "").split()) for c in COLUMNS}
+    return {c: _defuse(" ".join(written.get(c, "").split())) for c in COLUMNS}
+
+
+def _defuse(value: str) -> str:
+    """``value`` unable to open an HTML comment, so no header can write an index marker (the
+    section would end early and grow on every run); Markdown shows ``<\\!--`` as ``<!--``."""
+    return value.replace("<!--", "<\\!--") if "<!--" in value else value
 
 
 def expected_rows(bank: Bank) -> list[dict[str, str]]:
@@ -87,13 +96,26 @@ def _escape(v: str) -> str:
     return v.replace("|", "\\|")
 
 
-#: the first two lines of a generated table
-TABLE_HEAD = ("| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS))
+def _head(columns: tuple[str, ...]) -> tuple[str, str]:
+    return "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)
 
 
-def row_line(values: dict[str, str]) -> str:
+#: the first two lines of a generated table, and of a compact one
+TABLE_HEAD = _head(COLUMNS)
+COMPACT_HEAD = _head(COMPACT_COLUMNS)
+
+
+def row_line(values: dict[str, str], columns: tuple[str, ...] = COLUMNS) -> str:
     """One row of the generated table."""
-    return "| " + " | ".join([values[c].replace("|", "\\|") for c in COLUMNS]) + " |"
+    return "| " + " | ".join([values[c].replace("|", "\\|") for c in columns]) + " |"
+
+
+def compact_values(values: dict[str, str]) -> dict[str, str]:
+    """A row's values as the compact index writes them: routing's columns, relationships undated."""
+    out = {c: values.get(c, "") for c in COMPACT_COLUMNS}
+    for c in ("SIMILAR_HIGH", "SIMILAR_MID"):
+        out[c] = ", ".join(e.partition(":")[0].strip() for e in out[c].split(",") if e.strip())
+    return out
 
 
 def render_section(rows: list[dict[str, str]], form: str, nl: str = "\n") -> str:
@@ -104,6 +126,9 @@ def render_section(rows: list[dict[str, str]], form: str, nl: str = "\n") -> str
             out.append("---")
             out.extend(f"{c}: {r[c]}" for c in COLUMNS if r[c])
         out.append("---")
+    elif form == "compact":
+        out.extend(COMPACT_HEAD)
+        out.extend(row_line(compact_values(r), COMPACT_COLUMNS) for r in rows)
     else:
         out.extend(TABLE_HEAD)
         out.extend(row_line(r) for r in rows)
@@ -180,10 +205,44 @@ def parse_index(text: str) -> IndexDoc:
         return doc  # a hand-written index (a table of links, notes): the user's, not CKP rows
     if table:
         doc.rows = _table_rows(body, lo)
+        head = next(line for line in body if line.lstrip().startswith("|"))
+        if tuple(c.upper() for c in cells(head)) == COMPACT_COLUMNS:
+            doc.form = "compact"
     else:
         doc.form = "blocks"
         doc.rows = _block_rows(body, lo)
     return doc
+
+
+def row_at(text: str, line: int) -> IndexRow | None:
+    """The generated row (or header block) of ``_index.md`` that ``line`` belongs to.
+
+    Only the lines around ``line`` are parsed, so hovering a large index stays instant.
+    """
+    lines = index_lines(text)
+    if not 0 <= line < len(lines):
+        return None
+    marks = [i for i, x in enumerate(lines) if x.strip() in (INDEX_START, INDEX_END)]
+    if marks and not (marks[0] < line and (len(marks) == 1 or line < marks[1])):
+        return None  # outside the generated section: the user's own text
+    if lines[line].lstrip().startswith("|"):
+        head = line
+        while head > 0 and lines[head - 1].lstrip().startswith("|"):
+            head -= 1
+        if head == line:
+            return None
+        rows = _table_rows([lines[head], lines[line]], line - 1)
+        return rows[0] if rows else None
+    if not _BLOCK_KEY.match(lines[line]):
+        return None
+    start = line
+    while start > 0 and _BLOCK_KEY.match(lines[start - 1]) and not lines[start].startswith("CONCEPT:"):
+        start -= 1
+    end = line + 1
+    while end < len(lines) and _BLOCK_KEY.match(lines[end]) and not lines[end].startswith("CONCEPT:"):
+        end += 1
+    rows = _block_rows(lines[start:end], start)
+    return next((r for r in reversed(rows) if r.line <= line), None)
 
 
 def _holds_ckp_rows(lines: list[str], table: bool) -> bool:
@@ -247,7 +306,9 @@ def _norm(key: str, value: str) -> str:
     return value.strip()
 
 
-def row_differences(actual: dict[str, str], expected: dict[str, str]) -> list[str]:
-    """The columns in which an index row differs from its file's header."""
-    keys = [c for c in COLUMNS if c != "FILE" or "FILE" in actual]
+def row_differences(actual: dict[str, str], expected: dict[str, str], form: str = "table") -> list[str]:
+    """The columns in which an index row (of an index in ``form``) differs from its file's header."""
+    if form == "compact":
+        expected = compact_values(expected)
+    keys = [c for c in (COMPACT_COLUMNS if form == "compact" else COLUMNS) if c != "FILE" or "FILE" in actual]
     return [c for c in keys if _norm(c, actual.get(c, "")) != _norm(c, expected.get(c, ""))]

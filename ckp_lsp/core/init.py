@@ -421,8 +421,14 @@ def agent_rules(bank: str = "memory-bank") -> str:
 
 Project knowledge lives in `{bank}/`, one Markdown file per concept, each with a CKP header.
 
-**Boot.** At the start of a task read `{bank}/_index.md` first, and only it: one row per file
-with CONCEPT, FILE, TLDR, ANSWERS_WHEN, SIMILAR_HIGH and SIMILAR_MID. Do not read the whole bank.
+**Tools.** When the `ckp_route` tool is available (the `ckp mcp` server), call it with every
+question instead of reading the index: read only the files it loads (`include_content` brings
+their text) and state its `declaration` line before answering. After writing a knowledge file,
+call `ckp_compile` on it, then `ckp_index`. Without the tools, follow the rules below.
+
+**Boot** (without the tools). At the start of a task read `{bank}/_index.md` first, and only
+it: one row per file with CONCEPT, FILE, TLDR, ANSWERS_WHEN, SIMILAR_HIGH and SIMILAR_MID.
+Do not read the whole bank.
 
 **Routing.** For every question:
 1. Match the question against each row's ANSWERS_WHEN keywords and its CONCEPT (plurals and

@@ -6,12 +6,13 @@ import re
 import unicodedata
 from bisect import bisect_right
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
+from .language.scripts import CJK_RUN, KANA
 from .route_table import SEPARATOR, RouteTable, related, table_of_bank
 
 if TYPE_CHECKING:
@@ -24,6 +25,11 @@ FUZZY_MIN_LENGTH = 5
 #: added passes from 5 letters on, a letter changed or two swapped from 7; a different short word
 #: ("model"/"modal", "these"/"theme") does not
 FUZZY_CUTOFF = 85.0
+#: a keyword word in Chinese or Japanese this long matches where it stands inside the query (those
+#: scripts put no space between words); a single ideograph is too common to match that way
+CJK_INSIDE_MIN = 2
+#: a loaded file over this many tokens is flagged (``file_budget_tokens`` in the configuration)
+FILE_BUDGET_TOKENS = 8000
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -47,6 +53,7 @@ class RouteEntry:
     keywords: list[str]  # the file's keywords the query matched, as written
     via: str | None  # the primary concept that pulled a HIGH or MID file in
     tokens: int
+    over_budget: bool = False  # more tokens than ``file_budget_tokens``
 
     @property
     def score(self) -> int:
@@ -60,6 +67,7 @@ class RouteEntry:
             "keywords": self.keywords,
             "via": self.via,
             "tokens": self.tokens,
+            "over_budget": self.over_budget,
         }
 
 
@@ -98,10 +106,16 @@ class RouteResult:
     tokens: RouteTokens
     files: int  # knowledge files in the bank (Y of the declaration)
     primaries: list[RouteEntry] = field(default_factory=list)
+    file_budget_tokens: int = FILE_BUDGET_TOKENS
 
     @property
     def concepts(self) -> list[str]:
         return [e.concept for e in self.loaded]
+
+    @property
+    def over_budget(self) -> list[RouteEntry]:
+        """The loaded files over the budget of one file."""
+        return [e for e in self.loaded if e.over_budget]
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -111,6 +125,8 @@ class RouteResult:
             "out_of_domain": self.out_of_domain,
             "declaration": self.declaration,
             "tokens": self.tokens.as_dict(),
+            "file_budget_tokens": self.file_budget_tokens,
+            "over_budget": [e.file for e in self.over_budget],
         }
 
 
@@ -129,16 +145,28 @@ def _stems(token: str) -> Iterable[str]:
 _ASCII_GAPS = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum() and c != "\n"})
 
 
-def _split_words(texts: list[str]) -> list[tuple[str, ...]]:
-    """The distinct words of each normalised text; ASCII texts all at once (``str.split`` is fast)."""
+def _split_words(texts: list[str], language: str | None = None) -> list[tuple[str, ...]]:
+    """The distinct words of each normalised text; ASCII texts all at once (``str.split`` is fast).
+
+    Chinese and Japanese are segmented (``language``: "ja" or "zh", the bank's), as queries are.
+    """
     joined = "\n".join(texts)
     if not joined.isascii() or joined.count("\n") != len(texts) - 1:
-        return [tuple(dict.fromkeys(_WORD.findall(t))) for t in texts]
+        return [tuple(dict.fromkeys(_text_words(t, language))) for t in texts]
     out: list[tuple[str, ...]] = []
     for line in joined.translate(_ASCII_GAPS).split("\n"):
         parts = line.split()
         out.append((parts[0],) if len(parts) == 1 else tuple(dict.fromkeys(parts)))
     return out
+
+
+def _text_words(text: str, language: str | None) -> list[str]:
+    """The words of a normalised text; runs of ideographs and kana segmented into words."""
+    if CJK_RUN.search(text) is None:
+        return _WORD.findall(text)
+    from .language import words as segmented
+
+    return [w.casefold() for w in segmented(text, language) if _WORD.search(w)]
 
 
 def _keyword_lines(table: RouteTable) -> list[str]:
@@ -163,8 +191,13 @@ def _keyword_lines(table: RouteTable) -> list[str]:
 class Router:
     """A bank's routing table, built once; ``route`` then costs a few set look-ups per query."""
 
-    def __init__(self, source: Bank | RouteTable) -> None:
+    def __init__(self, source: Bank | RouteTable, file_budget_tokens: int | None = None) -> None:
         table = source if isinstance(source, RouteTable) else table_of_bank(source)
+        if file_budget_tokens is None:
+            file_budget_tokens = (
+                FILE_BUDGET_TOKENS if isinstance(source, RouteTable) else source.config.file_budget_tokens
+            )
+        self.file_budget_tokens = file_budget_tokens
         self.table = table
         self.files = len(table)
         self.index_tokens = table.index_tokens
@@ -186,12 +219,63 @@ class Router:
         self._routed = 0
 
     @cached_property
+    def _text(self) -> str:
+        return "\n".join(self._lines)
+
+    @cached_property
+    def language(self) -> str | None:
+        """How the bank's Chinese or Japanese is segmented: "ja" when its keywords have kana, "zh"
+        when they have ideographs only, None when they have neither."""
+        text = self._text
+        if text.isascii() or CJK_RUN.search(text) is None:
+            return None
+        return "ja" if KANA.search(text) else "zh"
+
+    @cached_property
     def vocabulary(self) -> frozenset[str]:
-        """Every word of every keyword and concept, normalised."""
-        text = "\n".join(self._lines)
+        """Every word of every keyword and concept, normalised (Chinese and Japanese segmented)."""
+        text = self._text
         if text.isascii():
             return frozenset(text.translate(_ASCII_GAPS).split())
-        return frozenset(_WORD.findall(text))
+        if self.language is None:
+            return frozenset(_WORD.findall(text))
+        return frozenset(_text_words(text.replace(SEPARATOR, "\n"), self.language))
+
+    @cached_property
+    def _cjk_vocabulary(self) -> list[str]:
+        """The words of Chinese or Japanese that match inside a query's run of ideographs and kana."""
+        return sorted(w for w in self.vocabulary if len(w) >= CJK_INSIDE_MIN and CJK_RUN.fullmatch(w))
+
+    @cached_property
+    def _whole(self) -> frozenset[str]:
+        """Every keyword and concept, normalised: an English stop word the bank claims as a whole
+        keyword ("orders", "state") is its topic, not a stop word."""
+        return frozenset(self._items)
+
+    @cached_property
+    def _bank_languages(self) -> tuple[str, ...]:
+        from .language import languages
+
+        return languages(self._text.replace(SEPARATOR, ", "))
+
+    def _stops(self, languages: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
+        """(stop words of the languages other than English, English stop words)."""
+        from .language import stop_words
+
+        return stop_words(c for c in languages if c != "en"), stop_words(("en",))
+
+    def _is_stop(self, word: str, stops: tuple[frozenset[str], frozenset[str]]) -> bool:
+        other, english = stops
+        return word in other or (word in english and word not in self._whole)
+
+    def _content(self, toks: tuple[str, ...]) -> tuple[str, ...]:
+        """A keyword's words without its stop words (the query's are not matched either); a keyword
+        of stop words alone keeps them all."""
+        if len(toks) < 2:
+            return toks
+        stops = self._stops(self._bank_languages)
+        kept = tuple(t for t in toks if not self._is_stop(t, stops))
+        return kept or toks
 
     @cached_property
     def _long(self) -> list[str]:
@@ -201,7 +285,7 @@ class Router:
     def _words_of(self, keyword: str) -> tuple[str, ...]:
         found = self._words.get(keyword)
         if found is None:
-            found = self._words[keyword] = _split_words([keyword])[0]
+            found = self._words[keyword] = self._content(_split_words([keyword], self.language)[0])
         return found
 
     def _keywords_of(self, matched: set[str]) -> tuple[set[str], list[int]]:
@@ -212,8 +296,8 @@ class Router:
         line) does not pay for the index, a server pays for it once.
         """
         self._routed += 1
-        if self._anchored is None and self._routed == 1:
-            return self._search(matched)
+        if self._anchored is None and self._routed == 1 and self.language is None:
+            return self._search(matched)  # (words of Chinese or Japanese do not stand apart in the text)
         if self._anchored is None:
             self._index()
         assert self._anchored is not None and self._occurs is not None
@@ -252,7 +336,8 @@ class Router:
 
     def _index(self) -> None:
         distinct = [kw for kw in dict.fromkeys(self._items) if kw not in self._words]
-        self._words.update(zip(distinct, _split_words(distinct), strict=True))
+        split = _split_words(distinct, self.language)
+        self._words.update(zip(distinct, map(self._content, split), strict=True))
         anchored: defaultdict[str, list[str]] = defaultdict(list)
         for kw, toks in self._words.items():
             if toks:
@@ -268,15 +353,41 @@ class Router:
         """The bank's keyword words that occur in ``query`` (as written, as a plural, or with a
         typo), each with the query word it stands for."""
         vocab = self.vocabulary
-        out: dict[str, str] = {}
-        for q in sorted(set(words(query)), reverse=True):  # ties: the alphabetically first word wins
+        norm = normalize(query)
+        cjk = CJK_RUN.search(norm) is not None
+        # Kana make a query Japanese whatever the bank's keywords look like (kanji alone cannot tell).
+        language = ("ja" if KANA.search(norm) else self.language) if cjk else None
+        found = _text_words(norm, language) if cjk else _WORD.findall(norm)
+        candidates: dict[str, list[str]] = {}
+        for q in sorted(set(found), reverse=True):  # ties: the alphabetically first word wins
             hits = [s for s in _stems(q) if s in vocab]
-            if not hits and len(q) >= FUZZY_MIN_LENGTH:
+            if not hits and len(q) >= FUZZY_MIN_LENGTH and not CJK_RUN.search(q):
                 # Only a word the bank does not know can be a typo of one it does.
                 hits = sorted(self._typo_of(q))
+            if hits:
+                candidates[q] = hits
+        if cjk:
+            # Chinese and Japanese put no space between words: a keyword word inside the query
+            # matches where it stands, whatever the segmenter made of the query around it.
+            for w in self._cjk_vocabulary:
+                if w not in candidates and w in norm:
+                    candidates[w] = [w]
+        out: dict[str, str] = {}
+        if not candidates:
+            return out
+        stops = self._query_stops(query)
+        for q, hits in candidates.items():
+            if self._is_stop(q, stops):
+                continue  # "для", "の", "the": no topic of the bank, in any language
             for t in hits:
                 out[t] = q
         return out
+
+    def _query_stops(self, query: str) -> tuple[frozenset[str], frozenset[str]]:
+        """Stop words of the query's languages and the bank's."""
+        from .language import languages
+
+        return self._stops(tuple({*languages(query), *self._bank_languages}))
 
     def _typo_of(self, q: str) -> frozenset[str]:
         found = self._typos.get(q)
@@ -337,8 +448,11 @@ class Router:
         ranked = sorted(hits, key=lambda i: (-len(hits[i]), t.concepts[i], t.paths[i]))
         primaries = ranked[:MAX_PRIMARY]
 
+        budget = self.file_budget_tokens
+
         def entry(i: int, reason: str, via: str | None) -> RouteEntry:
-            return RouteEntry(t.concepts[i], t.paths[i], reason, hits.get(i, []), via, -(-t.sizes[i] // 4))
+            cost = -(-t.sizes[i] // 4)
+            return RouteEntry(t.concepts[i], t.paths[i], reason, hits.get(i, []), via, cost, cost > budget)
 
         loaded: dict[int, RouteEntry] = {i: entry(i, "match", None) for i in primaries}
         for p in primaries:
@@ -355,16 +469,21 @@ class Router:
             self.index_tokens, loaded_tokens, self.index_tokens + loaded_tokens, self.total_tokens
         )
         first = [loaded[i] for i in primaries]
-        line = declaration(first, len(entries), self.files)
-        return RouteResult(query, entries, rest, not entries, line, tokens, self.files, first)
+        over = [e for e in entries if e.over_budget]
+        line = declaration(first, len(entries), self.files, over)
+        return RouteResult(query, entries, rest, not entries, line, tokens, self.files, first, budget)
 
 
-def declaration(primaries: list[RouteEntry], loaded: int, files: int) -> str:
-    """The one line an agent declares (SPEC §6 step 5)."""
+def declaration(primaries: list[RouteEntry], loaded: int, files: int, over: Sequence[RouteEntry] = ()) -> str:
+    """The one line an agent declares (SPEC §6 step 5); a file over the budget of one file is named
+    at its end, so the agent knows what it is about to read."""
     if not primaries:
         return f"[CKP: loaded 0/{files} files — out of domain]"
     groups = "; ".join(f"{e.file} via {', '.join(e.keywords)}" for e in primaries)
-    return f"[CKP: loaded {loaded}/{files} files — match: {groups}]"
+    flagged = ", ".join(f"{e.file} ~{e.tokens:,} tokens" for e in over)
+    return f"[CKP: loaded {loaded}/{files} files — match: {groups}" + (
+        f" — over budget: {flagged}]" if flagged else "]"
+    )
 
 
 def route(bank: Bank, query: str) -> RouteResult:

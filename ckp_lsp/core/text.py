@@ -71,17 +71,13 @@ def split_lines(text: str) -> list[str]:
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
-def newline_of(text: str) -> str:
-    """The line ending ``text`` uses first (``\\n`` when it has none)."""
-    i = text.find("\n")
-    if i > 0 and text[i - 1] == "\r":
-        return "\r\n"
-    if i < 0 and "\r" in text:
-        return "\r"
-    return "\n"
-
-
 _LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def newline_of(text: str) -> str:
+    """The line ending ``text`` uses first (``\\n`` when it has none): a lone CR counts too."""
+    m = _LINE_END.search(text)
+    return m.group() if m else "\n"
 
 
 def has_lone_cr(text: str) -> bool:

@@ -43,8 +43,11 @@ def resolve_targets(paths: Iterable[Path], base: Config | None = None) -> Target
             out.problems.append(f"{path}: no such file or folder")
             continue
         path = path.resolve()
+        if not path.is_file() and not path.is_dir():
+            out.problems.append(f"{path}: not a regular file or a folder: left alone")
+            continue
         if path.is_file():
-            root = bank_of(path, configured)
+            root = bank_of(path, configured, out.problems)
             if root is None:
                 out.problems.append(
                     f"{path}: not inside a memory bank (no memory-bank folder or _index.md above it)"
@@ -57,8 +60,8 @@ def resolve_targets(paths: Iterable[Path], base: Config | None = None) -> Target
             elif t.files is not None:
                 t.files.add(rel)
             continue
-        root = bank_of(path, configured)
-        roots = [root] if root is not None else find_banks([path], configured)
+        root = bank_of(path, configured, out.problems)
+        roots = [root] if root is not None else find_banks([path], configured, out.problems)
         if not roots and (named := named_bank(path, configured)) is not None:
             roots = [named]  # a folder of notes the user names is a bank
         if not roots:
@@ -69,4 +72,5 @@ def resolve_targets(paths: Iterable[Path], base: Config | None = None) -> Target
         for r in roots:
             t = target(r)
             t.files, t.with_index = None, True
+    out.problems = list(dict.fromkeys(out.problems))
     return out

@@ -13,8 +13,9 @@ from typing import Any
 
 from lsprotocol import types
 
+from .. import __version__
 from ..core.discovery import INDEX_NAME
-from . import pygls_compat
+from . import native, pygls_compat
 from .client import ClientCapabilities, Settings
 from .convert import path_of
 from .preload import Preload
@@ -83,6 +84,7 @@ def _watch_parent(ls: CkpServer, pid: int) -> None:
 
 @server.feature(types.INITIALIZED)
 async def initialized(ls: CkpServer, params: types.InitializedParams) -> None:
+    ls.log(f"ckp-lsp {__version__}: {native.describe()}", types.MessageType.Info)
     await pull_settings(ls)
     await _watch_files(ls)
     ls.spawn(_index_workspace(ls))

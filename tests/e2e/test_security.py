@@ -16,7 +16,7 @@ from lsprotocol import types
 
 from ckp_lsp.core.knowledge import read_knowledge_file
 from ckp_lsp.core.text import split_lines
-from tests.fake_llm import FakeLLM, Reply
+from tests.fake_llm import FakeLLM, Reply, every_time
 
 from .conftest import SAMPLES, apply_text_edits, change_doc, doc_id, open_doc
 from .harness import Session
@@ -266,7 +266,7 @@ async def test_an_api_key_never_appears_in_logs_messages_or_stderr(
     mentat: Path, fake_key: str | None, reply: Reply
 ) -> None:
     with FakeLLM(api_key=fake_key) as fake:
-        fake.script(reply, reply)
+        fake.script(*every_time(reply))
         session, _, result = await run_recompile(
             mentat, mentat / JWT, openai_settings(fake), env={"OPENAI_API_KEY": KEY}
         )

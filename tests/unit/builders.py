@@ -149,3 +149,12 @@ def git(repo: Path, *args: str, date: str | None = None) -> None:
     if date is not None:
         env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"{date} +0000"
     subprocess.run(["git", "-C", str(repo), *args], check=True, env=env, capture_output=True)
+
+
+def alone(bank: Path) -> Path:
+    """``bank``, once sure no folder above it is a bank: a command run on it would take that one
+    (an ``_index.md`` left at ``/`` makes the whole machine one bank)."""
+    from ckp_lsp.core.discovery import bank_of
+
+    assert bank_of(bank) == bank.resolve(), f"{bank_of(bank)} holds {bank}: refusing to run on it"
+    return bank

@@ -9,7 +9,16 @@ import pytest
 
 from ckp_lsp.cli.main import main
 from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.bench import BenchError, Query, load_queries, run_bench, subset, subset_order
+from ckp_lsp.core.bench import (
+    BenchError,
+    Query,
+    load_queries,
+    run_bench,
+    subset,
+    subset_order,
+    tool_json,
+    tool_tokens,
+)
 from ckp_lsp.core.index import tokens, update_index_text
 from ckp_lsp.core.route import Router
 
@@ -134,7 +143,7 @@ def test_cli_text_prints_queries_table_and_accuracy(capsys: pytest.CaptureFixtur
     assert main(["bench", str(BANK), "--queries", str(QUERIES)]) == 0
     out = capsys.readouterr().out
     assert "[CKP: loaded 2/12 files — match: auth.md via login flow, guard]" in out
-    assert "| Files | Tokens without CKP | Tokens with CKP | Reduction |" in out
+    assert "| Files | Without CKP | With the index | Through ckp_route, no index |" in out
     assert "| 12 | 694 |" in out
     assert "Routing: 4/4 queries meet their expectations; recall 100% (5/5 must-load concepts)" in out
 
@@ -177,3 +186,73 @@ def test_sample_bank_meets_every_expectation_with_60_percent_saved(
     assert data["files"] == 11
     assert data["passed"] == len(data["queries"])
     assert data["reduction"] >= 0.6
+
+
+# --- routing through the tool, and the compact index -------------------------------------------------
+
+
+def test_the_tool_column_counts_the_call_the_answer_and_the_loaded_files_without_the_index(
+    bank: Bank,
+) -> None:
+    queries = load_queries(QUERIES)
+    report = run_bench(bank, queries)
+    router = Router(bank)
+    costs = []
+    for q in queries:
+        r = router.route(q.text)
+        call = tokens(tool_json({"name": "ckp_route", "arguments": {"query": q.text}}))
+        answer = tokens(json.dumps(r.as_dict(), ensure_ascii=False, separators=(",", ":")))
+        assert tool_tokens(r) == call + answer + r.tokens.loaded
+        costs.append(call + answer + r.tokens.loaded)
+    row = report.sizes[0]
+    assert row.with_tool == round(sum(costs) / len(costs))
+    assert row.tool_reduction == pytest.approx(sum(1 - c / row.without_ckp for c in costs) / len(costs))
+    assert report.tool_reduction == pytest.approx(row.tool_reduction)
+    assert report.as_dict()["sizes"][0]["with_tool"] == row.with_tool
+
+
+def test_on_the_sample_the_tool_costs_less_than_the_index_which_costs_less_than_everything(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    bank = SAMPLES / "memory-bank"
+    assert main(["bench", str(bank), "--queries", str(SAMPLES / "queries.yaml"), "--format", "json"]) == 0
+    row = json.loads(capsys.readouterr().out)["sizes"][0]
+    assert row["with_tool"] < row["with_ckp"] < row["without_ckp"]
+
+
+def test_the_compact_index_costs_less_and_routing_recall_does_not_drop(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = [
+        "bench",
+        str(SAMPLES / "memory-bank"),
+        "--queries",
+        str(SAMPLES / "queries.yaml"),
+        "--format",
+        "json",
+    ]
+    assert main([*argv, "--index-format", "table"]) == 0
+    table = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--index-format", "compact"]) == 0
+    compact = json.loads(capsys.readouterr().out)
+    assert compact["index_format"] == "compact" and table["index_format"] == "table"
+    assert compact["recall"] == table["recall"] == 1.0 and compact["passed"] == table["passed"]
+    assert compact["sizes"][0]["with_ckp"] < table["sizes"][0]["with_ckp"]
+    assert [q["loaded"] for q in compact["queries"]] == [q["loaded"] for q in table["queries"]]
+
+
+def test_cli_text_shows_the_three_columns_for_the_sample(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", str(SAMPLES / "memory-bank"), "--queries", str(SAMPLES / "queries.yaml")]) == 0
+    out = capsys.readouterr().out
+    head = "| Files | Without CKP | With the index | Through ckp_route, no index |"
+    row = out.split(head, 1)[1].splitlines()[2]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[0] == "11" and "less)" in cells[2] and "less)" in cells[3]
+
+
+@pytest.mark.parametrize("suffix", [".json", ".yaml"])
+def test_a_deeply_nested_queries_file_is_a_clear_error(tmp_path: Path, suffix: str) -> None:
+    path = tmp_path / f"queries{suffix}"
+    path.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    with pytest.raises(BenchError, match="nested too deeply to be a list of queries"):
+        load_queries(path)

@@ -18,7 +18,7 @@ from ckp_lsp.core.findings import Severity
 from ckp_lsp.core.header import parse_header
 from ckp_lsp.core.rewrite import body_of
 from ckp_lsp.core.text import BOM
-from tests.fake_llm import FakeLLM, Reply
+from tests.fake_llm import FakeLLM, Reply, every_time
 from tests.unit.builders import copy_to_cwd, edit_on_disk_during, snapshot_files
 
 SOURCE = Path(__file__).resolve().parent.parent / "data" / "compile" / "bank"
@@ -72,9 +72,9 @@ def test_compile_writes_the_header_only_and_keeps_bom_and_crlf(
     assert "1 file(s): 1 recompiled, 0 failed." in capsys.readouterr().err
 
 
-def test_compile_all_recompiles_every_file_and_leaves_the_bank_valid(bank: Path) -> None:
+def test_compile_all_force_recompiles_every_file_and_leaves_the_bank_valid(bank: Path) -> None:
     before = snapshot_files(bank)
-    assert main(["compile", "--all", str(bank)]) == 0
+    assert main(["compile", "--all", str(bank), "--force"]) == 0
     after = snapshot_files(bank)
     compiled = [k for k in after if k != "_index.md" and after[k] != before[k]]
     assert len(compiled) == len(before) - 1
@@ -102,7 +102,7 @@ def test_diff_prints_a_unified_diff_of_the_header(bank: Path, capsys: pytest.Cap
     lines = out.splitlines()
     assert lines[0] == "--- a/bank/memory-bank/jwt.md" and lines[1] == "+++ b/bank/memory-bank/jwt.md"
     assert lines[2].startswith("@@ -1,")
-    assert "-TLDR:         Old summary of tokens." in lines
+    assert "-ANSWERS_WHEN: jwt, token" in lines  # a valid TLDR of the user's is kept offline
     changed = [line[1:] for line in lines[3:] if line[:1] in "+-"]
     assert changed and all(re.match(r"[A-Z_]+:", line) for line in changed), changed  # header lines only
     # --diff shows the change and still makes it.
@@ -122,7 +122,7 @@ def test_an_unusable_answer_fails_and_leaves_the_file_alone(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    fake.script(reply)
+    fake.script(*every_time(reply))
     before = snapshot_files(bank)
     args = ["compile", "--provider", "openai", "--base-url", fake.openai_base_url, str(bank / "jwt.md")]
     assert main(args) == 1

@@ -21,7 +21,7 @@ from ckp_lsp.core.config import LlmConfig
 from ckp_lsp.core.dates import current_month
 from ckp_lsp.core.header import LIST_FIELDS, parse_header
 from ckp_lsp.core.rewrite import body_of
-from tests.fake_llm import FakeLLM, Received, Reply
+from tests.fake_llm import FakeLLM, Received, Reply, every_time
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "compile"
 BANK = DATA / "bank" / "memory-bank"
@@ -208,14 +208,14 @@ def test_a_file_without_concept_is_asked_for_one(bank: Bank, fake: FakeLLM, flav
 
 @pytest.mark.parametrize("flavour", FLAVOURS)
 def test_an_http_500_is_an_error_saying_what_to_do(bank: Bank, fake: FakeLLM, flavour: str) -> None:
-    fake.script(Reply(status=500, text="The server had an error while processing your request"))
+    fake.script(*every_time(Reply(status=500, text="The server had an error while processing your request")))
     with pytest.raises(CompileError) as info:
         compile_jwt(bank, llm(flavour, fake))
     message = str(info.value)
     assert "HTTP 500" in message and "try again later" in message
     assert "The server had an error" in message
     assert KEY not in message
-    assert len(fake.received) == 1
+    assert len(fake.received) == 5  # the first request and its four retries
 
 
 @pytest.mark.parametrize("flavour", FLAVOURS)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
@@ -208,6 +209,24 @@ def test_mentat_bank_offers_a_misspelt_concept() -> None:
     _, result = complete_at(bank, "patterns/auth.md", text, "geogrphy")
     assert labels(result)[0] == "geography"
     assert "auth" not in labels(result)
+
+
+@pytest.mark.parametrize(("typed", "offered"), [("istat", "mentat-istat"), ("hub", "travelguidehub")])
+def test_a_concept_matches_anywhere_in_its_name(typed: str, offered: str) -> None:
+    bank = Bank.load(MENTAT)
+    text = (MENTAT / "patterns/auth.md").read_text().replace("frontend:2026-11", f"frontend:2026-11, {typed}")
+    lines, result = complete_at(bank, "patterns/auth.md", text, typed)
+    assert labels(result)[0] == offered
+    assert result.items[0].filter_text == typed and result.is_incomplete
+    assert apply(lines, result.items[0]).endswith(f"{offered}:2026-11")
+
+
+def test_a_word_of_the_name_starting_with_the_text_comes_first() -> None:
+    bank = shop()
+    bank.set_file("a.md", header("cart").replace("CONCEPT: cart", "CONCEPT: backorders-x"))
+    bank.set_file("b.md", header("cart").replace("CONCEPT: cart", "CONCEPT: legacy-orders-y"))
+    _, result = complete_at(bank, "cart.md", header("cart", SIMILAR_MID="ord"), "ord")
+    assert labels(result)[:3] == ["orders", "legacy-orders-y", "backorders-x"]
 
 
 # --- months, CONFIDENCE, field names ---

@@ -216,3 +216,11 @@ def test_cli_init_with_bank_dir(shop: Path, tmp_path: Path, capsys: pytest.Captu
 def test_cli_agent_rules_prints_the_block_alone(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["agent-rules"]) == 0
     assert capsys.readouterr().out == agent_rules() + "\n"
+
+
+def test_rules_call_ckp_route_when_the_tools_are_there_and_fall_back_to_the_index() -> None:
+    rules = agent_rules()
+    tools, boot = rules.index("`ckp_route`"), rules.index("`memory-bank/_index.md` first")
+    assert tools < boot  # the tools first, the index as the fallback
+    assert "ckp_compile" in rules and "ckp_index" in rules
+    assert "Without the tools" in rules and "(without the tools)" in rules

@@ -20,7 +20,7 @@ import pytest
 from ckp_lsp.cli.main import main
 from ckp_lsp.core import writes
 from ckp_lsp.core.writes import ChangedOnDisk, write_atomic
-from tests.unit.builders import bare_header, write_files
+from tests.unit.builders import alone, bare_header, write_files
 
 AGENT = bare_header(CONCEPT="menu", ANSWERS_WHEN="menu, menu") + "The agent's new paragraph.\n"
 
@@ -157,9 +157,11 @@ def test_the_commands_keep_an_edit_saved_while_they_write_and_exit_1_naming_the_
     command: str,
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    bank = write_files(
-        tmp_path / "memory-bank",
-        {"menu.md": bare_header(CONCEPT="menu", ANSWERS_WHEN="menu, menu") + "Body.\n"},
+    bank = alone(
+        write_files(
+            tmp_path / "memory-bank",
+            {"menu.md": bare_header(CONCEPT="menu", ANSWERS_WHEN="menu, menu") + "Body.\n"},
+        )
     )
     if command == "index":
         target, args = bank / "_index.md", ["index", str(bank)]

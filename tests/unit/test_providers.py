@@ -13,7 +13,7 @@ import pytest
 
 from ckp_lsp.core.compile.answer import normalize_answer, parse_answer
 from ckp_lsp.core.compile.model import CompileError
-from ckp_lsp.core.compile.prompt import Prompt
+from ckp_lsp.core.compile.prompt import Prompt, answer_schema
 from ckp_lsp.core.compile.providers import (
     AnthropicProvider,
     CommandProvider,
@@ -22,7 +22,7 @@ from ckp_lsp.core.compile.providers import (
     ProviderError,
     make_provider,
 )
-from tests.fake_llm import FakeLLM, Reply
+from tests.fake_llm import FakeLLM, Reply, every_time
 
 KEY = "sk-test-0123456789abcdef-SECRET"
 PROMPT = Prompt(system="SYSTEM RULES", user="USER DATA")
@@ -45,7 +45,7 @@ def provider_for(flavour: str, server: FakeLLM, api_key: str | None = KEY) -> Pr
 def error_of(provider: Provider, timeout: float = 5.0) -> ProviderError:
     """The ProviderError `provider` raises for PROMPT."""
     with pytest.raises(ProviderError) as info:
-        provider.complete(PROMPT, timeout=timeout)
+        provider.complete(PROMPT, timeout)
     return info.value
 
 
@@ -54,7 +54,7 @@ def error_of(provider: Provider, timeout: float = 5.0) -> ProviderError:
 
 @pytest.mark.parametrize("flavour", FLAVOURS)
 def test_good_answer_is_returned_and_parses(fake: FakeLLM, flavour: str) -> None:
-    text = provider_for(flavour, fake).complete(PROMPT, timeout=5)
+    text = provider_for(flavour, fake).complete(PROMPT, 5)
     answer = parse_answer(text)
     assert answer.tldr.startswith("JWT access tokens")
     assert answer.similar_high == ["oauth2"]
@@ -63,7 +63,7 @@ def test_good_answer_is_returned_and_parses(fake: FakeLLM, flavour: str) -> None
 @pytest.mark.parametrize("flavour", FLAVOURS)
 def test_fenced_answer_parses(fake: FakeLLM, flavour: str) -> None:
     fake.script(Reply(text='```json\n{"TLDR": "Fenced.", "ANSWERS_WHEN": ["fence"]}\n```'))
-    text = provider_for(flavour, fake).complete(PROMPT, timeout=5)
+    text = provider_for(flavour, fake).complete(PROMPT, 5)
     assert text.startswith("```json")
     assert parse_answer(text).answers_when == ["fence"]
 
@@ -71,7 +71,7 @@ def test_fenced_answer_parses(fake: FakeLLM, flavour: str) -> None:
 @pytest.mark.parametrize("flavour", FLAVOURS)
 def test_non_json_answer_is_a_compile_error(fake: FakeLLM, flavour: str) -> None:
     fake.script(Reply(text="Sure! Here is a header for your file: it is about JWT."))
-    text = provider_for(flavour, fake).complete(PROMPT, timeout=5)
+    text = provider_for(flavour, fake).complete(PROMPT, 5)
     with pytest.raises(CompileError, match="not a JSON header object"):
         parse_answer(text)
 
@@ -90,7 +90,7 @@ def test_unknown_concepts_are_dropped(fake: FakeLLM, flavour: str) -> None:
             )
         )
     )
-    text = provider_for(flavour, fake).complete(PROMPT, timeout=5)
+    text = provider_for(flavour, fake).complete(PROMPT, 5)
     answer = normalize_answer(parse_answer(text), {"oauth2", "http-headers"}, "jwt")
     assert answer.similar_high == ["oauth2"]
     assert answer.similar_mid == ["http-headers"]
@@ -111,7 +111,7 @@ def test_over_cap_lists_are_cut_by_model_order(fake: FakeLLM, flavour: str) -> N
             )
         )
     )
-    text = provider_for(flavour, fake).complete(PROMPT, timeout=5)
+    text = provider_for(flavour, fake).complete(PROMPT, 5)
     answer = normalize_answer(parse_answer(text), known, "self")
     assert answer.similar_high == ["c0", "c1", "c2"]
     assert answer.similar_mid == ["c5", "c6", "c7", "c8", "c9"]
@@ -120,7 +120,7 @@ def test_over_cap_lists_are_cut_by_model_order(fake: FakeLLM, flavour: str) -> N
 
 @pytest.mark.parametrize("flavour", FLAVOURS)
 def test_http_500_names_the_status(fake: FakeLLM, flavour: str) -> None:
-    fake.script(Reply(status=500, text="upstream exploded"))
+    fake.script(*every_time(Reply(status=500, text="upstream exploded")))
     message = str(error_of(provider_for(flavour, fake)))
     assert "the provider failed: HTTP 500" in message
     assert "upstream exploded" in message
@@ -132,7 +132,7 @@ def test_http_500_names_the_status(fake: FakeLLM, flavour: str) -> None:
     [(404, "check the base URL and the model name"), (429, "retry later"), (400, "rejected")],
 )
 def test_http_error_statuses_say_what_to_do(fake: FakeLLM, flavour: str, status: int, hint: str) -> None:
-    fake.script(Reply(status=status, text="nope"))
+    fake.script(*every_time(Reply(status=status, text="nope")))
     message = str(error_of(provider_for(flavour, fake)))
     assert f"HTTP {status}" in message
     assert hint in message
@@ -206,7 +206,7 @@ def test_empty_model_text_is_an_error(fake: FakeLLM, flavour: str) -> None:
 )
 @pytest.mark.parametrize("flavour", FLAVOURS)
 def test_no_error_message_contains_the_key(fake: FakeLLM, flavour: str, reply: Reply) -> None:
-    fake.script(reply)
+    fake.script(*every_time(reply))
     error = error_of(provider_for(flavour, fake), timeout=0.2)
     assert KEY not in str(error)
     assert KEY not in repr(error)
@@ -214,14 +214,14 @@ def test_no_error_message_contains_the_key(fake: FakeLLM, flavour: str, reply: R
 
 
 def test_error_detail_quoting_the_key_is_blanked(fake: FakeLLM) -> None:
-    fake.script(Reply(status=500, text=f"failed for key {KEY}"))
+    fake.script(*every_time(Reply(status=500, text=f"failed for key {KEY}")))
     message = str(error_of(provider_for("openai", fake)))
     assert "failed for key ***" in message
     assert KEY not in message
 
 
 def test_openai_request_shape_and_bearer_header(fake: FakeLLM) -> None:
-    provider_for("openai", fake).complete(PROMPT, timeout=5)
+    provider_for("openai", fake).complete(PROMPT, 5)
     (request,) = fake.received
     assert request.path == "/v1/chat/completions"
     assert request.headers["authorization"] == f"Bearer {KEY}"
@@ -233,19 +233,23 @@ def test_openai_request_shape_and_bearer_header(fake: FakeLLM) -> None:
             {"role": "user", "content": "USER DATA"},
         ],
         "temperature": 0,
+        "response_format": {
+            "type": "json_schema",
+            "json_schema": {"name": "ckp_header", "strict": True, "schema": answer_schema(False)},
+        },
     }
 
 
 def test_openai_without_key_sends_no_authorization_header() -> None:
     with FakeLLM() as server:  # like Ollama or llama.cpp: no key needed
-        text = provider_for("openai", server, api_key=None).complete(PROMPT, timeout=5)
+        text = provider_for("openai", server, api_key=None).complete(PROMPT, 5)
         (request,) = server.received
     assert "authorization" not in request.headers
     assert parse_answer(text).confidence == "high"
 
 
 def test_anthropic_request_shape_and_key_headers(fake: FakeLLM) -> None:
-    provider_for("anthropic", fake).complete(PROMPT, timeout=5)
+    provider_for("anthropic", fake).complete(PROMPT, 5)
     (request,) = fake.received
     assert request.path == "/v1/messages"
     assert request.headers["x-api-key"] == KEY
@@ -256,11 +260,19 @@ def test_anthropic_request_shape_and_key_headers(fake: FakeLLM) -> None:
         "max_tokens": 1024,
         "system": "SYSTEM RULES",
         "messages": [{"role": "user", "content": "USER DATA"}],
+        "tools": [
+            {
+                "name": "ckp_header",
+                "description": "Record the compiled CKP header of the file.",
+                "input_schema": answer_schema(False),
+            }
+        ],
+        "tool_choice": {"type": "tool", "name": "ckp_header"},
     }
 
 
 def test_anthropic_base_url_with_v1_is_not_doubled(fake: FakeLLM) -> None:
-    AnthropicProvider(base_url=fake.url + "/v1/", api_key=KEY).complete(PROMPT, timeout=5)
+    AnthropicProvider(base_url=fake.url + "/v1/", api_key=KEY).complete(PROMPT, 5)
     assert [r.path for r in fake.received] == ["/v1/messages"]
 
 
@@ -271,7 +283,7 @@ def test_anthropic_joins_the_text_blocks(fake: FakeLLM) -> None:
         {"type": "text", "text": '"ANSWERS_WHEN": ["join"]}'},
     ]
     fake.script(Reply(raw=json.dumps({"type": "message", "content": content}).encode()))
-    text = provider_for("anthropic", fake).complete(PROMPT, timeout=5)
+    text = provider_for("anthropic", fake).complete(PROMPT, 5)
     assert parse_answer(text).tldr == "Joined."
 
 
@@ -426,7 +438,7 @@ print(json.dumps({"TLDR": "Echo.", "ANSWERS_WHEN": ["echo"], "prompt": prompt, "
 
 
 def test_command_gets_the_prompt_on_stdin_and_answers_on_stdout(tmp_path: Path) -> None:
-    text = CommandProvider(script(tmp_path, ECHO_ANSWER)).complete(PROMPT, timeout=5)
+    text = CommandProvider(script(tmp_path, ECHO_ANSWER)).complete(PROMPT, 5)
     data = json.loads(text)
     assert data["prompt"] == "SYSTEM RULES\n\nUSER DATA"
     assert parse_answer(text).answers_when == ["echo"]
@@ -434,7 +446,7 @@ def test_command_gets_the_prompt_on_stdin_and_answers_on_stdout(tmp_path: Path) 
 
 def test_command_runs_without_a_shell(tmp_path: Path) -> None:
     argv = [*script(tmp_path, ECHO_ANSWER), "a; echo injected", "$HOME"]
-    data = json.loads(CommandProvider(argv).complete(PROMPT, timeout=5))
+    data = json.loads(CommandProvider(argv).complete(PROMPT, 5))
     assert data["argv"] == ["a; echo injected", "$HOME"]
 
 

@@ -212,3 +212,31 @@ def test_pygls_still_changes_the_requests_it_iterates_over_at_shutdown() -> None
         else:
             asyncio.run(run())
             assert protocol._shutdown
+
+
+# --- error answers ----------------------------------------------------------------------------------
+
+
+def test_pygls_still_logs_an_error_answer_with_its_traceback() -> None:
+    from pygls.protocol.json_rpc import JsonRPCProtocol
+
+    for step in (JsonRPCProtocol._send_handler_result, JsonRPCProtocol._handle_request):
+        source = inspect.getsource(step)
+        assert "except JsonRpcException" in source and "logger.exception(" in source
+
+
+def test_a_refusal_leaves_no_traceback_in_the_log(caplog: Any) -> None:
+    import logging
+
+    from pygls.exceptions import JsonRpcException
+
+    from ckp_lsp.server.features.rename import RenameRejected
+
+    CkpServer()  # installs the filter
+    logger = logging.getLogger(pygls_compat.JSON_RPC_LOGGER)
+    for exc in (RenameRejected("'oauth2' already exists"), JsonRpcException("a real failure")):
+        try:
+            raise exc
+        except JsonRpcException:
+            logger.exception("Failed to handle request")
+    assert [str(r.exc_info[1]) for r in caplog.records if r.exc_info] == ["a real failure"]

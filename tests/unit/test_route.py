@@ -304,6 +304,7 @@ def test_cli_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str]) -
         "keywords": ["login flow"],
         "via": None,
         "tokens": data["loaded"][0]["tokens"],
+        "over_budget": False,
     }
     assert data["loaded"][1]["reason"] == "high"
     assert set(data["tokens"]) == {"index", "loaded", "with_ckp", "without_ckp"}

@@ -13,8 +13,10 @@ import {
     TransportKind,
 } from 'vscode-languageclient/node';
 import { parseRouteResult, showRouteResult } from './route';
-import { resolveServer, ServerNotFoundError } from './server';
-import { declareSettings, explicitSettings, settingsSubtree } from './settings';
+import { execFile } from 'node:child_process';
+import { describeBuild, describeNative, expectedCompiled, fallbackMessage, hostTarget } from './build';
+import { onPythonChanged, PYTHON_EXTENSION, resolveServer, ServerLaunch, ServerNotFoundError } from './server';
+import { clientSetting, collectSettings, declareSettings, explicitSettings, settingsSubtree } from './settings';
 
 /**
  * Commands the server implements (workspace/executeCommand). vscode-languageclient registers
@@ -40,10 +42,17 @@ let statusItem: vscode.StatusBarItem;
 let extensionPath: string;
 let starting: Promise<void> | undefined;
 let watchers: vscode.FileSystemWatcher[] = [];
+let memento: vscode.Memento;
+let pythonWatch: vscode.Disposable | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
     extensionPath = context.extensionPath;
-    declareSettings(Object.keys(context.extension.packageJSON?.contributes?.configuration?.properties ?? {}));
+    memento = context.globalState;
+    const manifest = context.extension.packageJSON ?? {};
+    declareSettings(
+        Object.keys(manifest.contributes?.configuration?.properties ?? {}),
+        manifest.capabilities?.untrustedWorkspaces?.restrictedConfigurations ?? [],
+    );
     output = vscode.window.createOutputChannel('CKP');
     statusItem = vscode.window.createStatusBarItem('ckp.status', vscode.StatusBarAlignment.Left, 0);
     statusItem.name = 'CKP';
@@ -56,10 +65,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         vscode.commands.registerCommand('ckp.client.regenerateIndex', (uri?: vscode.Uri) => regenerateIndex(uri)),
         vscode.commands.registerCommand('ckp.restartServer', () => restart()),
         vscode.commands.registerCommand('ckp.showOutput', () => output.show(true)),
-        // The server's code lens on CONCEPT names this command with [uri, position].
-        vscode.commands.registerCommand('ckp.showReferences', (uri: string, position: { line: number; character: number }) =>
-            showReferences(uri, position),
-        ),
         vscode.workspace.onDidChangeConfiguration((event) => {
             if (event.affectsConfiguration('ckp.server')) {
                 output.appendLine('[client] ckp.server settings changed: restarting the server');
@@ -71,7 +76,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
                 });
             }
         }),
-        vscode.workspace.onDidGrantWorkspaceTrust(() => void restart()),
+        vscode.workspace.onDidGrantWorkspaceTrust(() => {
+            output.appendLine('[client] the workspace is trusted now: restarting the server with its settings');
+            void restart();
+        }),
+        { dispose: () => pythonWatch?.dispose() },
+    );
+    output.appendLine(
+        `[client] CKP extension ${manifest.version ?? ''} for ${hostTarget()}, VS Code ${vscode.version}` +
+            (vscode.workspace.isTrusted ? '' : ', Restricted Mode (untrusted workspace)'),
     );
 
     await start();
@@ -115,8 +128,14 @@ async function startClient(): Promise<void> {
         log(message);
         setStatus('$(error) CKP: no server', message, true);
         if (error instanceof ServerNotFoundError) {
-            void vscode.window.showErrorMessage(message, 'Open Settings', 'Show Output').then((choice) => {
-                if (choice === 'Open Settings') {
+            const choices = ['Open Settings', 'Show Output'];
+            if (vscode.extensions.getExtension(PYTHON_EXTENSION)) {
+                choices.unshift('Select Interpreter');
+            }
+            void vscode.window.showErrorMessage(message, ...choices).then((choice) => {
+                if (choice === 'Select Interpreter') {
+                    void vscode.commands.executeCommand('python.setInterpreter');
+                } else if (choice === 'Open Settings') {
                     void vscode.commands.executeCommand('workbench.action.openSettings', 'ckp.server');
                 } else if (choice === 'Show Output') {
                     output.show(true);
@@ -126,6 +145,24 @@ async function startClient(): Promise<void> {
         return;
     }
     log(`starting ${launch.description}`);
+    if (launch.bundled) {
+        log(`build: ${describeBuild(launch.bundled.build)}`);
+    }
+    const ignored = collectSettings().ignored;
+    if (ignored.length) {
+        log(
+            `Restricted Mode: the workspace's values of ${ignored.join(', ')} are ignored ` +
+                '(user settings apply); trust the workspace to use them',
+        );
+    }
+    pythonWatch?.dispose();
+    pythonWatch = undefined;
+    if (!clientSetting('server.path') && !clientSetting('server.python')) {
+        pythonWatch = onPythonChanged(() => {
+            log('the interpreter selected in the Python extension changed: restarting the server');
+            void restart();
+        });
+    }
 
     const serverOptions: ServerOptions = {
         command: launch.command,
@@ -145,6 +182,11 @@ async function startClient(): Promise<void> {
         synchronize: { fileEvents: watchers },
         initializationOptions: explicitSettings(),
         middleware: {
+            // The code lens on CONCEPT carries `ckp.showReferences` [uri, position]. The server lists
+            // it (so that every editor may run it) and vscode-languageclient registers it as a VS Code
+            // command; here it opens VS Code's references view instead of asking the server.
+            executeCommand: (command, args, next) =>
+                command === 'ckp.showReferences' ? showReferences(args[0], args[1]) : next(command, args),
             workspace: {
                 configuration: async (params: ConfigurationParams, token, next) => {
                     const answers = await next(params, token);
@@ -188,6 +230,9 @@ async function startClient(): Promise<void> {
         if (statusItem.text.startsWith('$(sync~spin)')) {
             setStatus('$(book) CKP', `CKP language server running: ${launch.description}`);
         }
+        if (launch.bundled) {
+            void reportNative(launch, log);
+        }
     } catch (error) {
         const message = `CKP: the language server failed to start (${error instanceof Error ? error.message : String(error)}).`;
         log(message);
@@ -198,6 +243,60 @@ async function startClient(): Promise<void> {
             }
         });
     }
+}
+
+/**
+ * Whether the bundled server's compiled modules load with its interpreter (the server's own
+ * check, ckp_lsp/server/native.py, run once more here after the start): logged, and said once
+ * per build and Python version when the server falls back to pure Python.
+ */
+async function reportNative(launch: ServerLaunch, log: (line: string) => void): Promise<void> {
+    const bundled = launch.bundled;
+    if (!bundled) {
+        return;
+    }
+    const version = bundled.version.join('.');
+    const script = 'import json\nfrom ckp_lsp.server import native\nprint(json.dumps(native.compiled()))';
+    const native = await new Promise<Record<string, boolean> | string>((resolve) => {
+        execFile(
+            bundled.python.command,
+            [...bundled.python.args, '-c', script],
+            { env: launch.env, timeout: 30000, windowsHide: true },
+            (error, stdout, stderr) => {
+                if (error) {
+                    resolve(`${error.message.split('\n')[0]} ${stderr.trim().split('\n').pop() ?? ''}`);
+                    return;
+                }
+                try {
+                    resolve(JSON.parse(stdout.trim().split('\n').pop() ?? '{}'));
+                } catch {
+                    resolve(`unexpected output ${JSON.stringify(stdout.trim())}`);
+                }
+            },
+        );
+    });
+    if (typeof native === 'string') {
+        log(`could not check the compiled modules: ${native}`);
+        return;
+    }
+    const { line, pure } = describeNative(native);
+    const expected = expectedCompiled(bundled.build, version);
+    log(`Python ${version}: ${line}${expected.length ? ` (the build has compiled ${expected.join(', ')} for Python ${version})` : ''}`);
+    if (pure.length === 0) {
+        return;
+    }
+    const message = fallbackMessage(bundled.build, version, pure, hostTarget());
+    log(message);
+    const key = `ckp.pureFallbackShown:${bundled.build?.target ?? 'dev'}:${version}`;
+    if (memento.get<boolean>(key)) {
+        return;
+    }
+    await memento.update(key, true);
+    void vscode.window.showInformationMessage(message, 'Show Output').then((choice) => {
+        if (choice) {
+            output.show(true);
+        }
+    });
 }
 
 async function stop(): Promise<void> {

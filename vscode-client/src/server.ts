@@ -1,14 +1,21 @@
 // Decides how to launch the CKP language server.
 //
 // Order: `ckp.server.path` (a `ckp-lsp` executable) > the server bundled in the extension at
-// `bundled/libs`, run as `<python> -m ckp_lsp` with `ckp.server.python` or the first Python
-// 3.10+ found on the PATH. vscode-languageclient appends `--stdio` to the arguments.
+// `bundled/libs`, run as `<python> -m ckp_lsp` with `ckp.server.python`, else the interpreter
+// selected in the Python extension (when it is installed), else the first Python 3.10+ found on
+// the PATH. vscode-languageclient appends `--stdio` to the arguments. In an untrusted workspace
+// the workspace's values of `ckp.server.*` are ignored (settings.ts).
 
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { BuildInfo, readBuild } from './build';
+import { PythonExtensionExports, selectedInterpreter } from './interpreter';
+import { clientSetting } from './settings';
+
+export const PYTHON_EXTENSION = 'ms-python.python';
 
 export const MIN_PYTHON: [number, number] = [3, 10];
 
@@ -18,6 +25,8 @@ export interface ServerLaunch {
     env: NodeJS.ProcessEnv;
     /** One line for the output channel. */
     description: string;
+    /** Set when the bundled server runs: the interpreter's `[major, minor]` and the build. */
+    bundled?: { python: Candidate; version: [number, number]; build?: BuildInfo };
 }
 
 /** The server could not be launched; `message` says what to do about it. */
@@ -27,7 +36,7 @@ export class ServerNotFoundError extends Error {
     }
 }
 
-interface Candidate {
+export interface Candidate {
     command: string;
     args: string[];
     label: string;
@@ -41,8 +50,7 @@ export async function resolveServer(
     extensionPath: string,
     log: (line: string) => void,
 ): Promise<ServerLaunch> {
-    const config = vscode.workspace.getConfiguration('ckp');
-    const serverSetting = expand(config.get<string>('server.path', '').trim());
+    const serverSetting = expand(clientSetting('server.path'));
     if (serverSetting) {
         const serverPath = await findExecutable(serverSetting);
         if (!serverPath) {
@@ -59,10 +67,10 @@ export async function resolveServer(
         };
     }
 
-    const pythonSetting = expand(config.get<string>('server.python', '').trim());
+    const pythonSetting = expand(clientSetting('server.python'));
     const candidates: Candidate[] = pythonSetting
         ? [{ command: pythonSetting, args: [], label: pythonSetting }]
-        : defaultPythons();
+        : [...(await pythonExtensionCandidate(log)), ...defaultPythons()];
 
     const tried: string[] = [];
     let python: Candidate | undefined;
@@ -93,9 +101,12 @@ export async function resolveServer(
                 tried,
             );
         }
+        const select = vscode.extensions.getExtension(PYTHON_EXTENSION)
+            ? 'select one with "Python: Select Interpreter", '
+            : '';
         throw new ServerNotFoundError(
             `CKP: no ${need} found (tried ${candidates.map((c) => c.label).join(', ')}). ` +
-                `Install ${need} and make sure it is on the PATH, or set ckp.server.python to an interpreter, ` +
+                `Install ${need} and make sure it is on the PATH, ${select}or set ckp.server.python to an interpreter, ` +
                 'or set ckp.server.path to a ckp-lsp executable (pip install ckp-lsp).',
             tried,
         );
@@ -104,9 +115,11 @@ export async function resolveServer(
     const libs = bundledLibs(extensionPath);
     const env: NodeJS.ProcessEnv = { ...process.env };
     let where: string;
+    let bundled: ServerLaunch['bundled'];
     if (fs.existsSync(path.join(libs, 'ckp_lsp'))) {
         env.PYTHONPATH = env.PYTHONPATH ? `${libs}${path.delimiter}${env.PYTHONPATH}` : libs;
         where = `bundled server in ${libs}`;
+        bundled = { python, version, build: readBuild(extensionPath) };
     } else {
         // Development layout (no `npm run bundle-libs` yet): use ckp_lsp as installed for that Python.
         where = 'ckp_lsp installed for that interpreter (no bundled server in this build)';
@@ -116,7 +129,37 @@ export async function resolveServer(
         args: [...python.args, '-m', 'ckp_lsp'],
         env,
         description: `${python.label} (Python ${version.join('.')}) -m ckp_lsp, ${where}`,
+        bundled,
     };
+}
+
+/** The interpreter selected in the Python extension, when it is installed and has one. */
+async function pythonExtensionCandidate(log: (line: string) => void): Promise<Candidate[]> {
+    const extension = vscode.extensions.getExtension<PythonExtensionExports>(PYTHON_EXTENSION);
+    if (!extension) {
+        return [];
+    }
+    try {
+        const exports = extension.isActive ? extension.exports : await extension.activate();
+        const resource = vscode.workspace.workspaceFolders?.[0]?.uri;
+        const found = await selectedInterpreter(exports, resource);
+        if (typeof found === 'string') {
+            log(`python lookup: Python extension: ${found}`);
+            return [];
+        }
+        return [{ command: found.path, args: [], label: `${found.path} (selected in the Python extension)` }];
+    } catch (error) {
+        log(`python lookup: Python extension: ${error instanceof Error ? error.message : String(error)}`);
+        return [];
+    }
+}
+
+/** Calls `listener` when the interpreter selected in the Python extension changes. */
+export function onPythonChanged(listener: () => void): vscode.Disposable | undefined {
+    const extension = vscode.extensions.getExtension<PythonExtensionExports>(PYTHON_EXTENSION);
+    const api = extension?.isActive ? extension.exports?.environments : undefined;
+    const subscription = api?.onDidChangeActiveEnvironmentPath?.(() => listener());
+    return subscription ? new vscode.Disposable(() => subscription.dispose()) : undefined;
 }
 
 function defaultPythons(): Candidate[] {

@@ -1,51 +1,57 @@
-// The `ckp.*` settings the client sends to the server.
+// The `ckp.*` settings the client uses and sends to the server (see values.ts for the rules).
 //
 // Editor settings override a bank's `.ckp.toml` on the server, so the client sends only the
 // settings the user has set somewhere (user, workspace or folder settings) — never defaults.
-// Client-side settings (`ckp.server.*`, `ckp.trace.*`) are not sent.
+// Client-side settings (`ckp.server.*`, `ckp.trace.*`) are not sent. In an untrusted workspace
+// the restricted settings (package.json) take the user's value only.
 
 import * as vscode from 'vscode';
+import { collect, Collected, explicitValue } from './values';
 
 const CLIENT_ONLY = ['server.', 'trace.'];
 
 let keys: string[] = [];
+let restricted: string[] = [];
 
-/** Call once with package.json's `contributes.configuration.properties` keys (`ckp.staleness`, …). */
-export function declareSettings(declared: string[]): void {
+/**
+ * Call once with package.json's `contributes.configuration.properties` keys (`ckp.staleness`, …)
+ * and its `capabilities.untrustedWorkspaces.restrictedConfigurations`.
+ */
+export function declareSettings(declared: string[], restrictedInUntrusted: string[]): void {
     keys = declared
         .filter((k) => k.startsWith('ckp.'))
         .map((k) => k.slice('ckp.'.length))
         .filter((k) => !CLIENT_ONLY.some((prefix) => k.startsWith(prefix)));
+    restricted = restrictedInUntrusted;
 }
 
-/** `{staleness: 'git', llm: {provider: 'openai'}, ...}` with only explicitly set values. */
+/** `{staleness: 'git', llm: {provider: 'openai'}, ...}` with only explicitly set (and allowed) values. */
 export function explicitSettings(scope?: vscode.ConfigurationScope): Record<string, unknown> {
+    return collectSettings(scope).settings;
+}
+
+export function collectSettings(scope?: vscode.ConfigurationScope): Collected {
     const config = vscode.workspace.getConfiguration('ckp', scope);
-    const out: Record<string, unknown> = {};
-    for (const key of keys) {
-        const info = config.inspect(key);
-        if (!info) {
-            continue;
-        }
-        const levels = [
-            info.globalValue,
-            info.workspaceValue,
-            info.workspaceFolderValue,
-            info.globalLanguageValue,
-            info.workspaceLanguageValue,
-            info.workspaceFolderLanguageValue,
-        ].filter((v) => v !== undefined);
-        if (levels.length === 0) {
-            continue;
-        }
-        const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
-        // Objects (ckp.diagnostics) merge across levels like VS Code does; others: the most specific wins.
-        const value = levels.every(isObject)
-            ? Object.assign({}, ...(levels as object[]))
-            : levels[levels.length - 1];
-        setPath(out, key.split('.'), value);
+    return collect(keys, (key) => config.inspect(key), restricted, vscode.workspace.isTrusted);
+}
+
+/** A client-side string setting (`server.path`), honouring Workspace Trust; '' when unset. */
+export function clientSetting(key: string): string {
+    const config = vscode.workspace.getConfiguration('ckp');
+    const userOnly = !vscode.workspace.isTrusted && restricted.includes(`ckp.${key}`);
+    const found = explicitValue(config.inspect(key), userOnly);
+    return typeof found.value === 'string' ? found.value.trim() : '';
+}
+
+/** Restricted settings whose workspace values are being ignored (Restricted Mode). */
+export function ignoredSettings(): string[] {
+    if (vscode.workspace.isTrusted) {
+        return [];
     }
-    return out;
+    const config = vscode.workspace.getConfiguration('ckp');
+    return restricted.filter(
+        (name) => explicitValue(config.inspect(name.slice('ckp.'.length)), true).ignored,
+    );
 }
 
 /** The part of `settings` below a dotted `section` ('' = everything). */
@@ -55,15 +61,4 @@ export function settingsSubtree(settings: Record<string, unknown>, section: stri
         node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[part] : undefined;
     }
     return node ?? null;
-}
-
-function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
-    let node = target;
-    for (const part of path.slice(0, -1)) {
-        if (typeof node[part] !== 'object' || node[part] === null) {
-            node[part] = {};
-        }
-        node = node[part] as Record<string, unknown>;
-    }
-    node[path[path.length - 1]] = value;
 }

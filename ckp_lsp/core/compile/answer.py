@@ -37,6 +37,7 @@ def parse_answer(text: str) -> Answer:
         raise CompileError(
             f"the model answered with JSON that is {_json_kind(data)}, not a header object; {_RETRY}"
         )
+    _refuse_bad_characters(data)
     fields = {str(k).strip().upper(): v for k, v in data.items()}
     missing = [k for k in ("TLDR", "ANSWERS_WHEN") if fields.get(k) is None]
     if missing:
@@ -60,6 +61,31 @@ def parse_answer(text: str) -> Answer:
         confidence=confidence if confidence is not None else "medium",
         concept=concept if concept is not None and concept.strip() else None,
     )
+
+
+# Control characters (NUL, ESC, DEL, C1) and lone surrogates have no place in a header: they would
+# reach terminals raw or make the file unwritable as UTF-8. Tab and newlines are folded later.
+_BAD_CHARACTER = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def _refuse_bad_characters(value: Any, where: str = "") -> None:
+    """A CompileError when a string anywhere in the answer holds a control character or a lone
+    surrogate (JSON's ``\\ud800``)."""
+    if isinstance(value, str):
+        bad = _BAD_CHARACTER.search(value)
+        if bad:
+            c = ord(bad.group())
+            kind = "a lone surrogate" if 0xD800 <= c <= 0xDFFF else "a control character"
+            raise CompileError(
+                f"the model's answer holds {kind} (U+{c:04X}){where}; nothing was changed; {_RETRY}"
+            )
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _refuse_bad_characters(k, where)
+            _refuse_bad_characters(v, where or f" in {str(k)[:40]!r}")
+    elif isinstance(value, list):
+        for v in value:
+            _refuse_bad_characters(v, where)
 
 
 def normalize_answer(ans: Answer, known: Collection[str], self_concept: str | None) -> Answer:

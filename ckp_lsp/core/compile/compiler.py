@@ -11,7 +11,7 @@ import hashlib
 import os
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from ..bank import Bank
@@ -22,10 +22,12 @@ from ..findings import Severity
 from ..knowledge import CONCEPT_RE, read_knowledge_file
 from ..rewrite import body_of, replace_header
 from .answer import answer_problems, normalize_answer, parse_answer
+from .job import Job, Usage
+from .merge import offline_values
 from .model import Answer, CompileError, CompileInput, ConceptSummary
 from .offline import compile_offline
 from .prompt import build_prompt, build_repair_prompt
-from .providers import Provider, make_provider
+from .providers import Provider, as_job, make_provider
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,9 @@ class Compiled:
     replaced: str
     answer: Answer
     cached: bool = False
+    usage: Usage = field(
+        default_factory=Usage
+    )  # what the model's requests cost (none when offline or cached)
 
 
 def provider_for(llm: LlmConfig, env: Mapping[str, str] | None = None) -> Provider | None:
@@ -57,7 +62,7 @@ def compile_input(bank: Bank, rel: str, text: str) -> CompileInput:
     kf = read_knowledge_file(rel, text)
     concept = kf.concept if kf.concept and CONCEPT_RE.match(kf.concept) else None
     others = tuple(
-        ConceptSummary(o.concept, o.tldr, tuple(i.text for i in o.keywords))
+        ConceptSummary(o.concept, o.tldr, tuple(o.keyword_texts), tuple(r[0] for r in o.relations))
         for o in bank.sorted_files()
         if o.concept and o.path != rel and o.concept != concept
     )
@@ -75,8 +80,9 @@ def _cache_key(inp: CompileInput, provider: Provider | None) -> str:
     return h.hexdigest()
 
 
-def get_answer(inp: CompileInput, provider: Provider | None, timeout: float) -> tuple[Answer, bool]:
-    """The normalised answer for ``inp`` and whether it came from the cache."""
+def get_answer(inp: CompileInput, provider: Provider | None, timeout: float | Job) -> tuple[Answer, bool]:
+    """The normalised answer for ``inp`` and whether it came from the cache; ``timeout`` is the
+    deadline of the whole answer (the repair round included), or the job carrying it."""
     key = _cache_key(inp, provider)
     if key in _CACHE:
         _CACHE.move_to_end(key)
@@ -86,20 +92,20 @@ def get_answer(inp: CompileInput, provider: Provider | None, timeout: float) -> 
     if provider is None:
         answer = _unique_concept(normalize_answer(compile_offline(inp), known, inp.concept), taken)
     else:
-        answer = _ask(inp, provider, timeout, known, taken)
+        answer = _ask(inp, provider, as_job(timeout), known, taken)
     _CACHE[key] = answer
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
     return answer, False
 
 
-def _ask(inp: CompileInput, provider: Provider, timeout: float, known: list[str], taken: set[str]) -> Answer:
-    raw = provider.complete(build_prompt(inp), timeout=timeout)
+def _ask(inp: CompileInput, provider: Provider, job: Job, known: list[str], taken: set[str]) -> Answer:
+    raw = provider.complete(build_prompt(inp), job)
     answer = normalize_answer(parse_answer(raw), known, inp.concept)
     problems = answer_problems(answer, needs_concept=inp.concept is None, taken=taken)
     if not problems:
         return answer
-    raw = provider.complete(build_repair_prompt(inp, raw, problems), timeout=timeout)
+    raw = provider.complete(build_repair_prompt(inp, raw, problems), job)
     answer = normalize_answer(parse_answer(raw), known, inp.concept)
     problems = answer_problems(answer, needs_concept=inp.concept is None, taken=taken)
     if problems:
@@ -139,21 +145,33 @@ def compile_header(
     rel: str,
     text: str,
     provider: Provider | None = None,
-    timeout: float = 60.0,
+    timeout: float | Job = 60.0,
     month: str | None = None,
 ) -> Compiled:
-    """Recompile the header of ``text`` (the file ``rel`` of ``bank``); raises CompileError."""
+    """Recompile the header of ``text`` (the file ``rel`` of ``bank``); raises CompileError.
+
+    ``timeout`` is the deadline of the answer in seconds, or a Job (which can also be cancelled)."""
     inp = compile_input(bank, rel, text)
-    answer, cached = get_answer(inp, provider, timeout)
+    job = as_job(timeout)
+    answer, cached = get_answer(inp, provider, job)
     concept = inp.concept or answer.concept
     if not concept:
         raise CompileError(
             "the compiler gave no CONCEPT for a file that has none; add a CONCEPT line and try again"
         )
-    header, replaced = replace_header(text, header_values(answer, concept, month or current_month()))
+    month = month or current_month()
+    if provider is None:
+        kf = read_knowledge_file(rel, text)
+        known = {c for c in bank.by_concept if c} | {concept}
+        values = offline_values(
+            kf if kf.header is not None else None, answer, concept, month, known, fill=False
+        )
+    else:
+        values = header_values(answer, concept, month)
+    header, replaced = replace_header(text, values)
     new_text = header + text[len(replaced) :]
     _validate(bank, rel, new_text)
-    return Compiled(new_text, header, replaced, answer, cached)
+    return Compiled(new_text, header, replaced, answer, cached, job.usage)
 
 
 def _validate(bank: Bank, rel: str, text: str) -> None:

@@ -12,6 +12,7 @@ class ConceptSummary:
     concept: str
     tldr: str
     answers_when: tuple[str, ...] = ()
+    similar: tuple[str, ...] = ()  # the concepts its header relates to (SIMILAR_HIGH and _MID)
 
 
 @dataclass(frozen=True)

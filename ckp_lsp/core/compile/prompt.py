@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ckp_lsp.core.compile.model import CompileInput, ConceptSummary
 
@@ -64,15 +65,40 @@ class Prompt:
 
     system: str
     user: str
+    needs_concept: bool = False  # the file has no CONCEPT: the answer must carry one
 
     def as_text(self) -> str:
         """The prompt as one text for programs reading one stream: system, blank line, user."""
         return f"{self.system}\n\n{self.user}"
 
 
+SCHEMA_NAME = "ckp_header"
+
+
+def answer_schema(needs_concept: bool) -> dict[str, Any]:
+    """The answer contract as a JSON schema, for providers with structured output."""
+    names = {"type": "array", "items": {"type": "string"}}
+    properties: dict[str, Any] = {
+        "TLDR": {"type": "string"},
+        "ANSWERS_WHEN": names,
+        "SIMILAR_HIGH": names,
+        "SIMILAR_MID": names,
+        "CONFIDENCE": {"type": "string", "enum": ["high", "medium", "low"]},
+    }
+    if needs_concept:
+        properties["CONCEPT"] = {"type": "string"}
+    # Strict schemas (OpenAI) want every property required and no others allowed.
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
 def build_prompt(inp: CompileInput) -> Prompt:
     """The prompt asking for the header of `inp.body`, given the bank's other concepts."""
-    return Prompt(system=_SYSTEM, user=_user_part(inp))
+    return Prompt(system=_SYSTEM, user=_user_part(inp), needs_concept=inp.concept is None)
 
 
 def build_repair_prompt(inp: CompileInput, previous_answer_text: str, problems: list[str]) -> Prompt:
@@ -89,7 +115,7 @@ def build_repair_prompt(inp: CompileInput, previous_answer_text: str, problems: 
         "Answer again with ONE corrected JSON object that follows the answer contract, "
         "and nothing else."
     )
-    return Prompt(system=_SYSTEM, user=_user_part(inp) + repair)
+    return Prompt(system=_SYSTEM, user=_user_part(inp) + repair, needs_concept=inp.concept is None)
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,9 @@
 
 Text in scripts with spaces is split at anything that is not a letter, digit, mark, underscore or
 an apostrophe inside a word. Runs of ideographs and kana are given to a segmenter: TinySegmenter
-for Japanese (the text has kana), jieba (rjieba, its Rust port) for Chinese. Both are imported on
-first use only.
+for Japanese (the text has kana), jieba (rjieba, its Rust port) for Chinese. jieba's dictionary is
+Simplified Chinese: Traditional text is segmented through its Simplified spelling (OpenCC, one
+character for one), then cut at the same places. All are imported on first use only.
 """
 
 from __future__ import annotations
@@ -54,7 +55,20 @@ def _japanese() -> Callable[[str], list[str]]:
 
 @functools.cache
 def _chinese() -> Callable[[str], list[str]]:
-    """jieba's cut, through rjieba (its dictionary is compiled in)."""
+    """jieba's cut, through rjieba (its dictionary is compiled in), for either script."""
+    import opencc
     import rjieba
 
-    return rjieba.cut
+    simplified = opencc.OpenCC("t2s").convert
+
+    def cut(text: str) -> list[str]:
+        plain = simplified(text)
+        if plain == text or len(plain) != len(text):
+            return list(rjieba.cut(text))
+        out, at = [], 0
+        for word in rjieba.cut(plain):
+            out.append(text[at : at + len(word)])
+            at += len(word)
+        return out
+
+    return cut

@@ -7,10 +7,17 @@ and the full stops of Chinese and Japanese (`。！？`), which need no space af
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Iterable
 
 from .detect import languages
 from .scripts import CJK_RUN, is_japanese
+
+# Abbreviations that sentencex's rules split after (`Dr. Who`, `approx. 5 pm`).
+_ABBREVIATION = re.compile(
+    r"(?:^|[\s(])(?:dr|prof|approx|incl|resp|esp|st|vol|ca|jr|sr|inc|ltd|vs|cf|no|nr|bzw|usw|ca)\.$",
+    re.IGNORECASE,
+)
 
 
 def sentences(text: str, language: str | None = None) -> list[str]:
@@ -22,7 +29,16 @@ def sentences(text: str, language: str | None = None) -> list[str]:
     if not text.strip():
         return []
     code = language or _language(text)
-    return [s.strip() for s in _segment()(code, text) if s.strip()]
+    found: list[str] = []
+    for piece in _segment()(code, text):
+        piece = piece.strip()
+        if not piece:
+            continue
+        if found and _ABBREVIATION.search(found[-1]):
+            found[-1] = f"{found[-1]} {piece}"
+        else:
+            found.append(piece)
+    return found
 
 
 def _language(text: str) -> str:

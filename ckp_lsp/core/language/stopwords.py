@@ -40,7 +40,17 @@ def supported_languages() -> tuple[str, ...]:
 @functools.lru_cache(maxsize=256)
 def _stop_words(languages: tuple[str, ...]) -> frozenset[str]:
     lists = _lists()
-    return frozenset().union(*(lists.get(code, frozenset()) for code in languages))
+    found = frozenset().union(*(lists.get(code, frozenset()) for code in languages))
+    return found | _traditional() if "zh" in languages else found
+
+
+@functools.cache
+def _traditional() -> frozenset[str]:
+    """The Chinese list (written in Simplified characters) in Traditional ones as well."""
+    import opencc
+
+    convert = opencc.OpenCC("s2t").convert
+    return frozenset(convert(word) for word in _lists().get("zh", ()))
 
 
 def stop_words(languages: Iterable[str]) -> frozenset[str]:

@@ -379,9 +379,17 @@ def _concepts(
         prefixed = sorted(found, key=lambda n: (n != query, -shared(n), n))[:LIMIT]
     else:
         prefixed = _best_by_overlap(bank, names, lo, hi, query, own, excluded)
-    fuzzy: list[str] = []
-    if not capped and len(prefixed) < LIMIT and len(query) >= 2:
+    inside: list[str] = []
+    if not capped and len(prefixed) < LIMIT and query:
+        # Then the names holding what was typed elsewhere (``istat`` → ``mentat-istat``, ``hub`` →
+        # ``travelguidehub``), as workspace symbols match; a word of the name starting with it first.
         taken = excluded.union(prefixed)
+        held = [n for n in names if query in n and not n.startswith(query) and n not in taken]
+        held.sort(key=lambda n: (not _starts_a_word(n, query), -shared(n), n))
+        inside = held[: LIMIT - len(prefixed)]
+    fuzzy: list[str] = []
+    if not capped and len(prefixed) + len(inside) < LIMIT and len(query) >= 2:
+        taken = excluded.union(prefixed, inside)
         hits = process.extract(
             query,
             index.fuzzy_pool(query),
@@ -393,9 +401,9 @@ def _concepts(
             ((round(score), name) for name, score, _ in hits if name not in taken),
             key=lambda sn: (-sn[0], -shared(sn[1]), sn[1]),
         )
-        fuzzy = [name for _, name in ranked[: LIMIT - len(prefixed)]]
+        fuzzy = [name for _, name in ranked[: LIMIT - len(prefixed) - len(inside)]]
     items = []
-    for rank, name in enumerate([*prefixed, *fuzzy]):
+    for rank, name in enumerate([*prefixed, *inside, *fuzzy]):
         target = bank.file_of(name)
         items.append(
             types.CompletionItem(
@@ -404,13 +412,19 @@ def _concepts(
                 detail=target.path if target is not None else None,
                 documentation=None if resolves else _tldr(target),
                 sort_text=f"{rank:04d}",
-                # A fuzzy match does not contain what was typed: let the client keep it anyway.
+                # A match inside the name or a fuzzy one does not start with what was typed: let
+                # the client keep it anyway.
                 filter_text=token if rank >= len(prefixed) else name,
                 text_edit=edit_for(name),
                 data={"bank": str(bank.root), "concept": name} if resolves else None,
             )
         )
-    return _items(items, incomplete=capped or bool(fuzzy))
+    return _items(items, incomplete=capped or bool(inside) or bool(fuzzy))
+
+
+def _starts_a_word(name: str, query: str) -> bool:
+    """Whether ``query`` starts a word of ``name`` (after ``-``, ``.`` or ``_``)."""
+    return any(name.startswith(query, i + 1) for i, c in enumerate(name) if c in "-._")
 
 
 def resolve(bank: Bank | None, item: types.CompletionItem) -> types.CompletionItem:

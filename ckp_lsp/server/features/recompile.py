@@ -11,11 +11,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
+from ...core.bank import read_text
 from ...core.compile.compiler import compile_header, provider_for
+from ...core.compile.job import Job, Usage
 from ...core.compile.model import CompileError
+from ...core.header_changes import describe
 from ...core.text import BOM
 from ..pygls_compat import forget_progress
-from .actions import replace_prefix_edit, text_edit
+from .actions import annotations_supported, recompile_annotation, replace_prefix_edit, text_edit
 
 if TYPE_CHECKING:
     from ..server import CkpServer
@@ -36,6 +39,12 @@ async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
         return {"applied": False, "reason": "not a knowledge file"}
     opened = ls.workspace.text_documents.get(uri)
     if opened is None:
+        try:  # a file deleted since the bank read it is said so
+            read_text(doc.bank.root / doc.rel)
+        except OSError as exc:
+            why = exc.strerror or type(exc).__name__
+            _tell(ls, f"CKP: cannot recompile {doc.rel}: the file cannot be read ({why}).")
+            return {"applied": False, "reason": f"cannot read the file ({why})"}
         # An edit to a file the editor has not open carries no version: applied to whatever the
         # disk holds by then, it would overwrite a change made meanwhile (an agent's).
         _tell(
@@ -59,19 +68,26 @@ async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
     name = llm.provider if provider is not None else "offline"
     token = f"ckp-recompile-{next(_tokens)}"
     progress = await _begin(ls, token, f"Recompiling {doc.rel} ({name})")
+    job = Job(llm.timeout)  # the deadline of the answer; cancelling it kills the model's command
+
+    def stop(_: object = None) -> None:
+        job.cancel()
+        work.cancel()
+
     # The compiler runs on a thread, on a snapshot: edits made meanwhile change the live bank only.
-    work = _in_thread(compile_header, doc.bank.snapshot(), doc.rel, text[len(bom) :], provider, llm.timeout)
+    work = _in_thread(compile_header, doc.bank.snapshot(), doc.rel, text[len(bom) :], provider, job)
     if progress:
         cancel = ls.work_done_progress.tokens.get(token)
         if cancel is not None:
-            cancel.add_done_callback(lambda _f: work.cancel())
+            cancel.add_done_callback(stop)
     try:
         compiled = await asyncio.wait_for(asyncio.shield(work), timeout=llm.timeout + 5)
     except asyncio.CancelledError:
-        work.cancel()
+        stop()
         _end(ls, token, progress, "cancelled")
         return {"applied": False, "reason": "cancelled"}
     except asyncio.TimeoutError:
+        stop()
         _end(ls, token, progress, "timed out")
         _tell(
             ls,
@@ -79,7 +95,7 @@ async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
         )
         return {"applied": False, "reason": "timeout"}
     except CompileError as exc:
-        _end(ls, token, progress, "failed")
+        _end(ls, token, progress, f"failed{_spent(job.usage)}")
         _tell(ls, f"CKP: recompile failed, the document is unchanged: {exc}")
         return {"applied": False, "reason": str(exc)}
     current = ls.workspace.text_documents.get(uri)
@@ -92,10 +108,15 @@ async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
         )
         return {"applied": False, "reason": "document changed"}
     if compiled.text == text[len(bom) :]:
-        _end(ls, token, progress, "header already up to date")
-        return {"applied": False, "reason": "unchanged"}
-    edit = text_edit(uri, version, [replace_prefix_edit(bom + compiled.replaced, bom + compiled.header)])
-    _end(ls, token, progress, "applying")
+        _end(ls, token, progress, f"header already up to date{_spent(compiled.usage)}")
+        return {"applied": False, "reason": "unchanged", **_usage_of(compiled.usage)}
+    confirm = None
+    if annotations_supported(ls.client_capabilities):  # VS Code shows the change and asks first
+        confirm = recompile_annotation(describe(text[len(bom) :], compiled.text, doc.rel))
+    edit = text_edit(
+        uri, version, [replace_prefix_edit(bom + compiled.replaced, bom + compiled.header)], confirm
+    )
+    _end(ls, token, progress, f"applying{_spent(compiled.usage)}")
     result = await ls.workspace_apply_edit_async(
         types.ApplyWorkspaceEditParams(edit=edit, label="Recompile CKP header")
     )
@@ -104,7 +125,30 @@ async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
             ls,
             f"CKP: the editor did not apply the recompiled header ({result.failure_reason or 'no reason given'}).",
         )
-    return {"applied": bool(result.applied), "cached": compiled.cached, "provider": name}
+    return {
+        "applied": bool(result.applied),
+        "cached": compiled.cached,
+        "provider": name,
+        **_usage_of(compiled.usage),
+    }
+
+
+def _spent(usage: Usage) -> str:
+    """What the model's requests cost, for the progress end message: `` (1,234 tokens: …)``."""
+    if not usage.requests:
+        return ""
+    return (
+        f" ({usage.tokens:,} tokens: {usage.prompt_tokens:,} prompt, {usage.completion_tokens:,} "
+        f"completion; {usage.requests} request{'s' if usage.requests != 1 else ''})"
+    )
+
+
+def _usage_of(usage: Usage) -> dict[str, int]:
+    return {
+        "promptTokens": usage.prompt_tokens,
+        "completionTokens": usage.completion_tokens,
+        "requests": usage.requests,
+    }
 
 
 def _in_thread(fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:

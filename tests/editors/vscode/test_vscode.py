@@ -3,7 +3,8 @@
 Builds the .vsix (or uses $CKP_VSIX), installs code-server into a cache folder if needed
 (install-code-server.sh), installs the extension, opens a workspace holding memory banks and
 lets drive.mjs act like a user: Ctrl+P, squiggles, Problems panel, hover over a SIMILAR entry,
-Ctrl+. → "Recompile CKP header". Screenshots go to test-artifacts/vscode/.
+Ctrl+. → "Recompile header: …", confirmed in the Refactor Preview. Screenshots go to
+test-artifacts/vscode/.
 
 Missing tools skip the test, or fail it when CI=true. See README in this folder.
 """
@@ -14,6 +15,7 @@ import contextlib
 import datetime
 import json
 import os
+import platform
 import re
 import shutil
 import signal
@@ -34,7 +36,7 @@ REPO = HERE.parents[2]
 CLIENT = REPO / "vscode-client"
 ARTIFACTS = REPO / "test-artifacts" / "vscode"
 CODE_SERVER_VERSION = "4.100.3"
-QUICK_FIX = "Recompile CKP header"
+QUICK_FIX = "Recompile header"  # "Recompile header: TLDR, +2 −1 keywords, …"
 SAMPLE_BANKS = ["samples/broken/memory-bank", "samples/mentat/memory-bank"]
 
 HEADER_LINE = re.compile(r"^\ufeff?([A-Z][A-Z0-9_]*):\s*(.*?)\s*$")
@@ -98,6 +100,12 @@ def newest_mtime(paths: list[Path]) -> float:
     return newest
 
 
+def host_target() -> str:
+    """This machine's vsce target (the test runs on glibc Linux)."""
+    arch = {"x86_64": "x64", "aarch64": "arm64", "arm64": "arm64"}[platform.machine().lower()]
+    return f"linux-{arch}"
+
+
 def ensure_vsix() -> Path:
     if given := os.environ.get("CKP_VSIX"):
         path = Path(given).resolve()
@@ -105,7 +113,8 @@ def ensure_vsix() -> Path:
             pytest.fail(f"CKP_VSIX={given} does not exist", pytrace=False)
         return path
     version = json.loads((CLIENT / "package.json").read_text())["version"]
-    path = CLIENT / f"ckp-lsp-{version}.vsix"
+    # `npm run package` builds this machine's platform .vsix (compiled modules included)
+    path = CLIENT / f"ckp-lsp-{host_target()}-{version}.vsix"
     sources = [
         CLIENT / "src",
         CLIENT / "scripts",
@@ -443,6 +452,7 @@ def test_vscode_extension(tmp_path: Path) -> None:
             "concept": target.concept,
             "expectHover": target.tldrs,
             "quickFix": QUICK_FIX,
+            "expectPreview": True,
             "routeQuery": f"how does {target.own_concept} work",
             "routeExpect": target.own_concept,
             "timeoutMs": 30000,
@@ -479,9 +489,21 @@ def test_vscode_extension(tmp_path: Path) -> None:
         (ARTIFACTS / "summary.json").write_text(json.dumps(summary, indent=2))
         print(json.dumps(summary, indent=2))
 
+    # What the extension and the server say at start: the build, and the compiled modules in use.
+    output_log = ckp_output(data / "user")
+    summary["output"] = output_log.splitlines()[:40]
+    (ARTIFACTS / "summary.json").write_text(json.dumps(summary, indent=2))
     assert result.get("ok"), (
         f"VS Code check failed at step {result.get('failedStep')!r}: {result.get('error')}\n"
         f"notifications: {result.get('notifications')}\nscreenshots: {ARTIFACTS}"
+    )
+    # Recompile's edit needs confirmation: VS Code showed it in the Refactor Preview and changed
+    # nothing until Apply.
+    checks = result.get("checks", {})
+    assert checks.get("previewShown") and checks.get("unchangedBeforeApply"), checks
+    assert checks.get("untickedInPreview"), checks  # needsConfirmation: VS Code waits for the user
+    assert re.match(r"Recompile header: \S", next(t for t in checks["quickFixMenu"] if "Recompile" in t)), (
+        checks
     )
     # The extension started the server itself: `-m ckp_lsp` (or ckp-lsp) plus --stdio.
     servers = summary["servers"]
@@ -490,3 +512,18 @@ def test_vscode_extension(tmp_path: Path) -> None:
     if "ckp.server.path" not in settings and "ckp.server.python" not in settings:
         # Out of the box: the bundled libraries with the python3 found on the PATH.
         assert any(s["PYTHONPATH"].split(os.pathsep)[0].endswith("bundled/libs") for s in servers), servers
+
+    if not os.environ.get("CKP_VSIX") and "ckp.server.path" not in settings:
+        assert f"build: {host_target()} build (compiled modules: " in output_log, output_log
+        # the server's own report, through window/logMessage
+        assert re.search(
+            r"ckp-lsp [\d.]+: CPython 3\.\d+\.\d+ .*compiled modules in use: yaml, rapidfuzz", output_log
+        ), output_log
+        assert "pure-Python fallback" not in output_log, output_log
+        assert not any("without compiled modules" in n for n in result.get("notifications", [])), result
+
+
+def ckp_output(user_data: Path) -> str:
+    """The CKP output channel, as VS Code keeps it in its logs folder."""
+    logs = sorted(user_data.glob("logs/**/*CKP*.log"))
+    return "\n".join(p.read_text(errors="replace") for p in logs)

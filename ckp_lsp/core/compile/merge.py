@@ -1,0 +1,112 @@
+"""What an offline compile keeps of a header (SPEC §7): it validates nothing it did not check.
+
+The offline compiler cannot judge a relationship, so it keeps every existing entry with its date
+and removes only entries naming concepts that do not exist; entries it found evidence for are
+added, dated now, within the caps. A valid human TLDR is kept; VALIDATED is set only where the
+file had none. Filling (``compile --all`` without ``--force``) also keeps every field that is
+there and valid, and adds only the missing ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from ..knowledge import KnowledgeFile
+from .answer import sentence_count
+from .model import Answer
+from .offline import MAX_HIGH, MAX_MID, MAX_TLDR
+from .offline.summary import acceptable
+
+Values = dict[str, str | list[str]]
+
+
+def tldr_valid(text: str) -> bool:
+    """Whether a TLDR meets SPEC §2: one sentence, not empty, at most 200 characters."""
+    text = text.strip()
+    return bool(text) and len(text) <= MAX_TLDR and sentence_count(text) == 1
+
+
+def kept_tldr(kf: KnowledgeFile | None, fill: bool) -> str | None:
+    """The file's own TLDR if an offline compile keeps it: valid when filling, else also a real
+    sentence (not a metadata line, a lead-in or a placeholder)."""
+    if kf is None or not tldr_valid(kf.tldr):
+        return None
+    return kf.tldr if fill or acceptable(kf.tldr) else None
+
+
+def kept_keywords(kf: KnowledgeFile | None, fill: bool) -> tuple[str, ...] | None:
+    """The file's own ANSWERS_WHEN if filling keeps it."""
+    if kf is None or not fill or not kf.keyword_texts:
+        return None
+    return tuple(kf.keyword_texts)
+
+
+def offline_values(
+    kf: KnowledgeFile | None,
+    answer: Answer,
+    concept: str,
+    month: str,
+    known: Collection[str],
+    *,
+    fill: bool,
+) -> Values:
+    """The header fields after an offline compile of a file whose header was `kf`."""
+    written = kf.written() if kf is not None else {}
+    tldr = kept_tldr(kf, fill) or answer.tldr
+    keywords = list(kept_keywords(kf, fill) or answer.answers_when)
+    high, mid = _relationships(kf, answer, concept, month, known, fill)
+    confidence = (kf.confidence if kf is not None else "").strip().lower()
+    if not (fill and confidence in ("high", "medium", "low")):
+        confidence = answer.confidence
+    validated = kf.validated_text if kf is not None and kf.validated is not None else month
+    values: Values = {
+        "CONCEPT": concept,
+        "TLDR": tldr,
+        "ANSWERS_WHEN": keywords,
+        "SIMILAR_HIGH": high,
+        "SIMILAR_MID": mid,
+        "CONFIDENCE": confidence,
+        "VALIDATED": validated,
+    }
+    if written.get("VALIDATED") and kf is not None and kf.validated is None:
+        values["VALIDATED"] = month  # an unreadable date is no date
+    return values
+
+
+def _relationships(
+    kf: KnowledgeFile | None, answer: Answer, concept: str, month: str, known: Collection[str], fill: bool
+) -> tuple[list[str], list[str]]:
+    """SIMILAR_HIGH and SIMILAR_MID: existing entries kept, evidence added where there is room."""
+    present: set[str] = {concept}
+    high: list[str] = []
+    mid: list[str] = []
+    had_high = had_mid = False
+    for other, level, date_text, _ in kf.relations if kf is not None else ():
+        had_high = had_high or level == "HIGH"
+        had_mid = had_mid or level == "MID"
+        if other not in known or other in present:
+            continue  # names no concept of the bank, or repeats one
+        present.add(other)
+        entry = f"{other}:{date_text}" if date_text else f"{other}:{month}"
+        (high if level == "HIGH" else mid).append(entry)
+    if kf is not None and kf.header is not None:
+        keys = {f.key for f in kf.header.fields}
+        had_high, had_mid = had_high or "SIMILAR_HIGH" in keys, had_mid or "SIMILAR_MID" in keys
+    mid = (high[MAX_HIGH:] + mid)[:MAX_MID]  # over the HIGH cap: kept one tier lower
+    high = high[:MAX_HIGH]
+    add_high, add_mid = not (fill and had_high), not (fill and had_mid)
+    for other in answer.similar_high:
+        if other in present or other not in known:
+            continue
+        if add_high and len(high) < MAX_HIGH:
+            high.append(f"{other}:{month}")
+        elif add_mid and len(mid) < MAX_MID:
+            mid.append(f"{other}:{month}")
+        else:
+            continue
+        present.add(other)
+    for other in answer.similar_mid:
+        if other not in present and other in known and add_mid and len(mid) < MAX_MID:
+            mid.append(f"{other}:{month}")
+            present.add(other)
+    return high, mid

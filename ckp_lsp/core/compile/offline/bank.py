@@ -1,0 +1,129 @@
+"""A whole bank compiled offline in phases, so that no file's header depends on file order.
+
+1. Read every body; the bank's languages and word statistics come from all of them.
+2. Name every file that has no concept (in path order, so clashes resolve the same way).
+3. Keywords and TLDR of every file, against the whole bank.
+4. Relationships from the evidence of every body about every concept, both ways.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+
+from ...language import languages as text_languages
+from ..model import Answer
+from .concept import derive_concept, file_stem
+from .keywords import choose_keywords, keyword_name
+from .reading import MAX_BODY, Reading, cjk_of, read_body, term_keys
+from .relationships import Evidence, Relating, profile, ranked_tiers, tier
+from .summary import confidence, title_of, tldr
+from .terms import Corpus, corpus_stops, part_keys
+from .text import clean
+
+Progress = Callable[[str, int, int], None]  # (phase, done, total)
+
+
+@dataclass(frozen=True)
+class BankFile:
+    """One file of the bank to compile: its body, and what of its header is kept as it is."""
+
+    rel: str
+    body: str
+    concept: str | None = None  # its valid CONCEPT, kept; None: one is derived
+    tldr: str | None = None  # a TLDR to keep; None: one is compiled
+    keywords: tuple[str, ...] | None = None  # ANSWERS_WHEN to keep; None: compiled
+
+
+def compile_bank(files: Iterable[BankFile], progress: Progress | None = None) -> dict[str, Answer]:
+    """Every file's answer (CONCEPT set only where the file had none), by path."""
+    ordered = sorted(files, key=lambda f: f.rel)
+    total = len(ordered)
+    step = progress or (lambda phase, done, total: None)
+    langs: set[str] = set()
+    cjks: list[str | None] = []  # each file's ideographs are read as Japanese (kana) or Chinese
+    for f in ordered:
+        text = clean(f.body[:MAX_BODY])
+        langs.update(text_languages(text))
+        cjks.append(cjk_of(text))
+    stops = corpus_stops(langs)
+    df: Counter[str] = Counter()
+    corpus = Corpus(files=total, df=df, stops=stops, syllabic="vi" in langs)
+    corpora = {cjk: replace(corpus, cjk=cjk) for cjk in set(cjks)}  # the same counts, shared
+    readings: list[Reading] = []
+    weight: Counter[str] = Counter()
+    for n, (f, cjk) in enumerate(zip(ordered, cjks, strict=True), 1):
+        reading = read_body(f.body, corpora[cjk])
+        readings.append(reading)
+        df.update(term_keys(reading))
+        weight.update({key: term.score for key, term in reading.terms.items()})
+        step("reading", n, total)
+    mass = sum(weight.values())
+    corpora = {cjk: replace(c, weight=weight, mass=mass) for cjk, c in corpora.items()}
+
+    taken = {f.concept for f in ordered if f.concept}
+    concepts: list[str] = []
+    for f, reading, cjk in zip(ordered, readings, cjks, strict=True):
+        if f.concept:
+            concepts.append(f.concept)
+        else:
+            concepts.append(derive_concept(f.rel, title_of(reading.blocks), taken, cjk))
+            taken.add(concepts[-1])
+
+    names = Counter(" ".join(part_keys(c)) for c in concepts)
+    main = next((code for code in sorted(langs) if code != "en"), "en")
+    summaries: list[tuple[str, bool]] = []
+    keyword_lists: list[tuple[list[str], int]] = []
+    for n, (f, reading, concept, cjk) in enumerate(zip(ordered, readings, concepts, cjks, strict=True), 1):
+        own = " ".join(part_keys(concept))
+        others = {k for k, c in names.items() if k != own or c > 1}
+        if f.keywords is not None:
+            keyword_lists.append((list(f.keywords), 0))
+        else:
+            keyword_lists.append(
+                choose_keywords(reading.terms, keyword_name(concept), corpora[cjk], others, reading.headings)
+            )
+        if f.tldr is not None:
+            summaries.append((f.tldr, True))
+        else:
+            summaries.append(tldr(reading.blocks, concept, corpora[cjk], main))
+        step("summaries", n, total)
+
+    profiles = [
+        profile(concept, summary, tuple(kws), stops, cjk, stem_name=file_stem(f.rel))
+        for f, concept, (summary, _), (kws, _) in zip(
+            ordered, concepts, summaries, keyword_lists, strict=True
+        )
+    ]
+    relating = Relating(profiles, corpus)
+    evidence: list[dict[int, Evidence]] = []
+    for n, (reading, concept) in enumerate(zip(readings, concepts, strict=True), 1):
+        evidence.append(relating.evidence(reading, skip=concept))
+        step("relationships", n, total)
+    back: list[dict[int, Evidence]] = [{} for _ in ordered]
+    for a, found in enumerate(evidence):
+        for b, e in found.items():
+            back[b][a] = e
+
+    answers: dict[str, Answer] = {}
+    none = Evidence()
+    for a, f in enumerate(ordered):
+        candidates = []
+        for b in sorted(set(evidence[a]) | set(back[a])):
+            ab, ba = evidence[a].get(b, none), back[a].get(b, none)
+            level = tier(ab, ba)
+            if level and concepts[b] != concepts[a]:
+                candidates.append((concepts[b], level, ab.strength + ba.strength / 2))
+        high, mid = ranked_tiers(candidates)
+        keywords, strong = keyword_lists[a]
+        summary, from_body = summaries[a]
+        answers[f.rel] = Answer(
+            tldr=summary,
+            answers_when=keywords,
+            similar_high=high,
+            similar_mid=mid,
+            confidence=confidence(readings[a].words, from_body, strong),
+            concept=None if f.concept else concepts[a],
+        )
+    return answers

@@ -1,0 +1,293 @@
+"""ANSWERS_WHEN: the file's distinctive topics, weighed against the rest of the bank.
+
+Every word, heading phrase and code identifier of the body is a candidate with a weight (a heading
+or a code name weighs more than a word of prose). A candidate's rank is its weight times how rare
+it is in the bank (``Corpus.idf``): a word every file uses routes nowhere.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from .summary import is_metadata, is_placeholder
+from .terms import KANJI, PART, Corpus, is_identifier, keyword_key, part_keys, tokens, usable_word
+from .text import STRONG, URL, WS, Block, emphasised, inline_code, plain
+
+MAX_KEYWORDS = 15
+MIN_KEYWORDS = 5
+_KEYWORD_THRESHOLD = 2.0  # past MIN_KEYWORDS, a term must weigh this much to be kept
+_MAX_IDENTIFIERS = 6
+
+# Code
+_DEFINITION = re.compile(
+    r"\b(?:def|class|function|func|fn|interface|struct|enum|trait|type|module|macro|const|let|var"
+    r"|val|object|record|protocol|impl)[ \t]+([A-Za-z_][A-Za-z0-9_]{2,60})"
+)
+_CODE_IDENTIFIER = re.compile(
+    r"(?<![\w.])(?:[A-Za-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)(?!\w)"
+)
+_CODE_TOKEN = re.compile(r"[A-Za-z_$@][\w$]*(?:(?:\.|::)[A-Za-z_]\w*)*")
+_CALL_SUFFIX = re.compile(r"\(.*\)$|\[\]$")
+_FILE_NAME = re.compile(r"[\w-]+\.(?:md|markdown|txt|json|ya?ml|toml)$", re.IGNORECASE)
+# Letters only Vietnamese uses. Vietnamese writes a space between syllables, not words: one such
+# syllable alone (`dịch`) means little; two in a row (`giao dịch`) are a word.
+_VIETNAMESE = re.compile(r"[ăđơưĂĐƠƯ\u1ea0-\u1ef9]")
+
+
+@dataclass
+class Term:
+    """A keyword candidate: its weight, the spellings seen and its token keys."""
+
+    score: float = 0.0
+    forms: dict[str, int] = field(default_factory=dict)
+    keys: tuple[str, ...] = ()
+    identifier: bool = False
+    heading: bool = False  # a heading names it and the body talks about it: a topic
+
+
+class Counting:
+    """The candidates of one body being counted, with the bank's stop words and segmenter."""
+
+    def __init__(self, stops: frozenset[str], cjk: str | None, syllabic: bool = False) -> None:
+        self.terms: dict[str, Term] = {}
+        self.stops = stops
+        self.cjk = cjk
+        self.syllabic = syllabic  # the text is Vietnamese: its accented words are syllables
+        # Japanese: a run of kanji the segmenter cut out of a longer compound (`全完` of `全完了`)
+        # is never seen on its own; words seen only glued to other kanji are dropped.
+        self.glued: set[str] = set()
+        self.free: set[str] = set()
+
+    def add(self, form: str, weight: float, identifier: bool = False) -> None:
+        """Add weight to a keyword candidate."""
+        keys = part_keys(form, self.cjk)
+        if not keys:
+            return
+        key = " ".join(keys)
+        term = self.terms.get(key)
+        if term is None:
+            term = self.terms[key] = Term(keys=keys)
+        term.score += weight
+        term.forms[form] = term.forms.get(form, 0) + 1
+        term.identifier = term.identifier or identifier
+
+    def word(self, token: str) -> tuple[str, bool, float] | None:
+        """A prose token as (keyword form, identifier or not, weight factor), or None."""
+        return _prose_word(token, self.stops)
+
+
+_HEADING_ONLY = 0.3  # a heading's word the body never uses again is structure, not a topic
+_HEADING_RANK = 2.0  # a heading's word the body talks about is a topic: it ranks first
+
+
+def count_terms(
+    blocks: list[Block], stops: frozenset[str], cjk: str | None, syllabic: bool = False
+) -> dict[str, Term]:
+    """Weigh every word, heading phrase and code identifier of the body.
+
+    A heading names a topic when the body talks about it; a heading word used nowhere else
+    (`Learnings`, `Current Work Focus`) is the template's structure and weighs little.
+    """
+    counting = Counting(stops, cjk, syllabic)
+    headings = Counting(stops, cjk, syllabic)
+    bigrams: Counter[str] = Counter()
+    for block in blocks:
+        if block.kind == "code":
+            _count_code(block.text, counting)
+            continue
+        if len(block.plain) < 200 and (is_placeholder(block.plain) or is_metadata(block.plain)):
+            continue  # `[Feature Name]`, `Owner: Billing team`: the template's, not the topic's
+        if block.kind == "heading":
+            _count_heading(block.plain, headings)
+            continue
+        for code in inline_code(block.text):
+            _count_inline_code(code, counting)
+        if block.kind == "table":
+            _count_prose(block.plain, 0.5, counting, Counter())
+        else:
+            _count_prose(block.plain, 1.0, counting, bigrams)
+        for m in STRONG.finditer(block.text):
+            _count_prose(plain(emphasised(m), code=False), 0.5, counting, Counter())
+    for phrase, n in bigrams.items():
+        if n >= 2:
+            counting.add(phrase, 1.5 * n)
+    for word in counting.glued - counting.free:
+        counting.terms.pop(" ".join(part_keys(word, cjk)), None)
+    used = {k for term in counting.terms.values() for k in term.keys}
+    for term in headings.terms.values():
+        topic = used.issuperset(term.keys)
+        for form, n in sorted(term.forms.items()):
+            weight = term.score * (1.0 if topic else _HEADING_ONLY) * n / sum(term.forms.values())
+            counting.add(form, weight, term.identifier)
+        if topic:
+            counting.terms[" ".join(term.keys)].heading = True
+    return counting.terms
+
+
+def _count_prose(text: str, weight: float, counting: Counting, bigrams: Counter[str]) -> None:
+    """Count the words of a prose text and its adjacent pairs of content words."""
+    previous, previous_end = "", -1
+    text = URL.sub(" · ", text) if "/" in text or "@" in text else text
+    for token, start, end in tokens(text, counting.cjk):
+        info = counting.word(token)
+        if info is None:
+            previous = ""
+            continue
+        word, identifier, factor = info
+        syllable = _syllable(word, counting.syllabic)
+        if counting.cjk == "ja" and KANJI.search(word):
+            glued = KANJI.match(text[start - 1 : start] if start else "") or KANJI.match(text[end : end + 1])
+            (counting.glued if glued else counting.free).add(word)
+        if not syllable:
+            counting.add(word, weight * factor, identifier)
+        spaced = word.isascii() or syllable
+        if previous and not identifier and start == previous_end + 1 and spaced:
+            bigrams[f"{previous} {word.casefold()}"] += 1
+        previous, previous_end = ("" if identifier or not spaced else word.casefold()), end
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _prose_word(token: str, stops: frozenset[str]) -> tuple[str, bool, float] | None:
+    """A prose token as (keyword form, identifier or not, weight factor), or None."""
+    if _FILE_NAME.match(token):
+        return None  # a file of the bank is a link, not a topic
+    word = usable_word(token, stops)
+    if not word:
+        return None
+    identifier = is_identifier(word)
+    factor = 0.6 if word.endswith("ed") and not identifier else 1.0  # participles weigh less
+    return word, identifier, factor * (1.5 if word.isupper() else 1.0)  # acronyms weigh more
+
+
+def _count_heading(text: str, counting: Counting) -> None:
+    """Weigh a heading: a one-word heading is a keyword, a short run of words a phrase."""
+    runs: list[list[str]] = [[]]
+    end = -1
+    for token, start, stop in tokens(text, counting.cjk):
+        word = usable_word(token, counting.stops) if not _FILE_NAME.match(token) else ""
+        if not word or (runs[-1] and text[end:start].strip()):
+            runs.append([])
+        if word:
+            runs[-1].append(word if is_identifier(word) else word.casefold())
+        end = stop
+    for run in runs:
+        for word in run:
+            if not _syllable(word, counting.syllabic):
+                counting.add(word, 2.5 if len(run) == 1 else 1.0, is_identifier(word))
+        if 2 <= len(run) <= 3 and all(w.isascii() or _syllable(w, counting.syllabic) for w in run):
+            counting.add(" ".join(run), 3.0)
+
+
+def _syllable(word: str, syllabic: bool) -> bool:
+    """Whether a word is a Vietnamese syllable, a keyword only with its neighbour: it has a letter
+    only Vietnamese uses, or any accent in a Vietnamese text."""
+    return _VIETNAMESE.search(word) is not None or (syllabic and not word.isascii())
+
+
+def _count_inline_code(code: str, counting: Counting) -> None:
+    """Weigh an inline code span: a single name counts much, a command only its identifiers."""
+    name = _CALL_SUFFIX.sub("", code.strip().lstrip("@$")).strip()
+    if _FILE_NAME.match(name):
+        return
+    if _CODE_TOKEN.fullmatch(name):
+        if is_identifier(name):
+            if len(name) <= 40 and not name.startswith("__"):
+                counting.add(name, 2.5, True)
+        else:
+            word = usable_word(name, counting.stops)
+            if word:
+                counting.add(word, 2.0)
+        return
+    for m in _CODE_IDENTIFIER.finditer(code):
+        counting.add(m.group(), 1.0, True)
+
+
+def _count_code(code: str, counting: Counting) -> None:
+    """Weigh a code block's defined names and its camelCase / snake_case identifiers."""
+    for m in _DEFINITION.finditer(code):
+        name = m.group(1)
+        if is_identifier(name):
+            counting.add(name, 2.0, True)
+        elif (word := usable_word(name, counting.stops)) and len(word) >= 4:
+            counting.add(word, 1.0)
+    for m in _CODE_IDENTIFIER.finditer(code):
+        if len(m.group()) <= 40:
+            counting.add(m.group(), 0.5, True)
+
+
+def keyword_name(concept: str | None) -> str:
+    """The concept name as a keyword: no commas, pipes or line breaks."""
+    return WS.sub(" ", re.sub(r"[,|;]", " ", concept or "")).strip()
+
+
+def choose_keywords(
+    terms: dict[str, Term], name: str, corpus: Corpus, names: Iterable[str], headings: list[str]
+) -> tuple[list[str], int]:
+    """ANSWERS_WHEN (the concept name, then the body's most distinctive terms) and how many of
+    them recur (weigh at least the keyword threshold: evidence for CONFIDENCE).
+
+    `names` are the other concepts' names as keys: another concept's name as a keyword would
+    route that concept's questions here.
+    """
+    taken = set(names)
+    chosen = [name] if keyword_key(name, corpus.cjk) else []
+    keys = {keyword_key(name, corpus.cjk)} if chosen else set()
+    keys.update(part_keys(name))  # `active` adds nothing to `active-context`
+    identifiers = strong = 0
+    for score, rank, key, term in ranked(terms, corpus):
+        if len(chosen) >= MAX_KEYWORDS:
+            break
+        if len(chosen) >= MIN_KEYWORDS and score < _KEYWORD_THRESHOLD:
+            continue
+        if rank <= 0 or key in keys or key in taken or (len(term.keys) > 1 and keys.issuperset(term.keys)):
+            continue  # a phrase whose words are all keywords already adds nothing to routing
+        if term.identifier and identifiers >= _MAX_IDENTIFIERS:
+            continue
+        chosen.append(display(term))
+        keys.add(key)
+        identifiers += term.identifier
+        strong += score >= _KEYWORD_THRESHOLD
+    if not chosen:
+        chosen.append(_fallback_keyword(headings))
+    return chosen, strong
+
+
+def ranked(terms: dict[str, Term], corpus: Corpus) -> list[tuple[float, float, str, Term]]:
+    """(weight, rank, key, term) by rank, ties by key: the weight (its square root: the tenth use of a
+    word tells less than the first), times how rare the term is in the bank's files, times how
+    much more this body uses it than the others; a heading's topic ranks twice as high."""
+    mass = sum(term.score for term in terms.values())
+    out = [
+        (
+            term.score,
+            math.sqrt(term.score)
+            * corpus.idf(term.keys)
+            * corpus.own_share(key, term.score, mass)
+            * (_HEADING_RANK if term.heading else 1.0),
+            key,
+            term,
+        )
+        for key, term in terms.items()
+    ]
+    out.sort(key=lambda item: (-item[1], item[2]))
+    return out
+
+
+def display(term: Term) -> str:
+    """A term's keyword spelling: its most frequent form, lower-case unless an identifier."""
+    form = min(term.forms.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+    return WS.sub(" ", form if term.identifier else form.casefold())
+
+
+def _fallback_keyword(headings: list[str]) -> str:
+    """A keyword for a body that offered none: a word of its first heading, or 'notes'."""
+    for heading in headings:
+        for part in PART.findall(heading):
+            if len(part) >= 2:
+                return part.casefold()
+    return "notes"

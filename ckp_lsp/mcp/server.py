@@ -1,0 +1,185 @@
+"""``ckp mcp``: the banks under a folder as MCP tools, resources and a prompt, over stdio.
+
+Built on the official SDK's ``MCPServer`` (``mcp`` 2.3). The tools are ``tools``' functions;
+this module only declares them (names, schemas, descriptions) and turns a ``Refusal`` into a
+tool error the agent reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import quote
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import Resource as MCPResource
+from pydantic import Field, WithJsonSchema
+
+from .. import __version__
+from ..core.bench import tool_json
+from ..core.init import agent_rules
+from . import tools
+from .banks import Refusal, ServedBanks
+
+INSTRUCTIONS = (
+    "Project knowledge lives in CKP memory banks. For every question, call ckp_route with the "
+    "question first and read only the files it loads (include_content=true brings their text); "
+    "declare its 'declaration' line before answering. After writing or changing a knowledge file, "
+    "call ckp_compile on it, then ckp_index."
+)
+#: the tools that write to the bank, left out by ``--read-only``
+WRITING_TOOLS = ("ckp_compile", "ckp_index")
+
+
+def _optional(kind: dict[str, Any], description: str) -> WithJsonSchema:
+    """The schema of an optional argument, without the ``anyOf [..., null]`` that pydantic writes:
+    every tool definition sits in the agent's context, so it is kept short."""
+    return WithJsonSchema({**kind, "description": description})
+
+
+Bank = Annotated[str | None, _optional({"type": "string"}, "only when several banks are served: its name")]
+#: a tool's answer: the value as structured content, and as compact JSON text for the model
+Answer = Annotated[CallToolResult, dict[str, Any]]
+
+
+class CkpServer(MCPServer[Any]):
+    """The SDK's server with the resource list drawn from the banks as they are now."""
+
+    def __init__(self, banks: ServedBanks, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.banks = banks
+
+    async def list_resources(self) -> list[MCPResource]:
+        several = len(self.banks.banks) > 1
+        out = []
+        for sb in self.banks.banks:
+            query = f"?bank={quote(sb.name, safe='')}" if several else ""
+            out.append(
+                MCPResource(
+                    uri=f"ckp://index{query}",
+                    name=f"{sb.name}/_index.md",
+                    description=f"the routing table of the bank {sb.name}: one row per concept",
+                    mime_type="text/markdown",
+                )
+            )
+        for bank, concept, file, tldr in tools.catalogue(self.banks):
+            query = f"?bank={quote(bank, safe='')}" if several else ""
+            out.append(
+                MCPResource(
+                    uri=f"ckp://concept/{quote(concept, safe='')}{query}",
+                    name=f"{bank}/{file}",
+                    title=concept,
+                    description=tldr or None,
+                    mime_type="text/markdown",
+                )
+            )
+        return out
+
+
+def _answer(fn: Callable[[], dict[str, Any]]) -> CallToolResult:
+    """The tool result of ``fn()`` (compact JSON text: the tokens `ckp bench` counts), with a
+    refusal turned into the tool error the agent reads."""
+    try:
+        value = fn()
+    except Refusal as exc:
+        raise ToolError(str(exc)) from None
+    return CallToolResult(content=[TextContent(type="text", text=tool_json(value))], structured_content=value)
+
+
+def build_server(folder: Path, read_only: bool = False, poll_interval: float | None = None) -> CkpServer:
+    """The server for the banks under ``folder``; ``read_only`` leaves out the tools that write."""
+    banks = ServedBanks(folder, poll_interval)
+    server = CkpServer(banks, name="ckp", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    reading = ToolAnnotations(
+        read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+    )
+
+    @server.tool(annotations=reading)
+    def ckp_route(
+        query: Annotated[str, Field(description="the user's question, as asked")],
+        bank: Bank = None,
+        include_content: Annotated[bool, Field(description="also return each loaded file's text")] = False,
+    ) -> Answer:
+        """Call first for every question about the project: which memory-bank files to load and
+        why, the declaration line to state, and whether the question is out of domain."""
+        return _answer(lambda: tools.route(banks, query, bank, include_content))
+
+    @server.tool(annotations=reading)
+    def ckp_read(
+        concept: Annotated[str | None, _optional({"type": "string"}, "a CONCEPT, e.g. 'jwt'")] = None,
+        file: Annotated[str | None, _optional({"type": "string"}, "or a path in the bank")] = None,
+        bank: Bank = None,
+    ) -> Answer:
+        """One knowledge file (or _index.md) of the bank, by concept or path."""
+        return _answer(lambda: tools.read(banks, concept, file, bank))
+
+    @server.tool(annotations=reading)
+    def ckp_check(
+        bank: Bank = None,
+        files: Annotated[
+            list[str] | None, _optional({"type": "array", "items": {"type": "string"}}, "only these files")
+        ] = None,
+    ) -> Answer:
+        """CKP findings of the bank (`ckp check --format json`): stale or unknown relationships,
+        header mistakes, index drift."""
+        return _answer(lambda: tools.check(banks, bank, files))
+
+    if not read_only:
+
+        @server.tool(
+            annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+        )
+        def ckp_compile(
+            file: Annotated[str, Field(description="the file just written, in the bank")],
+            bank: Bank = None,
+        ) -> Answer:
+            """Call after writing a knowledge file: recompiles its CKP header from its body (only
+            the header changes) and returns it with the file's findings."""
+            return _answer(lambda: tools.compile_file(banks, file, bank))
+
+        @server.tool(
+            annotations=ToolAnnotations(
+                read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+            )
+        )
+        def ckp_index(bank: Bank = None) -> Answer:
+            """Regenerate the bank's _index.md; call after ckp_compile."""
+            return _answer(lambda: tools.index(banks, bank))
+
+    @server.resource("ckp://index{?bank}", name="index", mime_type="text/markdown")
+    def index_resource(bank: str | None = None) -> str:
+        """The bank's _index.md: one row per concept, the routing table."""
+        return _resource(lambda: tools.index_text(banks, bank))
+
+    @server.resource("ckp://concept/{concept}{?bank}", name="concept", mime_type="text/markdown")
+    def concept_resource(concept: str, bank: str | None = None) -> str:
+        """The knowledge file that declares a concept."""
+        return _resource(lambda: tools.concept_text(banks, concept, bank))
+
+    @server.prompt(name="ckp_routing_rules", title="CKP routing rules")
+    def routing_rules() -> str:
+        """The rules an agent follows to use the memory bank: route, load, declare, write."""
+        names = [sb.name for sb in banks.banks] or ["memory-bank"]
+        return agent_rules(names[0])
+
+    return server
+
+
+def _resource(fn: Callable[[], str]) -> str:
+    try:
+        return fn()
+    except Refusal as exc:
+        raise ResourceNotFoundError(str(exc)) from None
+
+
+def run(folder: Path, read_only: bool = False) -> None:
+    """Serve ``folder``'s banks over stdio until the client goes away."""
+    server = build_server(folder, read_only)
+    server.banks.start()
+    try:
+        server.run("stdio")
+    finally:
+        server.banks.stop()

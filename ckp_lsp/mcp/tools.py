@@ -1,0 +1,175 @@
+"""What each MCP tool does, as plain functions of the served banks: the server module only wraps them.
+
+Each returns the JSON value the agent gets (the same as the matching ``ckp`` command prints with
+``--format json``) or raises ``Refusal`` with what to do.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..cli.check import as_json
+from ..core.checks import check_file, check_index
+from ..core.compile.compiler import compile_header, provider_for
+from ..core.compile.model import CompileError
+from ..core.discovery import INDEX_NAME
+from ..core.findings import Finding
+from ..core.index import tokens, update_index_text
+from ..core.text import BOM
+from ..core.writes import WriteRefused, write_atomic
+from .banks import Refusal, ServedBank, ServedBanks
+
+
+def route(
+    banks: ServedBanks, query: str, bank: str | None = None, include_content: bool = False
+) -> dict[str, Any]:
+    """``ckp route --format json`` for ``query``, with the loaded files' text when asked."""
+    if not query.strip():
+        raise Refusal("'query' is empty: pass the question the agent is answering")
+    with banks.lock:
+        sb = banks.bank(bank)
+        router = sb.router()
+        if router.files and not any(router.table.concepts):
+            # Nothing can match a bank without headers: say so rather than "out of domain".
+            raise Refusal(
+                f"the bank {sb.name} is not compiled: none of its {router.files} knowledge files has a CKP "
+                "header, so no question can match. Call ckp_compile on each file (or run "
+                f"`ckp compile --all {sb.root}`), then ckp_index."
+            )
+        result = router.route(query).as_dict()
+        if include_content:
+            for entry in result["loaded"]:
+                entry["content"] = banks.read(sb, entry["file"])
+    return result
+
+
+def read(
+    banks: ServedBanks, concept: str | None = None, file: str | None = None, bank: str | None = None
+) -> dict[str, Any]:
+    """One knowledge file of a bank (or its ``_index.md``), by concept or by path."""
+    if bool(concept and concept.strip()) == bool(file and file.strip()):
+        raise Refusal("name exactly one of 'concept' (such as 'jwt') or 'file' (such as 'auth/jwt.md')")
+    with banks.lock:
+        sb, rel = banks.concept(concept, bank) if concept else banks.file(file or "", bank, index=True)
+        text = banks.read(sb, rel)
+        kf = sb.bank.files.get(rel)
+        return {
+            "bank": sb.name,
+            "file": rel,
+            "concept": kf.concept if kf is not None else None,
+            "tokens": tokens(text),
+            "text": text,
+        }
+
+
+def check(banks: ServedBanks, bank: str | None = None, files: list[str] | None = None) -> dict[str, Any]:
+    """``ckp check --format json`` of a bank, of every bank served, or of some of their files."""
+    with banks.lock:
+        wanted: dict[str, tuple[ServedBank, list[str], bool]] = {}
+        if files:
+            for f in files:
+                sb, rel = banks.file(f, bank, index=True)
+                _, rels, with_index = wanted.setdefault(sb.name, (sb, [], False))
+                if rel == INDEX_NAME:
+                    wanted[sb.name] = (sb, rels, True)
+                elif rel not in rels:
+                    rels.append(rel)
+        else:
+            for sb in banks.in_scope(bank):
+                wanted[sb.name] = (sb, sorted(sb.bank.files), True)
+        results: list[tuple[Any, Finding]] = []
+        checked = 0
+        for sb, rels, with_index in sorted(wanted.values(), key=lambda w: w[0].root):
+            checked += len(rels)
+            for rel in sorted(rels):
+                results.extend((sb.root / rel, f) for f in check_file(sb.bank, rel))
+            if with_index:
+                results.extend((sb.root / INDEX_NAME, f) for f in check_index(sb.bank))
+        return as_json(results, checked)
+
+
+def compile_file(banks: ServedBanks, file: str, bank: str | None = None) -> dict[str, Any]:
+    """Recompile the header of one knowledge file with the configured compiler; only the header changes."""
+    with banks.lock:
+        sb, rel = banks.file(file, bank)
+        path = sb.root / rel
+        llm = sb.bank.config.llm
+        try:
+            data = path.read_bytes()
+            text = banks.read(sb, rel)
+            compiled = compile_header(sb.bank, rel, text, provider_for(llm), llm.timeout)
+        except CompileError as exc:
+            raise Refusal(f"{rel}: {exc}") from None
+        except OSError as exc:
+            raise Refusal(f"{rel} cannot be read: {exc.strerror or exc}") from None
+        changed = compiled.text != text
+        if changed:
+            try:
+                write_atomic(
+                    path, compiled.text, expected=text, bom=data.startswith(BOM.encode()), within=sb.root
+                )
+            except WriteRefused as exc:
+                raise Refusal(str(exc)) from None
+            sb.wrote(rel, compiled.text)
+        findings = as_json([(path, f) for f in check_file(sb.bank, rel)], 1)
+        return {
+            "bank": sb.name,
+            "file": rel,
+            "provider": llm.provider,
+            # settings of the repository ignored because its folder is not trusted (SPEC §8)
+            "ignored": list(sb.bank.config.ignored),
+            "changed": changed,
+            "header": compiled.header,
+            "diagnostics": findings["diagnostics"],
+        }
+
+
+def index(banks: ServedBanks, bank: str | None = None) -> dict[str, Any]:
+    """Regenerate a bank's ``_index.md`` (everything outside its markers is kept)."""
+    with banks.lock:
+        sb = banks.bank(bank)
+        new = update_index_text(sb.bank.index_text, sb.bank)
+        changed = new != sb.bank.index_text
+        if changed:
+            try:
+                write_atomic(
+                    sb.bank.index_path,
+                    new,
+                    expected=sb.bank.index_text,
+                    new_file=sb.bank.index_text is None,
+                    within=sb.root,
+                )
+            except WriteRefused as exc:
+                raise Refusal(str(exc)) from None
+            sb.wrote(INDEX_NAME, new)
+        return {
+            "bank": sb.name,
+            "file": INDEX_NAME,
+            "changed": changed,
+            "concepts": len(sb.bank.by_concept),
+            "tokens": tokens(new),
+        }
+
+
+def index_text(banks: ServedBanks, bank: str | None = None) -> str:
+    """The text of a bank's ``_index.md`` (the one ``ckp_index`` would write when there is none)."""
+    with banks.lock:
+        sb = banks.bank(bank)
+        return sb.bank.index_text if sb.bank.index_text is not None else update_index_text(None, sb.bank)
+
+
+def concept_text(banks: ServedBanks, concept: str, bank: str | None = None) -> str:
+    with banks.lock:
+        sb, rel = banks.concept(concept, bank)
+        return banks.read(sb, rel)
+
+
+def catalogue(banks: ServedBanks) -> list[tuple[str, str, str, str]]:
+    """(bank, concept, file, TLDR) of every concept served, for the resource list."""
+    with banks.lock:
+        return [
+            (sb.name, kf.concept, kf.path, kf.tldr or "")
+            for sb in banks.current()
+            for kf in sb.bank.sorted_files()
+            if kf.concept and sb.bank.file_of(kf.concept) is kf
+        ]

@@ -1,0 +1,181 @@
+"""``compile --all`` offline: phases, a fixed point in one run, order independence, what is kept."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from ckp_lsp.cli.main import main
+from ckp_lsp.core.bank import Bank, read_text
+from ckp_lsp.core.checks import check_file
+from ckp_lsp.core.compile.compile_all import compile_all
+from ckp_lsp.core.compile.offline import BankFile, compile_bank
+from ckp_lsp.core.findings import Severity
+from ckp_lsp.core.knowledge import read_knowledge_file
+from ckp_lsp.core.rewrite import body_of
+from tests.unit.builders import copy_to_cwd, snapshot_files
+
+SOURCE = Path(__file__).resolve().parent.parent / "data" / "compile_all"
+MONTH = "2026-12"
+
+
+@pytest.fixture
+def bank(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A writable copy of the mixed-language test bank; the working directory is its parent."""
+    return copy_to_cwd(SOURCE, tmp_path / "project", monkeypatch) / "memory-bank"
+
+
+def texts_of(root: Path) -> dict[str, str]:
+    loaded = Bank.load(root)
+    return {rel: read_text(root / rel)[0] for rel in sorted(loaded.files)}
+
+
+def run_all(root: Path, force: bool = False, order: list[str] | None = None) -> dict[str, str]:
+    """The new texts of a bank after compile_all, the files given in `order`."""
+    texts = texts_of(root)
+    ordered = {rel: texts[rel] for rel in (order or list(texts))}
+    return {o.rel: o.new for o in compile_all(Bank.load(root), ordered, MONTH, force=force)}
+
+
+def header(text: str) -> dict[str, str]:
+    return read_knowledge_file("x.md", text).written()
+
+
+# ---------------------------------------------------------------- fixed point and order
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_a_second_run_on_an_unchanged_bank_changes_no_byte(bank: Path, force: bool) -> None:
+    flag = ["--force"] if force else []
+    assert main(["compile", "--all", str(bank), *flag]) == 0
+    first = snapshot_files(bank)
+    assert main(["compile", "--all", str(bank), *flag]) == 0
+    assert snapshot_files(bank) == first
+
+
+def test_force_after_fill_and_fill_after_force_change_nothing(bank: Path) -> None:
+    assert main(["compile", "--all", str(bank), "--force"]) == 0
+    first = snapshot_files(bank)
+    assert main(["compile", "--all", str(bank)]) == 0
+    assert snapshot_files(bank) == first
+
+
+def test_the_result_does_not_depend_on_file_order(bank: Path) -> None:
+    expected = run_all(bank)
+    for seed in range(3):
+        order = sorted(expected)
+        random.Random(seed).shuffle(order)
+        assert run_all(bank, order=order) == expected
+
+
+def test_compile_bank_is_independent_of_the_order_of_its_input() -> None:
+    files = [
+        BankFile("a.md", "# Alpha\n\nAlpha sends events to `beta` through Kafka topics every minute."),
+        BankFile("b.md", "# Beta\n\nBeta consumes the Kafka topics that `alpha` writes, then stores them."),
+        BankFile("c.md", "# Gamma\n\nGamma keeps a Redis cache of the Kafka topics for the dashboards."),
+    ]
+    expected = compile_bank(files)
+    assert compile_bank(list(reversed(files))) == expected
+    assert compile_bank([files[1], files[2], files[0]]) == expected
+
+
+def test_relationships_see_files_compiled_later_in_path_order(bank: Path) -> None:
+    new = run_all(bank)
+    # active-context sorts first; it still relates to system-patterns, which it links to and
+    # which names it back, and to tech-context, which it names.
+    active = header(new["activeContext.md"])
+    assert active["SIMILAR_HIGH"] == f"system-patterns:{MONTH}"
+    assert f"tech-context:{MONTH}" in active["SIMILAR_MID"]
+    assert header(new["systemPatterns.md"])["SIMILAR_HIGH"] == f"active-context:{MONTH}"
+
+
+# ---------------------------------------------------------------- fill and force
+
+
+def test_fill_gives_every_file_a_valid_header_and_keeps_the_bodies(bank: Path) -> None:
+    before = texts_of(bank)
+    assert main(["compile", "--all", str(bank)]) == 0
+    after = texts_of(bank)
+    for rel, text in after.items():
+        assert text.endswith(body_of(before[rel])), rel  # the body, byte for byte
+        assert header(text)["CONCEPT"] and header(text)["TLDR"] and header(text)["ANSWERS_WHEN"], rel
+    loaded = Bank.load(bank)
+    errors = [f for rel in loaded.files for f in check_file(loaded, rel) if f.severity == Severity.ERROR]
+    assert errors == []
+
+
+def test_fill_keeps_the_fields_a_header_has_and_front_matter_keys(bank: Path) -> None:
+    new = run_all(bank)
+    tiendas = header(new["tiendas.md"])
+    assert tiendas["TLDR"] == "Catálogo de tiendas con horarios y direcciones."
+    assert tiendas["ANSWERS_WHEN"] == "tiendas, horarios, direcciones"
+    assert tiendas["VALIDATED"] == "2025-02"  # not moved forward
+    assert "title: Technical context\nowner: platform-team\ntags: [stack]\n" in new["techContext.md"]
+
+
+def test_an_offline_compile_removes_only_entries_naming_no_concept(bank: Path) -> None:
+    for force in (False, True):
+        tiendas = header(run_all(bank, force=force)["tiendas.md"])
+        assert "ghost-concept" not in tiendas["SIMILAR_MID"]
+        assert "progress:2025-02" in tiendas["SIMILAR_MID"]  # kept, with its date
+
+
+def test_force_recompiles_keywords_but_keeps_a_valid_human_tldr_and_validated(bank: Path) -> None:
+    tiendas = header(run_all(bank, force=True)["tiendas.md"])
+    assert tiendas["TLDR"] == "Catálogo de tiendas con horarios y direcciones."
+    assert tiendas["VALIDATED"] == "2025-02"
+    assert tiendas["ANSWERS_WHEN"] != "tiendas, horarios, direcciones"
+    assert tiendas["ANSWERS_WHEN"].startswith("tiendas, ")
+
+
+def test_force_replaces_a_tldr_that_is_a_metadata_line(bank: Path) -> None:
+    path = bank / "progress.md"
+    path.write_text(
+        "CONCEPT: progress\nTLDR: Status: Accepted.\nANSWERS_WHEN: progress\n\n" + path.read_text()
+    )
+    new = header(run_all(bank, force=True)["progress.md"])
+    assert new["TLDR"].startswith("Progress: Sending and receiving messages")
+
+
+def test_new_entries_are_dated_now_and_existing_ones_keep_their_date(bank: Path) -> None:
+    path = bank / "activeContext.md"
+    path.write_text("CONCEPT: active-context\nSIMILAR_MID: progress:2026-01\n\n" + path.read_text())
+    active = header(run_all(bank, force=True)["activeContext.md"])
+    assert "progress:2026-01" in active["SIMILAR_MID"]
+    assert f"system-patterns:{MONTH}" in active["SIMILAR_HIGH"]
+
+
+# ---------------------------------------------------------------- the command
+
+
+def test_dry_run_diff_for_all_shows_every_change_and_writes_nothing(
+    bank: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = snapshot_files(bank)
+    assert main(["compile", "--all", str(bank), "--dry-run", "--diff"]) == 0
+    assert snapshot_files(bank) == before
+    captured = capsys.readouterr()
+    assert captured.out.count("+++ b/") == len(before)
+    assert re.search(r"10 file\(s\): 10 would change, 0 failed \(\d+\.\d s\)\.", captured.err)
+
+
+def test_progress_of_a_long_run_goes_to_stderr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "memory-bank"
+    root.mkdir()
+    for n in range(120):
+        (root / f"note-{n}.md").write_text(f"# Note {n}\n\nThe worker{n} drains queue{n} every night.\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["compile", "--all", "memory-bank"]) == 0
+    captured = capsys.readouterr()
+    assert "ckp: compiling 120 files: relationships…" in captured.err
+    assert captured.out == ""
+
+
+def test_force_needs_all(bank: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compile", "--force", str(bank / "progress.md")]) == 2
+    assert "--force goes with --all" in capsys.readouterr().err

@@ -1,0 +1,123 @@
+"""Routing in any language: Chinese and Japanese queries without spaces, stop words of every
+language, files over the budget of one file, a bank without headers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ckp_lsp.core.config import Config
+from ckp_lsp.core.route import Router, route
+from tests.unit.builders import bank_of_texts, run_cli, write_files
+
+
+def head(concept: str, keywords: str, body: str = "Body.") -> str:
+    return f"CONCEPT: {concept}\nTLDR: {concept}.\nANSWERS_WHEN: {keywords}\nVALIDATED: 2025-05\n\n{body}\n"
+
+
+JAPANESE = bank_of_texts(
+    {
+        "auth.md": head("auth", "認証, トークン更新, JWT"),
+        "db.md": head("database", "データベース, 接続プール"),
+        "deploy.md": head("deploy", "デプロイ手順, Docker"),
+    }
+)
+CHINESE = bank_of_texts(
+    {
+        "auth.md": head("auth", "认证, 刷新令牌"),
+        "cache.md": head("cache", "缓存, Redis"),
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "loaded"),
+    [
+        ("トークン更新の方法を教えてください", ["auth"]),
+        ("データベースの接続プールはどう設定しますか", ["database"]),
+        ("Dockerでデプロイ手順を確認したい", ["deploy"]),
+        ("JWTの認証はどうなっていますか", ["auth"]),
+    ],
+)
+def test_a_japanese_query_matches_the_keywords_inside_it(query: str, loaded: list[str]) -> None:
+    assert route(JAPANESE, query).concepts == loaded
+
+
+def test_a_japanese_query_on_another_topic_is_out_of_domain() -> None:
+    result = route(JAPANESE, "今日の天気はどうですか")
+    assert result.out_of_domain and result.loaded == []
+
+
+@pytest.mark.parametrize(
+    ("query", "loaded"),
+    [("令牌怎么刷新", ["auth"]), ("如何配置Redis缓存", ["cache"]), ("刷新令牌的流程是什么", ["auth"])],
+)
+def test_a_chinese_query_is_segmented_as_the_keywords_are(query: str, loaded: list[str]) -> None:
+    assert route(CHINESE, query).concepts == loaded
+
+
+def test_a_chinese_query_on_another_topic_is_out_of_domain() -> None:
+    assert route(CHINESE, "今天天气怎么样").out_of_domain
+
+
+def test_a_single_ideograph_does_not_match_inside_a_query() -> None:
+    bank = bank_of_texts({"a.md": head("a", "鍵, ログイン")})
+    assert route(bank, "鍵の管理はどこですか").concepts == ["a"]  # a word of its own: it matches
+    assert route(bank, "合鍵屋に行く").out_of_domain  # only inside 合鍵: it does not
+
+
+def test_stop_words_of_any_language_route_nothing() -> None:
+    bank = bank_of_texts(
+        {
+            "ru.md": head("ru", "для, кэш"),
+            "vi.md": head("vi", "với, cho, bộ nhớ đệm"),
+            "ja.md": head("ja", "または, キャッシュ"),
+        }
+    )
+    assert route(bank, "настройка для сервера").out_of_domain
+    assert route(bank, "làm việc với cho máy chủ").out_of_domain
+    assert route(bank, "サーバーまたはクライアント").out_of_domain
+    assert route(bank, "как очистить кэш").concepts == ["ru"]
+
+
+def test_stop_words_inside_a_keyword_are_not_required() -> None:
+    bank = bank_of_texts({"a.md": head("a", "база данных для кэша")})
+    assert route(bank, "база данных кэша").concepts == ["a"]
+
+
+def test_an_english_stop_word_the_bank_claims_as_a_keyword_still_routes() -> None:
+    bank = bank_of_texts(
+        {"orders.md": head("orders", "orders, checkout"), "x.md": head("x", "state machine")}
+    )
+    assert route(bank, "How are orders paid?").concepts == ["orders"]
+
+
+def test_a_file_over_the_budget_is_flagged_in_the_declaration_and_the_json() -> None:
+    big = head("big", "archive, dump", "x" * 40_000)
+    bank = bank_of_texts({"big.md": big, "small.md": head("small", "archive")})
+    result = route(bank, "the archive dump")
+    assert result.declaration.endswith(f" — over budget: big.md ~{-(-len(big) // 4):,} tokens]")
+    data = result.as_dict()
+    assert data["over_budget"] == ["big.md"] and data["file_budget_tokens"] == 8000
+    assert [e["over_budget"] for e in data["loaded"]] == [True, False]
+    roomy = Router(bank_of_texts({"big.md": big}, Config(file_budget_tokens=20_000))).route("archive")
+    assert roomy.over_budget == [] and "over budget" not in roomy.declaration
+
+
+def test_the_cli_names_the_file_over_the_budget(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bank = write_files(tmp_path / "memory-bank", {"big.md": head("big", "archive", "x" * 40_000)})
+    code, out, _ = run_cli(capsys, "route", str(bank), "archive", "--format", "json")
+    assert code == 0 and json.loads(out)["over_budget"] == ["big.md"]
+    code, out, _ = run_cli(capsys, "route", str(bank), "archive")
+    assert "over budget: big.md" in out.splitlines()[0] and "over the budget of 8,000" in out
+
+
+def test_route_on_a_bank_without_headers_says_what_to_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bank = write_files(tmp_path / "memory-bank", {"a.md": "# Auth\n\nTokens.\n", "b.md": "# DB\n"})
+    code, out, err = run_cli(capsys, "route", str(bank), "tokens")
+    assert code == 1 and out == ""
+    assert "not compiled" in err and "ckp compile --all" in err and "ckp index" in err
