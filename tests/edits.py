@@ -24,7 +24,7 @@ def offset(text: str, position: types.Position) -> int:
     return start + len(lines[position.line])
 
 
-def apply_text_edits(text: str, edits: Iterable[types.TextEdit]) -> str:
+def apply_text_edits(text: str, edits: Iterable[types.TextEdit | types.AnnotatedTextEdit]) -> str:
     """``text`` with non-overlapping edits applied (from the end, so offsets stay valid)."""
     spans = [(offset(text, e.range.start), offset(text, e.range.end), e.new_text) for e in edits]
     for a, b, new in sorted(spans, reverse=True):
@@ -46,7 +46,7 @@ def apply_to_disk(edit: types.WorkspaceEdit) -> None:
     for change in edit.document_changes or []:
         if isinstance(change, types.TextDocumentEdit):
             path = _path(change.text_document.uri)
-            text_edits = [e for e in change.edits if isinstance(e, types.TextEdit)]
+            text_edits = [e for e in change.edits if isinstance(e, (types.TextEdit, types.AnnotatedTextEdit))]
             path.write_text(apply_text_edits(path.read_text(encoding="utf-8"), text_edits), encoding="utf-8")
         elif isinstance(change, types.RenameFile):
             old, new = _path(change.old_uri), _path(change.new_uri)

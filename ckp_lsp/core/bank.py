@@ -17,7 +17,7 @@ from . import other_core
 from .config import Config
 from .dates import CkpDate, today
 from .discovery import INDEX_NAME, knowledge_files, skip_reason
-from .knowledge import KnowledgeFile, brief, closest, from_brief, read_knowledge_file
+from .knowledge import CONCEPT_RE, KnowledgeFile, brief, closest, from_brief, read_knowledge_file
 from .text import decode
 from .updated import git_dates, mtime_date
 
@@ -267,7 +267,9 @@ class Bank:
                 if len(sharing) <= SUGGEST_POOL:
                     pool.update(sharing)
             names = sorted(pool)
-        return closest(concept, names)
+        # A declared name that is not a valid one ('JWT Authentication', CKP010) is no suggestion:
+        # written into an entry it would be a new CKP040.
+        return closest(concept, [n for n in names if CONCEPT_RE.match(n)])
 
     def _concept_words(self) -> dict[str, list[str]]:
         """Concepts by each word of their names (cached per generation)."""

@@ -52,6 +52,7 @@ class LlmConfig:
     base_url: str | None = None
     command: str | None = None
     timeout: float = 60.0
+    candidates: int = 40  # the other concepts a prompt lists at most (the header's, then the best)
 
 
 #: Markdown files of a bank that are not knowledge files: the bank's own README, the entry file
@@ -292,6 +293,12 @@ def _merge_llm(llm: LlmConfig, s: dict[str, Any], problems: list[str]) -> LlmCon
     ):
         if isinstance(s.get(key), str) and s[key]:
             changes[name] = s[key]
+    count = s.get("candidates")
+    if count is not None:
+        if isinstance(count, int) and not isinstance(count, bool) and 1 <= count <= 1000:
+            changes["candidates"] = count
+        else:
+            problems.append(f"llm.candidates = {count!r} is not a number of concepts from 1 to 1000")
     timeout = s.get("timeout")
     if timeout is not None:
         if valid_timeout(timeout):

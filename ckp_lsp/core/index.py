@@ -214,6 +214,37 @@ def parse_index(text: str) -> IndexDoc:
     return doc
 
 
+def row_at(text: str, line: int) -> IndexRow | None:
+    """The generated row (or header block) of ``_index.md`` that ``line`` belongs to.
+
+    Only the lines around ``line`` are parsed, so hovering a large index stays instant.
+    """
+    lines = index_lines(text)
+    if not 0 <= line < len(lines):
+        return None
+    marks = [i for i, x in enumerate(lines) if x.strip() in (INDEX_START, INDEX_END)]
+    if marks and not (marks[0] < line and (len(marks) == 1 or line < marks[1])):
+        return None  # outside the generated section: the user's own text
+    if lines[line].lstrip().startswith("|"):
+        head = line
+        while head > 0 and lines[head - 1].lstrip().startswith("|"):
+            head -= 1
+        if head == line:
+            return None
+        rows = _table_rows([lines[head], lines[line]], line - 1)
+        return rows[0] if rows else None
+    if not _BLOCK_KEY.match(lines[line]):
+        return None
+    start = line
+    while start > 0 and _BLOCK_KEY.match(lines[start - 1]) and not lines[start].startswith("CONCEPT:"):
+        start -= 1
+    end = line + 1
+    while end < len(lines) and _BLOCK_KEY.match(lines[end]) and not lines[end].startswith("CONCEPT:"):
+        end += 1
+    rows = _block_rows(lines[start:end], start)
+    return next((r for r in reversed(rows) if r.line <= line), None)
+
+
 def _holds_ckp_rows(lines: list[str], table: bool) -> bool:
     """Whether an index without markers is still CKP's: a table headed by a CONCEPT column, or
     header blocks."""

@@ -238,10 +238,11 @@ class KnowledgeFile:
 
 
 def slugify(text: str) -> str:
-    """A valid concept name for ``text`` (``JWT Authentication`` -> ``jwt-authentication``)."""
-    slug = re.sub(r"[^a-z0-9._-]+", "-", text.strip().lower())
-    slug = re.sub(r"-{2,}", "-", slug).strip("-._")
-    return slug or "concept"
+    """A valid concept name for ``text``: ``JWT Authentication`` -> ``jwt-authentication``,
+    ``caffè`` -> ``caffe`` (letters of any script are transliterated, not dropped)."""
+    from .language.names import slug  # on first use: only an invalid CONCEPT needs it
+
+    return slug(text) or "concept"
 
 
 def closest(word: str, choices: list[str] | tuple[str, ...], cutoff: float = 60) -> str | None:
@@ -458,7 +459,8 @@ def _read_full(path: str, text: str, utf8: bool) -> KnowledgeFile:
             Finding.of(
                 "CKP009",
                 _first_replacement(text),
-                "the file is not valid UTF-8: save it as UTF-8 so its header can be read",
+                "the file is not valid UTF-8 (the first bad byte is here): save it as UTF-8; until then no tool "
+                "rewrites it",
             )
         )
     header = kf.header
@@ -531,8 +533,7 @@ def _read_fields(kf: KnowledgeFile, header: Header) -> None:
             out.append(Finding.of("CKP005", f.key_span, f"{f.key} is empty: give it a value"))
             continue
         _READERS[f.key](kf, f)
-    last = header.fields[-1].line if header.fields else 0
-    anchor = Span(last, 0, last, 0) if header.form == "bare" else Span(0, 0, 0, 3)
+    anchor = _header_extent(header)  # a missing field has no line of its own: the whole header
     for key in REQUIRED_FIELDS:
         if key not in seen:
             out.append(
@@ -562,6 +563,19 @@ def _read_fields(kf: KnowledgeFile, header: Header) -> None:
         empty.severity = Severity.WARNING
         out.append(empty)
     _check_relationship_set(kf)
+
+
+def _header_extent(header: Header) -> Span:
+    """From the header's first line to its end: its last field, or the closing ``---``."""
+    if header.form != "bare":
+        return Span(0, 0, max(header.end_line - 1, 0), 3)
+    if not header.fields:
+        return Span(0, 0, 0, 0)
+    last = header.fields[-1]
+    end = max(
+        (last.key_span.end_line, last.key_span.end_col), (last.value_span.end_line, last.value_span.end_col)
+    )
+    return Span(header.fields[0].line, 0, end[0], end[1])
 
 
 def _check_relationship_set(kf: KnowledgeFile) -> None:
@@ -708,18 +722,19 @@ def _read_entry(kf: KnowledgeFile, item: Item, tier: str) -> Relationship | None
         return rel
     rel.date_text = m.group(2)
     rel.date_span = Span(s.start_line, concept_span.end_col + 1, s.end_line, s.end_col)
-    rel.date = _check_date(kf, rel.date_text, rel.date_span, f"relationship to '{concept}'")
+    rel.date = _check_date(kf, rel.date_text, rel.date_span, f"the relationship to '{concept}'")
     return rel
 
 
 def _check_date(kf: KnowledgeFile, text: str, span: Span, what: str) -> CkpDate | None:
+    """CKP051 and CKP052 of a date; ``what`` names whose date it is ("VALIDATED", "the relationship to 'x'")."""
     date = parse_date(text)
     if date is None:
         kf.local.append(
             Finding.of(
                 "CKP051",
                 span,
-                f"'{text}' is not a valid date for the {what}: write YYYY-MM or YYYY-MM-DD",
+                f"'{text}' is not a valid date for {what}: write YYYY-MM or YYYY-MM-DD",
             )
         )
         return None
@@ -728,7 +743,9 @@ def _check_date(kf: KnowledgeFile, text: str, span: Span, what: str) -> CkpDate 
             Finding.of(
                 "CKP052",
                 span,
-                f"the {what} is dated {date}, in the future: use today's month or earlier",
+                f"{what} {date} is in the future: use this month or an earlier one"
+                if what == "VALIDATED"
+                else f"{what} is dated {date}, in the future: use this month or an earlier one",
             )
         )
     return date
@@ -752,7 +769,7 @@ def _read_validated(kf: KnowledgeFile, f: Field) -> None:
     if not f.items:
         return
     kf.validated_text = f.value
-    kf.validated = _check_date(kf, f.value, f.items[0].span, "VALIDATED date")
+    kf.validated = _check_date(kf, f.value, f.items[0].span, "VALIDATED")
 
 
 _READERS = {

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -24,6 +25,7 @@ from ..core.route import Router
 
 #: seconds between two stat scans of every file
 POLL_INTERVAL = 1.0
+_POLITE_EVERY = 32
 
 Stats = dict[str, tuple[int, int]]  # bank-relative path -> (mtime_ns, size)
 
@@ -32,9 +34,13 @@ class Refusal(Exception):
     """A call that cannot be done: the message says why and what to do instead."""
 
 
-def scan(root: Path) -> tuple[Stats, dict[str, int]]:
+def scan(root: Path, polite: bool = False) -> tuple[Stats, dict[str, int]]:
     """Stats of every ``*.md`` below ``root`` and the mtime of every folder, as the bank's walk
-    sees them (hidden and skipped folders, and symlinked folders, are not entered)."""
+    sees them (hidden and skipped folders, and symlinked folders, are not entered).
+
+    ``polite`` (the background scan) lets other threads run every few dozen files, so that a
+    call arriving meanwhile does not wait for the whole scan of a large bank.
+    """
     files: Stats = {}
     folders: dict[str, int] = {}
     stack = [(str(root), "")]
@@ -53,6 +59,8 @@ def scan(root: Path) -> tuple[Stats, dict[str, int]]:
                 elif e.name.endswith(".md"):
                     st = e.stat()
                     files[prefix + e.name] = (st.st_mtime_ns, st.st_size)
+                    if polite and len(files) % _POLITE_EVERY == 0:
+                        time.sleep(0)  # gives the GIL away
             except OSError:
                 continue
     return files, folders
@@ -164,14 +172,14 @@ class ServedBank:
 class ServedBanks:
     """Every bank under a folder, as one owner: a call takes ``lock`` and then ``current()``."""
 
-    def __init__(self, folder: Path, poll_interval: float = POLL_INTERVAL) -> None:
+    def __init__(self, folder: Path, poll_interval: float | None = None) -> None:
         self.folder = folder.resolve()
         self.lock = threading.Lock()
         self.banks: list[ServedBank] = []
         self._pending: dict[Path, set[str]] = {}
         self._pending_lock = threading.Lock()
         self._seen: dict[Path, Stats] = {}
-        self._interval = poll_interval
+        self._interval = POLL_INTERVAL if poll_interval is None else poll_interval
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._discover()
@@ -209,7 +217,7 @@ class ServedBanks:
     def _poll(self) -> None:
         while not self._stop.wait(self._interval):
             for sb in list(self.banks):
-                files, _ = scan(sb.root)
+                files, _ = scan(sb.root, polite=True)
                 before = self._seen.get(sb.root, {})
                 changed = {p for p, s in files.items() if before.get(p) != s} | (before.keys() - files.keys())
                 self._seen[sb.root] = files

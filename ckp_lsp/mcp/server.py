@@ -16,7 +16,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from mcp.types import Resource as MCPResource
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
 from .. import __version__
 from ..core.bench import tool_json
@@ -33,10 +33,14 @@ INSTRUCTIONS = (
 #: the tools that write to the bank, left out by ``--read-only``
 WRITING_TOOLS = ("ckp_compile", "ckp_index")
 
-Bank = Annotated[
-    str | None,
-    Field(description="the bank to use, by the name ckp lists (needed only when the server serves several)"),
-]
+
+def _optional(kind: dict[str, Any], description: str) -> WithJsonSchema:
+    """The schema of an optional argument, without the ``anyOf [..., null]`` that pydantic writes:
+    every tool definition sits in the agent's context, so it is kept short."""
+    return WithJsonSchema({**kind, "description": description})
+
+
+Bank = Annotated[str | None, _optional({"type": "string"}, "only when several banks are served: its name")]
 #: a tool's answer: the value as structured content, and as compact JSON text for the model
 Answer = Annotated[CallToolResult, dict[str, Any]]
 
@@ -87,7 +91,7 @@ def _answer(fn: Callable[[], dict[str, Any]]) -> CallToolResult:
 
 def build_server(folder: Path, read_only: bool = False, poll_interval: float | None = None) -> CkpServer:
     """The server for the banks under ``folder``; ``read_only`` leaves out the tools that write."""
-    banks = ServedBanks(folder) if poll_interval is None else ServedBanks(folder, poll_interval)
+    banks = ServedBanks(folder, poll_interval)
     server = CkpServer(banks, name="ckp", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     reading = ToolAnnotations(
         read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
@@ -95,39 +99,32 @@ def build_server(folder: Path, read_only: bool = False, poll_interval: float | N
 
     @server.tool(annotations=reading)
     def ckp_route(
-        query: Annotated[str, Field(description="the question being answered, as the user asked it")],
+        query: Annotated[str, Field(description="the user's question, as asked")],
         bank: Bank = None,
-        include_content: Annotated[
-            bool, Field(description="also return the text of every loaded file ('content')")
-        ] = False,
+        include_content: Annotated[bool, Field(description="also return each loaded file's text")] = False,
     ) -> Answer:
-        """Which knowledge files answer a question (CKP routing): the files to load with why
-        (matched keywords, or the HIGH/MID relationship that pulled them in), the one-line
-        declaration to state, whether the question is out of the bank's domain, and token costs.
-        Call it before answering any question about the project."""
+        """Call first for every question about the project: which memory-bank files to load and
+        why, the declaration line to state, and whether the question is out of domain."""
         return _answer(lambda: tools.route(banks, query, bank, include_content))
 
     @server.tool(annotations=reading)
     def ckp_read(
-        concept: Annotated[str | None, Field(description="the CONCEPT of the file, such as 'jwt'")] = None,
-        file: Annotated[
-            str | None, Field(description="or its path relative to the bank, such as 'auth/jwt.md'")
-        ] = None,
+        concept: Annotated[str | None, _optional({"type": "string"}, "a CONCEPT, e.g. 'jwt'")] = None,
+        file: Annotated[str | None, _optional({"type": "string"}, "or a path in the bank")] = None,
         bank: Bank = None,
     ) -> Answer:
-        """The text of one knowledge file of a bank, by its concept or its path (the bank's
-        _index.md too). Nothing outside a bank is read."""
+        """One knowledge file (or _index.md) of the bank, by concept or path."""
         return _answer(lambda: tools.read(banks, concept, file, bank))
 
     @server.tool(annotations=reading)
     def ckp_check(
         bank: Bank = None,
         files: Annotated[
-            list[str] | None, Field(description="only these files (paths relative to the bank)")
+            list[str] | None, _optional({"type": "array", "items": {"type": "string"}}, "only these files")
         ] = None,
     ) -> Answer:
-        """Every CKP finding (the JSON of `ckp check --format json`): stale relationships, unknown
-        concepts, header mistakes, an index that drifted from the headers."""
+        """CKP findings of the bank (`ckp check --format json`): stale or unknown relationships,
+        header mistakes, index drift."""
         return _answer(lambda: tools.check(banks, bank, files))
 
     if not read_only:
@@ -136,12 +133,11 @@ def build_server(folder: Path, read_only: bool = False, poll_interval: float | N
             annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
         )
         def ckp_compile(
-            file: Annotated[str, Field(description="the knowledge file just written, relative to the bank")],
+            file: Annotated[str, Field(description="the file just written, in the bank")],
             bank: Bank = None,
         ) -> Answer:
-            """Recompile the CKP header of a knowledge file from its body and the bank's other
-            headers, with the compiler the user configured (offline by default). Only the header
-            changes. Returns the new header and the file's findings. Call it after writing a file."""
+            """Call after writing a knowledge file: recompiles its CKP header from its body (only
+            the header changes) and returns it with the file's findings."""
             return _answer(lambda: tools.compile_file(banks, file, bank))
 
         @server.tool(
@@ -150,8 +146,7 @@ def build_server(folder: Path, read_only: bool = False, poll_interval: float | N
             )
         )
         def ckp_index(bank: Bank = None) -> Answer:
-            """Regenerate the bank's _index.md from its headers (text outside the generated
-            section is kept). Call it after compiling headers."""
+            """Regenerate the bank's _index.md; call after ckp_compile."""
             return _answer(lambda: tools.index(banks, bank))
 
     @server.resource("ckp://index{?bank}", name="index", mime_type="text/markdown")

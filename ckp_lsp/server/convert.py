@@ -11,7 +11,18 @@ from pygls.uris import from_fs_path, to_fs_path
 from ..core.findings import CODES, Finding
 from ..core.text import Span
 
-DOCS_URL = "https://github.com/ckp-lsp/ckp-lsp#diagnostic-codes"
+#: The format reference in the repository (vscode-client/package.json names the repository):
+#: diagnostics and hovers link to its sections.
+FORMAT_DOC = "https://github.com/ckp-lsp/ckp-lsp/blob/main/docs/format.md"
+
+
+def doc_url(section: str) -> str:
+    """The format reference's section ``section`` (a code such as ``CKP050``, or a field name)."""
+    return f"{FORMAT_DOC}#{section.lower()}"
+
+
+# One per code: a bank of 10,000 files converts many findings at once.
+_CODE_DOCS = {code: types.CodeDescription(href=doc_url(code)) for code in CODES}
 
 
 def to_range(span: Span) -> types.Range:
@@ -27,6 +38,7 @@ def to_diagnostic(f: Finding) -> types.Diagnostic:
         message=f.message,
         severity=types.DiagnosticSeverity(int(f.severity)),
         code=f.code,
+        code_description=_CODE_DOCS.get(f.code),
         source="ckp",
         data={"code": f.code, **f.data} if f.data else {"code": f.code},
         tags=[types.DiagnosticTag.Unnecessary] if f.code in ("CKP043",) else None,

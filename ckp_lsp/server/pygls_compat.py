@@ -19,6 +19,7 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.capabilities import ServerCapabilitiesBuilder
+from pygls.exceptions import JsonRpcException
 from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
@@ -39,8 +40,29 @@ PYGLS_OWN: dict[str, Any] = {
 }
 
 
+class Refusal(JsonRpcException):
+    """An expected error answer (a rename to a name that exists): the client shows the message."""
+
+    CODE = types.LSPErrorCodes.RequestFailed.value
+
+
+class _QuietRefusals(logging.Filter):
+    """pygls logs every error answer with its traceback (``logger.exception``), which editors show
+    as an ERROR in their log: a refusal is an answer, not a failure, so its record is dropped."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], Refusal))
+
+
+#: the pygls logger that writes the traceback of an error answer
+JSON_RPC_LOGGER = "pygls.protocol.json_rpc"
+
+
 def install() -> None:
     """Apply the workarounds that replace pygls's own code (once, when the server is made)."""
+    json_rpc = logging.getLogger(JSON_RPC_LOGGER)
+    if not any(isinstance(f, _QuietRefusals) for f in json_rpc.filters):
+        json_rpc.addFilter(_QuietRefusals())
     if not APPLIES:
         _log.warning(
             "ckp-lsp: pygls %s is not the %s its workarounds were written for; running on pygls's own code",

@@ -46,6 +46,11 @@ class CkpServer(LanguageServer):
         self.closing = False
         self.tasks: set[asyncio.Task[Any]] = set()
 
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """pygls's report of an error answer; a refusal (``pygls_compat.Refusal``) is no error."""
+        if not isinstance(error, pygls_compat.Refusal):
+            super().report_server_error(error, source)
+
     def version_of(self, uri: str) -> int | None:
         """The editor's version of ``uri`` when it is open."""
         doc = self.workspace.text_documents.get(uri)

@@ -66,7 +66,7 @@ async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, wor
         workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
         root_uri=workspace.as_uri(),
     )
-    await lsp_client.initialize_session(params)
+    lsp_client.init_result = await lsp_client.initialize_session(params)  # type: ignore[attr-defined]
     yield
     await lsp_client.shutdown_session()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import re
 import sys
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from .conftest import (
     change_doc,
     codes,
     open_doc,
+    pulls,
     wait_diagnostics,
     wait_indexed,
     wait_until,
@@ -122,7 +124,7 @@ async def test_recompile_applies_a_workspace_edit_with_progress(client: Language
     uri = open_doc(client, path)
     original = path.read_text()
     actions = await _actions(client, uri, [], only=[types.CodeActionKind.RefactorRewrite]) or []
-    recompile = next(a for a in actions if a.title == "Recompile CKP header")
+    recompile = next(a for a in actions if a.title.startswith("Recompile header: "))
     command = action_command(recompile)
     assert command is not None and command.command == "ckp.recompile"
     result = await client.workspace_execute_command_async(
@@ -141,6 +143,65 @@ async def test_recompile_applies_a_workspace_edit_with_progress(client: Language
     body = original[original.index("\n\n") :]
     assert new.endswith(body) and new != original
     assert path.read_text() == original  # an edit in the editor, never a write behind its back
+    # The title said what would change; the edit says it again, and asks to be confirmed where the
+    # client can show a preview (VS Code's refactor preview), not where it cannot (Neovim).
+    edit = client.applied[0].edit
+    if pulls(client):
+        assert edit.change_annotations is None
+    else:
+        assert edit.change_annotations is not None
+        [note] = edit.change_annotations.values()
+        assert note.needs_confirmation is True
+        assert note.description == recompile.title
+        [doc] = edit.document_changes or []
+        assert isinstance(doc, types.TextDocumentEdit)
+        assert all(isinstance(e, types.AnnotatedTextEdit) for e in doc.edits)
+
+
+async def test_recompile_is_offered_on_the_header_and_not_on_the_body(client: LanguageClient):
+    path = client.workspace_path / "mentat/memory-bank/patterns/jwt.md"
+    await wait_indexed(client)
+    uri = open_doc(client, path)
+    body_line = path.read_text().split("\n").index("") + 2
+
+    async def titles_at(line: int) -> list[str]:
+        at = types.Position(line=line, character=0)
+        actions = await client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                range=types.Range(start=at, end=at),
+                context=types.CodeActionContext(diagnostics=[]),
+            )
+        )
+        return [a.title for a in actions or []]  # some read back as Command: see action_command
+
+    header = await titles_at(2)
+    assert any(t.startswith("Recompile header: ") and "keywords" in t for t in header), header
+    assert not any(t.startswith("Recompile") for t in await titles_at(body_line))
+
+
+async def test_the_index_offers_one_regenerate_action(client: LanguageClient):
+    path = client.workspace_path / "broken/memory-bank/_index.md"
+    await wait_indexed(client)
+    uri = open_doc(client, path)
+    diags = await wait_diagnostics(client, uri, lambda d: "CKP070" in codes(d))
+    actions = await _actions(client, uri, diags) or []
+    titles = [a.title for a in actions]
+    assert titles == ["Regenerate the index"], titles
+
+
+async def test_an_unknown_concept_is_replaced_by_concept_names_only(client: LanguageClient):
+    # The broken bank declares the display name 'JWT Authentication' (CKP010): never a replacement.
+    path = client.workspace_path / "broken/memory-bank/logging.md"
+    await wait_indexed(client)
+    uri = open_doc(client, path)
+    diags = await wait_diagnostics(client, uri, lambda d: "CKP041" in codes(d))
+    unknown = [d for d in diags if d.code == "CKP041"]
+    actions = await _actions(client, uri, unknown, only=[types.CodeActionKind.QuickFix]) or []
+    replacements = [a.title for a in actions if a.title.startswith("Replace with")]
+    assert replacements and all(
+        re.fullmatch(r"Replace with '[a-z0-9][a-z0-9._-]*'", t) for t in replacements
+    ), replacements
 
 
 async def test_recompile_is_refused_when_the_document_changed_meanwhile(

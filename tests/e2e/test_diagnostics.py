@@ -7,7 +7,11 @@ import asyncio
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .conftest import change_doc, codes, open_doc, pulls, wait_diagnostics, wait_indexed, wait_until
+from ckp_lsp.server.convert import FORMAT_DOC
+
+from .conftest import ROOT, change_doc, codes, open_doc, pulls, wait_diagnostics, wait_indexed, wait_until
+
+FORMAT_TEXT = (ROOT / "docs" / "format.md").read_text(encoding="utf-8")
 
 
 async def test_open_file_shows_its_findings(client: LanguageClient):
@@ -20,6 +24,30 @@ async def test_open_file_shows_its_findings(client: LanguageClient):
     assert stale.source == "ckp"
     assert stale.severity == types.DiagnosticSeverity.Warning
     assert stale.range.start.line == stale.range.end.line  # the entry, not the file
+    # Each diagnostic links to its section of the format reference in the repository.
+    for d in diags:
+        assert d.code_description is not None
+        assert d.code_description.href == f"{FORMAT_DOC}#{str(d.code).lower()}"
+        assert f"### {d.code}\n" in FORMAT_TEXT
+
+
+async def test_a_missing_field_covers_the_header_and_an_unclosed_bracket_its_line(client: LanguageClient):
+    ws = client.workspace_path
+    await wait_indexed(client)
+    sessions = ws / "broken/memory-bank/sessions.md"  # ANSWERS_WHEN is missing
+    uri = open_doc(client, sessions)
+    diags = await wait_diagnostics(client, uri, lambda d: "CKP002" in codes(d))
+    missing = next(d for d in diags if d.code == "CKP002")
+    lines = sessions.read_text().split("\n")
+    last = lines.index("") - 1  # the header's last line
+    assert (missing.range.start.line, missing.range.start.character) == (0, 0)
+    assert (missing.range.end.line, missing.range.end.character) == (last, len(lines[last].rstrip()))
+    deployment = ws / "broken/memory-bank/deployment.md"  # ANSWERS_WHEN: [deployment, … never closed
+    uri = open_doc(client, deployment)
+    diags = await wait_diagnostics(client, uri, lambda d: "CKP006" in codes(d))
+    yaml = next(d for d in diags if d.code == "CKP006")
+    opened = next(n for n, line in enumerate(deployment.read_text().split("\n")) if "[" in line)
+    assert yaml.range.start.line == opened and "'[' here is not closed" in yaml.message
 
 
 async def test_unopened_files_with_findings_are_published(client: LanguageClient):

@@ -73,3 +73,21 @@ async def test_hover_on_a_keyword_lists_other_claimers(client: LanguageClient):
     assert "Also claimed by 3 other concepts" in text
     assert all(c in text for c in ("http-headers (", "oauth2 (", "rate-limiting ("))
     assert covers(result, path, "security")
+
+
+async def test_hover_on_an_index_row_shows_its_file_and_tldr(client: LanguageClient):
+    path = client.workspace_path / "mentat/memory-bank/_index.md"
+    result = await hover(client, path, "| oauth2 |", offset=5)
+    text = result.contents.value  # type: ignore[union-attr]
+    assert text.startswith("**oauth2** — index row")
+    assert "[patterns/oauth2.md](patterns/oauth2.md)" in text and "PKCE" in text
+
+
+async def test_hover_on_a_date_says_what_it_means_and_whether_it_is_stale(client: LanguageClient):
+    path = client.workspace_path / "broken/memory-bank/jwt.md"
+    result = await hover(client, path, "2026-03")
+    text = result.contents.value  # type: ignore[union-attr]
+    assert "was last validated" in text and "**Stale**" in text and "2026-09" in text
+    assert covers(result, path, "2026-03")
+    validated = await hover(client, client.workspace_path / "broken/memory-bank/oauth2.md", "2026-09")
+    assert "relates to `oauth2` with an earlier date" in validated.contents.value  # type: ignore[union-attr]

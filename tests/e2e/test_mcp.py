@@ -90,6 +90,10 @@ async def test_lists_the_five_tools_with_their_schemas(workspace: Path) -> None:
     assert listed["ckp_compile"].input_schema["required"] == ["file"]
     assert all(t.output_schema and t.output_schema["type"] == "object" for t in listed.values())
     assert route.annotations is not None and route.annotations.read_only_hint is True
+    # The definitions sit in the agent's context on every question: the README says about 840 tokens.
+    definitions = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed.values()]
+    assert tokens(json.dumps(definitions, separators=(",", ":"))) < 900
+    assert "anyOf" not in json.dumps(definitions)
 
 
 async def test_routes_every_sample_question_as_ckp_route_does(

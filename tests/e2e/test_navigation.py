@@ -121,6 +121,21 @@ async def test_code_lens_counts_backlinks_and_tokens(client: LanguageClient):
     assert lens.command is not None
     assert lens.command.title == f"1 HIGH · 3 MID backlinks · ~{tokens:,} tokens"
     assert lens.range.start == pos(mentat, "mentat")
+    # Its command is one the server executes: an editor that only runs listed commands (Neovim)
+    # may run it, and gets the references the lens counts.
+    provider = client.init_result.capabilities.execute_command_provider  # type: ignore[attr-defined]
+    assert provider is not None and lens.command.command in provider.commands
+    found = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=lens.command.command, arguments=lens.command.arguments)
+    )
+    files = sorted({loc["uri"].rsplit("/memory-bank/", 1)[-1] for loc in found})
+    assert files == [
+        "_index.md",
+        "mentat/istat.md",
+        "projects/civis.md",
+        "projects/prescient.md",
+        "projects/travelguidehub.md",
+    ]
 
 
 async def test_folding_ranges_of_both_header_forms(client: LanguageClient):

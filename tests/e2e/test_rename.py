@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from pathlib import Path
 
@@ -118,3 +119,22 @@ async def test_renaming_a_concept_named_by_a_thousand_files_edits_every_one(clie
     )
     assert edit is not None and edit.document_changes is not None
     assert len([c for c in edit.document_changes if isinstance(c, types.TextDocumentEdit)]) == SPOKES + 1
+
+
+async def test_a_refused_rename_is_one_clear_error_and_no_traceback(
+    client: LanguageClient, capfd: pytest.CaptureFixture[str]
+):
+    jwt, uri = await open_indexed(client, f"{MENTAT}/patterns/jwt.md")
+    await asyncio.sleep(0.3)
+    capfd.readouterr()  # what the server wrote while starting
+    before = len(client.log_messages)
+    with pytest.raises(Exception, match="'oauth2' already exists") as err:
+        await client.text_document_rename_async(
+            types.RenameParams(text_document=doc_id(uri), position=pos(jwt, "jwt", 1), new_name="oauth2")
+        )
+    assert getattr(err.value, "code", None) == types.LSPErrorCodes.RequestFailed
+    await asyncio.sleep(0.5)  # the server's stderr is forwarded to this process meanwhile
+    stderr = capfd.readouterr().err  # editors show a server's stderr in their log, as errors
+    assert "Traceback" not in stderr and "already exists" not in stderr, stderr
+    logged = client.log_messages[before:]
+    assert len(logged) <= 1 and not any(m.type == types.MessageType.Error for m in logged), logged

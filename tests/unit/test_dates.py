@@ -131,7 +131,14 @@ def test_future_dates_are_ckp052_relative_to_today() -> None:
         span_of_text(text, tomorrow, after="VALIDATED: "),
     }
     assert all(f.severity == Severity.WARNING for f in found)
-    assert all("in the future" in f.message and "use today's month or earlier" in f.message for f in found)
+    assert all(
+        "in the future" in f.message and "use this month or an earlier one" in f.message for f in found
+    )
+    # Said once, not "the VALIDATED date is dated …".
+    assert sorted(f.message.split(" in the future")[0] for f in found) == [
+        f"VALIDATED {tomorrow} is",
+        f"the relationship to 'oauth2' is dated {ahead},",
+    ]
 
 
 def test_today_and_this_month_are_not_in_the_future() -> None:

@@ -106,12 +106,16 @@ FIRES = [
         "add CONCEPT, TLDR and ANSWERS_WHEN",
     ),
     fires(
-        "CKP002", {"a.md": bare_header(TLDR=None)}, Span(2, 0, 2, 0), "add a line 'TLDR: …'", id="required"
+        "CKP002",
+        {"a.md": bare_header(TLDR=None)},
+        Span(0, 0, 2, 18),  # the whole header: from its first line to the end of its last field
+        "add a line 'TLDR: …'",
+        id="required",
     ),
     fires(
         "CKP002",
         {"a.md": bare_header(VALIDATED=None)},
-        Span(2, 0, 2, 0),
+        Span(0, 0, 2, 31),
         "add 'VALIDATED: YYYY-MM'",
         severity=Severity.WARNING,
         id="validated-is-a-warning",
@@ -127,7 +131,7 @@ FIRES = [
     fires(
         "CKP002",
         {"a.md": "---\nCONCEPT: jwt\nTLDR: t.\nVALIDATED: 2025-05\n---\n"},
-        Span(0, 0, 0, 3),
+        Span(0, 0, 4, 3),  # from the opening --- to the closing one
         "add a line 'ANSWERS_WHEN: …'",
         id="front-matter",
     ),
@@ -135,6 +139,13 @@ FIRES = [
     fires("CKP004", {"a.md": DUPLICATE_FIELD}, Span(4, 0, 4, 4), "keep one", also=["first on line 2"]),
     fires("CKP005", {"a.md": bare_header(TLDR="")}, Span(1, 0, 1, 4), "give it a value"),
     fires("CKP006", {"a.md": BAD_YAML}, Span(2, 0, 2, 13), "fix the YAML"),
+    fires(
+        "CKP006",
+        {"a.md": "---\nCONCEPT: jwt\nANSWERS_WHEN: [jwt, access token\nTLDR: t.\n---\n"},
+        Span(2, 14, 2, 32),  # the unclosed [ and the rest of its line, not the line YAML stopped on
+        "the '[' here is not closed",
+        id="unclosed-bracket",
+    ),
     fires("CKP009", {"a.md": NOT_UTF8}, Span(1, 9, 1, 10), "save it as UTF-8"),
     fires(
         "CKP010",
@@ -212,7 +223,13 @@ FIRES = [
         also=["2025-06", "(2025-05)"],
     ),
     fires("CKP051", {"a.md": bare_header(VALIDATED="2025-13")}, "2025-13", "write YYYY-MM or YYYY-MM-DD"),
-    fires("CKP052", {"a.md": bare_header(VALIDATED=NEXT_MONTH)}, NEXT_MONTH, "use today's month or earlier"),
+    fires(
+        "CKP052",
+        {"a.md": bare_header(VALIDATED=NEXT_MONTH)},
+        NEXT_MONTH,
+        "use this month or an earlier one",
+        also=[f"VALIDATED {NEXT_MONTH} is in the future"],
+    ),
     fires("CKP060", {"a.md": bare_header(CONFIDENCE="sure")}, "sure", "use 'medium'"),
     Case(
         "CKP070",
@@ -339,10 +356,15 @@ def test_duplicate_concept_message_lists_the_other_files_sorted() -> None:
     assert dup[0].data["others"] == ["b.md", "c.md"]
 
 
-def test_invalid_concept_carries_its_slug_for_the_quick_fix() -> None:
-    bank = bank_of_texts({"a.md": bare_header(CONCEPT="JWT Authentication")})
+@pytest.mark.parametrize(
+    ("written", "slug"),
+    [("JWT Authentication", "jwt-authentication"), ("caffè", "caffe"), ("Crème Brûlée", "creme-brulee")],
+)
+def test_invalid_concept_carries_its_slug_for_the_quick_fix(written: str, slug: str) -> None:
+    bank = bank_of_texts({"a.md": bare_header(CONCEPT=written)})
     (finding,) = [f for f in check_file(bank, "a.md") if f.code == "CKP010"]
-    assert finding.data["suggestion"] == "jwt-authentication"
+    assert finding.data["suggestion"] == slug  # accented letters are transliterated, not dropped
+    assert f"use '{slug}'" in finding.message
 
 
 def test_unknown_concept_without_a_close_one_says_to_create_or_remove() -> None:

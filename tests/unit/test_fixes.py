@@ -269,3 +269,19 @@ def test_removing_from_a_flow_list_of_mixed_quotes_keeps_each_kept_items_quotes(
     result = first_fix_applied(text, code)
     assert f"{key}: {fixed}\n" in result
     assert result.replace(f"{key}: {fixed}", "") == text.replace(f"{key}: {written}", "")
+
+
+def test_replacements_for_an_unknown_concept_are_concept_names_only() -> None:
+    """A display name declared as CONCEPT (CKP010) is never offered: written into an entry it would be
+    a new CKP040."""
+    bank = bank_of_texts(
+        {
+            "a.md": "CONCEPT: login\nTLDR: t.\nANSWERS_WHEN: login\nSIMILAR_HIGH: jwt-authentication:2026-10\n",
+            "b.md": "CONCEPT: JWT Authentication\nTLDR: t.\nANSWERS_WHEN: jwt\n",
+            "c.md": "CONCEPT: jwt-auth\nTLDR: t.\nANSWERS_WHEN: auth\n",
+        }
+    )
+    [finding] = [f for f in check_file(bank, "a.md") if f.code == "CKP041"]
+    assert "JWT Authentication" not in finding.message and "did you mean 'jwt-auth'?" in finding.message
+    titles = [fx.title for fx in fixes_for(bank, bank.files["a.md"], finding)]
+    assert titles == ["Replace with 'jwt-auth'"]

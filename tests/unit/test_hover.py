@@ -12,15 +12,18 @@ from lsprotocol import types
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.knowledge import KnowledgeFile
 from ckp_lsp.core.text import split_lines
-from ckp_lsp.server.features.hover import hover, relative
+from ckp_lsp.server.features.hover import hover, hover_in, relative
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 MENTAT = Bank.load(SAMPLES / "mentat" / "memory-bank")
 BROKEN = Bank.load(SAMPLES / "broken" / "memory-bank")
 
 
-def hover_on(bank: Bank, rel: str, needle: str, after: str = "") -> tuple[types.Hover | None, types.Range]:
-    """Hover in the middle of ``needle`` (the first one after ``after`` on its line); also its range."""
+def hover_on(
+    bank: Bank, rel: str, needle: str, after: str = "", at: int | None = None
+) -> tuple[types.Hover | None, types.Range]:
+    """Hover in the middle of ``needle`` (the first one after ``after`` on its line), or ``at``
+    characters into it; also its range."""
     for no, line in enumerate(split_lines((bank.root / rel).read_text())):
         if after in line and needle in line[line.index(after) :]:
             start = line.index(needle, line.index(after))
@@ -29,7 +32,7 @@ def hover_on(bank: Bank, rel: str, needle: str, after: str = "") -> tuple[types.
                 start=types.Position(line=no, character=start),
                 end=types.Position(line=no, character=start + len(needle)),
             )
-            return hover(bank, kf, no, start + len(needle) // 2), token
+            return hover(bank, kf, no, start + (len(needle) // 2 if at is None else at)), token
     raise AssertionError(f"{needle!r} not in {rel}")
 
 
@@ -41,7 +44,7 @@ def markdown(result: types.Hover | None) -> str:
 
 
 def test_entry_shows_the_targets_tldr_file_confidence_validated_and_tier() -> None:
-    result, token = hover_on(MENTAT, "patterns/auth.md", "jwt:2026-10", after="SIMILAR_HIGH")
+    result, token = hover_on(MENTAT, "patterns/auth.md", "jwt:2026-10", after="SIMILAR_HIGH", at=1)
     text = markdown(result)
     assert "How the projects issue, sign, verify and rotate JSON Web Tokens" in text
     assert "[patterns/jwt.md](jwt.md)" in text
@@ -52,21 +55,21 @@ def test_entry_shows_the_targets_tldr_file_confidence_validated_and_tier() -> No
 
 
 def test_mid_entry_explains_the_mid_tier_and_links_across_folders() -> None:
-    result, _ = hover_on(MENTAT, "patterns/auth.md", "frontend:2026-11")
+    result, _ = hover_on(MENTAT, "patterns/auth.md", "frontend:2026-11", at=1)
     text = markdown(result)
     assert "same domain — loaded when the query also matches its keywords" in text
     assert "(../stack/frontend.md)" in text
 
 
 def test_stale_entry_shows_both_dates() -> None:
-    result, token = hover_on(BROKEN, "jwt.md", "oauth2:2026-03")
+    result, token = hover_on(BROKEN, "jwt.md", "oauth2:2026-03", at=1)
     text = markdown(result)
     assert "Stale" in text and "2026-09" in text and "2026-03" in text
     assert result is not None and result.range == token
 
 
 def test_unknown_concept_says_so_with_the_closest_suggestion() -> None:
-    text = markdown(hover_on(BROKEN, "logging.md", "oauth:2026-10")[0])
+    text = markdown(hover_on(BROKEN, "logging.md", "oauth:2026-10", at=1)[0])
     assert "no such concept" in text and "**oauth2**" in text
 
 
@@ -136,3 +139,63 @@ def test_nothing_outside_the_headers_names() -> None:
 def test_links_are_relative_to_the_hovered_files_folder(here: list[str], there: list[str]) -> None:
     source, target = "/".join([*here, "from.md"]), "/".join([*there, "to.md"])
     assert relative(source, target) == posixpath.relpath(target, posixpath.dirname(source) or ".")
+
+
+# --- dates, the index, and the reference ------------------------------------------------------
+
+
+def test_an_entrys_date_says_what_it_means_and_that_it_is_stale() -> None:
+    result, token = hover_on(BROKEN, "jwt.md", "2026-03", after="oauth2:")
+    text = markdown(result)
+    assert "when this relationship to `oauth2` (SIMILAR_HIGH) was last validated" in text
+    assert "**Stale**" in text and "**2026-09**" in text and "[oauth2.md](oauth2.md)" in text
+    assert "docs/format.md#dates-and-staleness" in text
+    assert result is not None and result.range == token  # the date alone, not the whole entry
+
+
+def test_a_current_entrys_date_says_it_is_current() -> None:
+    text = markdown(hover_on(MENTAT, "patterns/auth.md", "2026-10", after="jwt:")[0])
+    assert "Current: `jwt` was last validated on 2026-10" in text and "Stale" not in text
+
+
+def test_validated_names_the_relationships_it_made_stale() -> None:
+    text = markdown(hover_on(BROKEN, "oauth2.md", "2026-09", after="VALIDATED:")[0])
+    assert "when this header was last checked against its body" in text
+    assert "1 file relates to `oauth2` with an earlier date" in text and "jwt ([jwt.md](jwt.md))" in text
+
+
+def test_validated_in_the_future_says_so() -> None:
+    text = markdown(hover_on(BROKEN, "rate-limiting.md", "2027-01", after="VALIDATED:")[0])
+    assert "in the future" in text
+
+
+def test_an_index_row_shows_its_file_and_tldr() -> None:
+    lines = split_lines((MENTAT.root / "_index.md").read_text())
+    no = next(i for i, line in enumerate(lines) if line.startswith("| oauth2 |"))
+    col = lines[no].index("PKCE") if "PKCE" in lines[no] else len(lines[no]) // 2  # any cell of the row
+    result = hover_in(MENTAT, "_index.md", no, col)
+    text = markdown(result)
+    assert text.startswith("**oauth2** — index row")
+    assert (
+        MENTAT.files["patterns/oauth2.md"].tldr in text and "[patterns/oauth2.md](patterns/oauth2.md)" in text
+    )
+    assert result is not None and result.range.start.line == no and result.range.start.character == 0
+
+
+def test_the_index_says_nothing_outside_its_rows() -> None:
+    lines = split_lines((MENTAT.root / "_index.md").read_text())
+    head = next(i for i, line in enumerate(lines) if line.startswith("| CONCEPT |"))
+    assert hover_in(MENTAT, "_index.md", head, 3) is None  # the column names
+    assert hover_in(MENTAT, "_index.md", 0, 1) is None  # the user's text above the markers
+
+
+def test_an_index_row_finds_its_file_by_the_file_cell() -> None:
+    lines = split_lines((BROKEN.root / "_index.md").read_text())
+    no = next(i for i, line in enumerate(lines) if line.startswith("| JWT Authentication |"))
+    text = markdown(hover_in(BROKEN, "_index.md", no, 3))
+    assert "[jwt-authentication.md](jwt-authentication.md)" in text  # found by its FILE cell
+
+
+def test_a_field_name_links_to_its_section_of_the_reference() -> None:
+    text = markdown(hover_on(MENTAT, "patterns/auth.md", "SIMILAR_MID")[0])
+    assert "(https://github.com/ckp-lsp/ckp-lsp/blob/main/docs/format.md#similar_mid)" in text

@@ -160,3 +160,31 @@ def test_a_generator_handler_waits_for_the_banks_while_they_are_read() -> None:
 def test_pygls_still_reads_stdin_on_a_worker_thread() -> None:
     # One hand-off to a thread per header line and per body: ``serve_stdio`` reads on the loop.
     assert "run_in_executor" in inspect.getsource(pygls.io_.StdinAsyncReader)
+
+
+# --- error answers ----------------------------------------------------------------------------------
+
+
+def test_pygls_still_logs_an_error_answer_with_its_traceback() -> None:
+    from pygls.protocol.json_rpc import JsonRPCProtocol
+
+    for step in (JsonRPCProtocol._send_handler_result, JsonRPCProtocol._handle_request):
+        source = inspect.getsource(step)
+        assert "except JsonRpcException" in source and "logger.exception(" in source
+
+
+def test_a_refusal_leaves_no_traceback_in_the_log(caplog: Any) -> None:
+    import logging
+
+    from pygls.exceptions import JsonRpcException
+
+    from ckp_lsp.server.features.rename import RenameRejected
+
+    CkpServer()  # installs the filter
+    logger = logging.getLogger(pygls_compat.JSON_RPC_LOGGER)
+    for exc in (RenameRejected("'oauth2' already exists"), JsonRpcException("a real failure")):
+        try:
+            raise exc
+        except JsonRpcException:
+            logger.exception("Failed to handle request")
+    assert [str(r.exc_info[1]) for r in caplog.records if r.exc_info] == ["a real failure"]

@@ -65,10 +65,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         vscode.commands.registerCommand('ckp.client.regenerateIndex', (uri?: vscode.Uri) => regenerateIndex(uri)),
         vscode.commands.registerCommand('ckp.restartServer', () => restart()),
         vscode.commands.registerCommand('ckp.showOutput', () => output.show(true)),
-        // The server's code lens on CONCEPT names this command with [uri, position].
-        vscode.commands.registerCommand('ckp.showReferences', (uri: string, position: { line: number; character: number }) =>
-            showReferences(uri, position),
-        ),
         vscode.workspace.onDidChangeConfiguration((event) => {
             if (event.affectsConfiguration('ckp.server')) {
                 output.appendLine('[client] ckp.server settings changed: restarting the server');
@@ -186,6 +182,11 @@ async function startClient(): Promise<void> {
         synchronize: { fileEvents: watchers },
         initializationOptions: explicitSettings(),
         middleware: {
+            // The code lens on CONCEPT carries `ckp.showReferences` [uri, position]. The server lists
+            // it (so that every editor may run it) and vscode-languageclient registers it as a VS Code
+            // command; here it opens VS Code's references view instead of asking the server.
+            executeCommand: (command, args, next) =>
+                command === 'ckp.showReferences' ? showReferences(args[0], args[1]) : next(command, args),
             workspace: {
                 configuration: async (params: ConfigurationParams, token, next) => {
                     const answers = await next(params, token);

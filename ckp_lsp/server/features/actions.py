@@ -12,6 +12,7 @@ from ...core.compile.compiler import compile_header
 from ...core.compile.model import CompileError
 from ...core.findings import Finding
 from ...core.fixes import Edit, Fix, fix_text, fixes_for, revalidate_all
+from ...core.header_changes import describe
 from ...core.rewrite import header_region
 from ...core.text import Span, split_lines, utf16_len
 from ..convert import to_range
@@ -22,16 +23,84 @@ RECOMPILE = "ckp.recompile"
 REGENERATE_INDEX = "ckp.regenerateIndex"
 
 
-def text_edit(uri: str, version: int | None, edits: list[Edit]) -> types.WorkspaceEdit:
-    """A WorkspaceEdit of core edits on one document (versioned when the editor has it open)."""
-    changes = [types.TextEdit(range=to_range(e.span), new_text=e.text) for e in edits]
+def text_edit(
+    uri: str, version: int | None, edits: list[Edit], confirm: types.ChangeAnnotation | None = None
+) -> types.WorkspaceEdit:
+    """A WorkspaceEdit of core edits on one document (versioned when the editor has it open).
+
+    With ``confirm`` every edit carries that change annotation: an editor that supports them
+    (VS Code's refactor preview) shows the change and applies it only once the user agrees.
+    """
+    changes: list[types.TextEdit | types.AnnotatedTextEdit] = [
+        types.TextEdit(range=to_range(e.span), new_text=e.text)
+        if confirm is None
+        else types.AnnotatedTextEdit(range=to_range(e.span), new_text=e.text, annotation_id=RECOMPILE)
+        for e in edits
+    ]
     return types.WorkspaceEdit(
         document_changes=[
             types.TextDocumentEdit(
                 text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
                 edits=changes,
             )
-        ]
+        ],
+        change_annotations={RECOMPILE: confirm} if confirm is not None else None,
+    )
+
+
+def annotations_supported(caps: types.ClientCapabilities | None) -> bool:
+    """Whether the client takes change annotations (``workspace.workspaceEdit.changeAnnotationSupport``)."""
+    ws = caps.workspace.workspace_edit if caps is not None and caps.workspace is not None else None
+    return ws is not None and ws.change_annotation_support is not None and bool(ws.document_changes)
+
+
+def recompile_annotation(changes: str) -> types.ChangeAnnotation:
+    """The annotation a recompile's edit carries: it asks the user to confirm (VS Code: a preview)."""
+    return types.ChangeAnnotation(
+        label="Recompile CKP header", needs_confirmation=True, description=f"Recompile header: {changes}"
+    )
+
+
+def header_lines(text: str) -> int:
+    """How many lines the header of ``text`` spans (1 for a file without one: its first line)."""
+    region = header_region(text.removeprefix("\ufeff"))
+    return max(region.body_line, 1)
+
+
+def recompile_action(
+    bank: Bank, rel: str, uri: str, text: str, line: int, offline: bool
+) -> types.CodeAction | None:
+    """*Recompile header* on the header's lines (None elsewhere), its title saying what changes.
+
+    The offline compiler is fast and deterministic, so its result is computed here for the title
+    (``Recompile header: TLDR, +2 −1 keywords, −1 MID``); an LLM's answer is known only once asked.
+    """
+    if not text or line >= header_lines(text):
+        return None
+    command = types.Command(title="Recompile CKP header", command=RECOMPILE, arguments=[uri])
+    if not offline:
+        return types.CodeAction(
+            title=f"Recompile header ({bank.config.llm.provider})",
+            kind=types.CodeActionKind.RefactorRewrite,
+            command=command,
+        )
+    try:
+        compiled = compile_header(bank, rel, text)
+    except CompileError as exc:
+        return types.CodeAction(
+            title="Recompile header",
+            kind=types.CodeActionKind.RefactorRewrite,
+            disabled=types.CodeActionDisabled(reason=str(exc)),
+        )
+    changes = describe(text, compiled.text, rel)
+    if compiled.text == text or changes == "no change":
+        return types.CodeAction(
+            title="Recompile header: no change",
+            kind=types.CodeActionKind.RefactorRewrite,
+            disabled=types.CodeActionDisabled(reason="the offline compiler would write the same header"),
+        )
+    return types.CodeAction(
+        title=f"Recompile header: {changes}", kind=types.CodeActionKind.RefactorRewrite, command=command
     )
 
 
@@ -125,37 +194,22 @@ def fix_all(bank: Bank, rel: str, uri: str, version: int | None, text: str) -> t
     )
 
 
-def source_actions(uri: str, is_index: bool, bank: Bank) -> list[types.CodeAction]:
-    """Recompile (on knowledge files) and regenerate the index (anywhere in a bank)."""
-    actions = []
-    if not is_index:
-        actions.append(
-            types.CodeAction(
-                title="Recompile CKP header",
-                kind=types.CodeActionKind.RefactorRewrite,
-                command=types.Command(title="Recompile CKP header", command=RECOMPILE, arguments=[uri]),
-            )
-        )
+REGENERATE_TITLE = "Regenerate the index"
+
+
+def regenerate_index(bank: Bank, context: Sequence[types.Diagnostic] = ()) -> list[types.CodeAction]:
+    """One *Regenerate the index* action when the index would change: a quick fix of the CKP070
+    findings in ``context`` (on ``_index.md``), else a source action."""
     edit = index_edit(bank)
-    if edit is not None:
-        actions.append(
-            types.CodeAction(title="Regenerate CKP index", kind=types.CodeActionKind.Source, edit=edit)
-        )
-    return actions
-
-
-def index_fix(bank: Bank, context: Sequence[types.Diagnostic]) -> list[types.CodeAction]:
-    """CKP070 on ``_index.md``: regenerate it."""
-    drift = [d for d in context if str(d.code) == "CKP070"]
-    edit = index_edit(bank) if drift else None
     if edit is None:
         return []
+    drift = [d for d in context if str(d.code) == "CKP070"]
     return [
         types.CodeAction(
-            title="Regenerate the index",
-            kind=types.CodeActionKind.QuickFix,
-            diagnostics=drift,
-            is_preferred=True,
+            title=REGENERATE_TITLE,
+            kind=types.CodeActionKind.QuickFix if drift else types.CodeActionKind.Source,
+            diagnostics=drift or None,
+            is_preferred=True if drift else None,
             edit=edit,
         )
     ]

@@ -1,5 +1,6 @@
 """Hover in a header: a relationship's target and tier, who relates to the concept, what a field
-means, and which other concepts claim a keyword.
+means, which other concepts claim a keyword, what a date means and whether it made anything
+stale; and on an ``_index.md`` row, the file it stands for.
 
 Every answer reads the bank's indexes (``by_concept``, ``backlinks``, ``claims``), never a scan of
 its files, so hovering stays instant on large banks.
@@ -14,10 +15,14 @@ from urllib.parse import quote
 from lsprotocol import types
 
 from ...core.bank import CLAIM_LIMIT, Bank
+from ...core.dates import parse_date, today
+from ...core.discovery import INDEX_NAME
+from ...core.index import index_lines, row_at
 from ...core.knowledge import MAX_KEYWORDS, MAX_TLDR, TIER_CAPS, KnowledgeFile, Relationship, closest
 from ...core.locate import at
-from ...core.text import Span
-from ..convert import to_range
+from ...core.references import bank_file
+from ...core.text import Span, utf16_len
+from ..convert import doc_url, to_range
 
 TIER_MEANING = {
     "HIGH": "understanding one requires the other — always loaded together",
@@ -91,6 +96,7 @@ def field_markdown(key: str) -> str:
     parts = [f"**{key}** — {doc.need}", doc.meaning, f"Value: {doc.value}"]
     if doc.limits:
         parts.append(f"Limits: {doc.limits}")
+    parts.append(f"[Reference]({doc_url(key)})")
     return "\n\n".join(parts)
 
 
@@ -104,12 +110,122 @@ def hover(bank: Bank, kf: KnowledgeFile, line: int, col: int) -> types.Hover | N
     if found.item is None:
         return None
     if found.kind == "relationship" and found.relationship is not None:
-        return _hover(_relationship_markdown(bank, kf, found.relationship), found.item.span)
+        rel = found.relationship
+        if rel.date_span is not None and rel.date_span.contains(line, col):
+            return _hover(_entry_date_markdown(bank, kf, rel), rel.date_span)
+        return _hover(_relationship_markdown(bank, kf, rel), found.item.span)
+    if found.kind == "value" and found.field.key == "VALIDATED":
+        return _hover(_validated_markdown(bank, kf), found.item.span)
     if found.kind == "concept" and kf.concept:
         return _hover(_concept_markdown(bank, kf, kf.concept), found.item.span)
     if found.kind == "keyword":
         return _hover(_keyword_markdown(bank, kf, found.item.text), found.item.span)
     return None
+
+
+def hover_in(bank: Bank, rel: str, line: int, col: int) -> types.Hover | None:
+    """The hover at (line, UTF-16 col) of the bank's file ``rel``: a knowledge file or the index."""
+    if rel == INDEX_NAME:
+        return index_hover(bank, line, col)
+    kf = bank.files.get(rel)
+    return hover(bank, kf, line, col) if kf is not None else None
+
+
+def index_hover(bank: Bank, line: int, col: int) -> types.Hover | None:
+    """On a row of ``_index.md``: the file it stands for, its TLDR, and whether the row is current."""
+    text = bank.index_text
+    row = row_at(text, line) if text is not None else None
+    if row is None or not row.concept:
+        return None
+    span = Span(line, 0, line, utf16_len(index_lines(text or "")[line]))
+    declared = bank.file_of(row.concept)
+    named = bank_file(bank, row.file) if row.file else None
+    target = named or declared
+    head = f"**{escape(row.concept)}** — index row"
+    if target is None:
+        return _hover(
+            f"{head}\n\nNo file of the bank declares `{row.concept}`: regenerate the index.",
+            span,
+        )
+    facts = [link_from(INDEX_NAME, target)]
+    if target.confidence:
+        facts.append(f"CONFIDENCE {escape(target.confidence)}")
+    if target.validated_text:
+        facts.append(f"VALIDATED {escape(target.validated_text)}")
+    parts = [head, escape(target.tldr) if target.tldr else "_(no TLDR)_", " · ".join(facts)]
+    if target.concept != row.concept:
+        parts.append(
+            f"{escape(target.path)} declares `{target.concept}`, not `{row.concept}`: regenerate the index."
+        )
+    return _hover("\n\n".join(parts), span)
+
+
+def _entry_date_markdown(bank: Bank, kf: KnowledgeFile, rel: Relationship) -> str:
+    """An entry's date: when the relationship was last validated, and whether it is stale now."""
+    date = escape(rel.date_text or "")
+    parts = [
+        f"**{date}** — when this relationship to `{rel.concept}` (SIMILAR_{rel.tier}) was last "
+        "validated: someone checked then that the two belong together in this tier."
+    ]
+    target = bank.file_of(rel.concept)
+    if rel.date is None:
+        parts.append("This is not a valid date: write `YYYY-MM` or `YYYY-MM-DD`.")
+    elif rel.date.is_after(today()):
+        parts.append("This date is in the future: use this month or an earlier one.")
+    elif target is None:
+        parts.append(f"No file of the bank declares `{rel.concept}`.")
+    else:
+        updated = bank.updated_date(target)
+        source = _STALENESS_WORD.get(bank.staleness_source, "updated")
+        if updated is None:
+            parts.append(f"`{rel.concept}` has no date of its own, so this cannot go stale.")
+        elif updated.is_after(rel.date):
+            parts.append(
+                f"⚠️ **Stale**: `{rel.concept}` was {source} on **{updated}**, after this date: re-read "
+                f"{link(kf, target)} and re-validate the relationship (quick fix)."
+            )
+        else:
+            parts.append(f"Current: `{rel.concept}` was last {source} on {updated}, not after this date.")
+    parts.append(f"[Dates and staleness]({doc_url('dates-and-staleness')})")
+    return "\n\n".join(parts)
+
+
+def _validated_markdown(bank: Bank, kf: KnowledgeFile) -> str:
+    """VALIDATED: what it means, and which relationships to this file it makes stale."""
+    date = escape(kf.validated_text)
+    parts = [f"**{date}** — when this header was last checked against its body (VALIDATED)."]
+    written = parse_date(kf.validated_text)
+    if written is None:
+        parts.append("This is not a valid date: write `YYYY-MM` or `YYYY-MM-DD`.")
+    elif written.is_after(today()):
+        parts.append("This date is in the future: use this month or an earlier one.")
+    elif kf.concept:
+        updated = bank.updated_date(kf)
+        stale: list[KnowledgeFile] = []
+        for path in bank.backlinks.get(kf.concept, ()):
+            other = bank.files.get(path)
+            if other is None or path == kf.path:
+                continue
+            if updated is not None and any(
+                concept == kf.concept and date is not None and updated.is_after(date)
+                for concept, _tier, _text, date in other.relations
+            ):
+                stale.append(other)
+        if bank.staleness_source != "validated" and updated is not None:
+            source = _STALENESS_WORD.get(bank.staleness_source, "updated")
+            parts.append(f"Staleness is measured by the file's {source} date here: {updated}.")
+        if stale:
+            stale.sort(key=lambda f: (f.concept or "", f.path))
+            n = len(stale)
+            parts.append(
+                f"⚠️ {n} file{'s' * (n != 1)} relate{'s' * (n == 1)} to `{kf.concept}` with an earlier "
+                f"date, so {'those relationships are' if n != 1 else 'that relationship is'} stale: "
+                f"{_listing(kf, stale)}"
+            )
+        else:
+            parts.append(f"No relationship to `{kf.concept}` is dated earlier: none is stale.")
+    parts.append(f"[Dates and staleness]({doc_url('dates-and-staleness')})")
+    return "\n\n".join(parts)
 
 
 def _hover(markdown: str, span: Span) -> types.Hover:
@@ -126,7 +242,12 @@ def escape(text: str) -> str:
 
 def link(kf: KnowledgeFile, target: KnowledgeFile) -> str:
     """A Markdown link from ``kf`` to ``target``, relative to ``kf``'s folder."""
-    return f"[{escape(target.path)}]({quote(relative(kf.path, target.path))})"
+    return link_from(kf.path, target)
+
+
+def link_from(source: str, target: KnowledgeFile) -> str:
+    """A Markdown link from the bank file ``source`` to ``target``, relative to ``source``'s folder."""
+    return f"[{escape(target.path)}]({quote(relative(source, target.path))})"
 
 
 def relative(source: str, target: str) -> str:

@@ -15,8 +15,9 @@ from ...core.bank import read_text
 from ...core.compile.compiler import compile_header, provider_for
 from ...core.compile.job import Job, Usage
 from ...core.compile.model import CompileError
+from ...core.header_changes import describe
 from ..pygls_compat import forget_progress
-from .actions import replace_prefix_edit, text_edit
+from .actions import annotations_supported, recompile_annotation, replace_prefix_edit, text_edit
 
 if TYPE_CHECKING:
     from ..server import CkpServer
@@ -98,7 +99,10 @@ async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
     if compiled.text == text:
         _end(ls, token, progress, f"header already up to date{_spent(compiled.usage)}")
         return {"applied": False, "reason": "unchanged", **_usage_of(compiled.usage)}
-    edit = text_edit(uri, version, [replace_prefix_edit(compiled.replaced, compiled.header)])
+    confirm = None
+    if annotations_supported(ls.client_capabilities):  # VS Code shows the change and asks first
+        confirm = recompile_annotation(describe(text, compiled.text, doc.rel))
+    edit = text_edit(uri, version, [replace_prefix_edit(compiled.replaced, compiled.header)], confirm)
     _end(ls, token, progress, f"applying{_spent(compiled.usage)}")
     result = await ls.workspace_apply_edit_async(
         types.ApplyWorkspaceEditParams(edit=edit, label="Recompile CKP header")

@@ -6,19 +6,18 @@ from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
 
 from ...core.references import Token, plan_rename, rename_problem, token_at
 from ..convert import to_range, uri_of
+from ..pygls_compat import Refusal
 from ..state import Doc
 
 _RENAMABLE = ("concept", "relationship", "index-concept", "index-relationship")
 
 
-class RenameRejected(JsonRpcException):
-    """A rename the server refuses, answered to the client as a RequestFailed error with the reason."""
-
-    CODE = types.LSPErrorCodes.RequestFailed.value
+class RenameRejected(Refusal):
+    """A rename the server refuses, answered to the client as a RequestFailed error with the reason
+    (and no traceback in the log: it is an answer, not a failure)."""
 
 
 def _token(doc: Doc, line: int, col: int) -> Token | None:

@@ -32,9 +32,7 @@ async def code_action(ls: CkpServer, params: types.CodeActionParams) -> list[typ
     opened = ls.workspace.text_documents.get(uri)
     version = opened.version if opened is not None else None
     if doc.is_index:
-        return actions.index_fix(doc.bank, params.context.diagnostics) + actions.source_actions(
-            uri, True, doc.bank
-        )
+        return actions.regenerate_index(doc.bank, params.context.diagnostics)
     text = opened.source if opened is not None else ""
     offline = doc.bank.config.llm.provider == "offline"
     out: list[types.CodeAction] = []
@@ -47,5 +45,7 @@ async def code_action(ls: CkpServer, params: types.CodeActionParams) -> list[typ
     if not only or any(
         k.startswith(("refactor", "source")) and not k.startswith("source.fixAll") for k in only
     ):
-        out += actions.source_actions(uri, False, doc.bank)
+        recompile = actions.recompile_action(doc.bank, doc.rel, uri, text, params.range.start.line, offline)
+        out += [recompile] if recompile is not None else []
+        out += actions.regenerate_index(doc.bank)
     return out

@@ -7,7 +7,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from ..features.hover import hover as hover_at
+from ..features.hover import hover_in
 from ..server import CkpServer, guarded, server, when_ready
 
 
@@ -16,5 +16,4 @@ from ..server import CkpServer, guarded, server, when_ready
 def hover(ls: CkpServer, params: types.HoverParams) -> Generator[Any, Any, Any]:
     yield from when_ready(ls)
     doc = ls.doc_at(params.text_document.uri)
-    kf = doc.file if doc is not None else None
-    return hover_at(doc.bank, kf, params.position.line, params.position.character) if doc and kf else None
+    return hover_in(doc.bank, doc.rel, params.position.line, params.position.character) if doc else None

@@ -1,10 +1,13 @@
-"""``textDocument/codeLens``."""
+"""``textDocument/codeLens`` and the command its lens carries, ``ckp.showReferences``."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from lsprotocol import types
 
-from ..features.lens import code_lenses
+from ..features.lens import SHOW_REFERENCES, code_lenses
+from ..features.references import references
 from ..server import CkpServer, guarded, server
 
 
@@ -14,3 +17,21 @@ async def code_lens(ls: CkpServer, params: types.CodeLensParams) -> list[types.C
     await ls.indexer.ready.wait()
     doc = ls.doc_at(params.text_document.uri)
     return code_lenses(doc) if doc else []
+
+
+@server.command(SHOW_REFERENCES)
+@guarded([])
+async def show_references(ls: CkpServer, *args: Any) -> list[types.Location]:
+    """The references the lens counts, for ``[uri, position]``.
+
+    Registered so that every client may run the lens (Neovim refuses a command the server does not
+    list). A client shows them its own way: VS Code's extension opens its references view, a Neovim
+    user can map the command to ``vim.lsp.buf.references()`` (docs/neovim.md).
+    """
+    await ls.indexer.ready.wait()
+    uri, at = (args[0], args[1]) if len(args) >= 2 else (None, None)
+    if not isinstance(uri, str) or not isinstance(at, dict):
+        return []
+    doc = ls.doc_at(uri)
+    line, col = int(at.get("line", 0)), int(at.get("character", 0))
+    return (references(doc, line, col, include_declaration=False) or []) if doc else []

@@ -11,7 +11,8 @@
 //   concept:      the concept named by that entry (the mouse hovers it),
 //   expectHover:  text the hover must contain (the related concept's TLDR), or a list of
 //                 alternatives (a header that repeats TLDR),
-//   quickFix:     title of the code action to apply, e.g. "Recompile CKP header",
+//   quickFix:     title of the code action to apply, e.g. "Recompile header",
+//   expectPreview: the action's edit needs confirmation: require the Refactor Preview, then Apply,
 //   routeQuery:   a query for "CKP: Preview routing for a query",
 //   routeExpect:  a concept the routing must load,
 //   timeoutMs:    per-step timeout,
@@ -269,6 +270,34 @@ async function main() {
             await page.keyboard.press('ArrowDown');
         }
         await page.keyboard.press('Enter');
+        if (config.expectPreview) {
+            // The edit carries a change annotation that needs confirmation: VS Code shows it in
+            // the Refactor Preview and changes nothing until the user applies it.
+            const panel = page.locator('.bulk-edit-panel');
+            try {
+                await panel.waitFor({ state: 'visible', timeout: T });
+            } catch (error) {
+                await screenshot('no-preview');
+                throw new Error(`"${config.quickFix}" opened no Refactor Preview; the file is now:\n${await editorText()}`);
+            }
+            await page.waitForTimeout(500);
+            result.checks.previewShown = true;
+            result.checks.previewText = norm(await panel.textContent()).slice(0, 300);
+            result.checks.unchangedBeforeApply = (await editorText()) === before;
+            // A change that needs confirmation starts unticked: the user ticks it, then applies.
+            const boxes = panel.locator('input.edit-checkbox');
+            result.checks.untickedInPreview = !(await boxes.first().isChecked());
+            await screenshot('refactor-preview');
+            await boxes.first().click({ timeout: 10000 });
+            result.checks.tickedToApply = await boxes.first().isChecked();
+            const apply = panel.locator('.buttons .monaco-button').first();
+            result.checks.applyButton = norm(await apply.textContent().catch(() => ''));
+            await apply.click({ timeout: 10000 }).catch(async () => {
+                // An overlay can swallow the click: the keyboard shortcut of the view does the same.
+                await panel.locator('.monaco-list').first().focus();
+                await page.keyboard.press('Control+Enter');
+            });
+        }
         const deadline = Date.now() + T;
         let after = before;
         while (Date.now() < deadline && after === before) {

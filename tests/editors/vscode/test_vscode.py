@@ -3,7 +3,8 @@
 Builds the .vsix (or uses $CKP_VSIX), installs code-server into a cache folder if needed
 (install-code-server.sh), installs the extension, opens a workspace holding memory banks and
 lets drive.mjs act like a user: Ctrl+P, squiggles, Problems panel, hover over a SIMILAR entry,
-Ctrl+. → "Recompile CKP header". Screenshots go to test-artifacts/vscode/.
+Ctrl+. → "Recompile header: …", confirmed in the Refactor Preview. Screenshots go to
+test-artifacts/vscode/.
 
 Missing tools skip the test, or fail it when CI=true. See README in this folder.
 """
@@ -35,7 +36,7 @@ REPO = HERE.parents[2]
 CLIENT = REPO / "vscode-client"
 ARTIFACTS = REPO / "test-artifacts" / "vscode"
 CODE_SERVER_VERSION = "4.100.3"
-QUICK_FIX = "Recompile CKP header"
+QUICK_FIX = "Recompile header"  # "Recompile header: TLDR, +2 −1 keywords, …"
 SAMPLE_BANKS = ["samples/broken/memory-bank", "samples/mentat/memory-bank"]
 
 HEADER_LINE = re.compile(r"^\ufeff?([A-Z][A-Z0-9_]*):\s*(.*?)\s*$")
@@ -526,6 +527,7 @@ def test_vscode_extension(tmp_path: Path) -> None:
         "concept": target.concept,
         "expectHover": target.tldrs,
         "quickFix": QUICK_FIX,
+        "expectPreview": True,
         "routeQuery": f"how does {target.own_concept} work",
         "routeExpect": target.own_concept,
     }
@@ -534,6 +536,14 @@ def test_vscode_extension(tmp_path: Path) -> None:
     assert result.get("ok"), (
         f"VS Code check failed at step {result.get('failedStep')!r}: {result.get('error')}\n"
         f"notifications: {result.get('notifications')}\nscreenshots: {ARTIFACTS}"
+    )
+    # Recompile's edit needs confirmation: VS Code showed it in the Refactor Preview and changed
+    # nothing until Apply.
+    checks = result.get("checks", {})
+    assert checks.get("previewShown") and checks.get("unchangedBeforeApply"), checks
+    assert checks.get("untickedInPreview"), checks  # needsConfirmation: VS Code waits for the user
+    assert re.match(r"Recompile header: \S", next(t for t in checks["quickFixMenu"] if "Recompile" in t)), (
+        checks
     )
     # The extension started the server itself: `-m ckp_lsp` (or ckp-lsp) plus --stdio.
     servers = run.summary["servers"]

@@ -1,0 +1,2 @@
+# in the project's root folder
+claude mcp add ckp -- ckp mcp "$PWD"
