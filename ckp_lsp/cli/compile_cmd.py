@@ -24,6 +24,7 @@ from ..core.dates import current_month
 from ..core.discovery import INDEX_NAME, bank_of, named_bank
 from ..core.text import BOM
 from ..core.writes import WriteRefused, write_atomic
+from . import compile_llm
 from .output import display_path
 
 
@@ -47,6 +48,18 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--command", help="for --provider command: a program reading the prompt on stdin")
     p.add_argument(
         "--timeout", type=seconds, help="the deadline in seconds for one file's answer (default 60)"
+    )
+    p.add_argument(
+        "--jobs",
+        type=compile_llm.jobs,
+        default=compile_llm.DEFAULT_JOBS,
+        help=f"with an LLM provider: requests at a time (default {compile_llm.DEFAULT_JOBS})",
+    )
+    p.add_argument(
+        "--max-tokens-total",
+        type=compile_llm.tokens,
+        metavar="N",
+        help="with an LLM provider: start no further file once N tokens were spent",
     )
     p.add_argument("--dry-run", action="store_true", help="compile but write nothing")
     p.add_argument("--diff", action="store_true", help="show what changes as a unified diff")
@@ -122,6 +135,10 @@ def run(args: argparse.Namespace) -> int:
         if _llm(args, bank.config.llm).provider == "offline":
             _tell_config(bank)
             return _run_all_offline(args, bank, sorted({rel for _, rel in targets}))
+    if any(_llm(args, config_for_bank(root).llm).provider != "offline" for root in {r for r, _ in targets}):
+        return compile_llm.run_with_provider(
+            args, targets, lambda bank: _llm(args, bank.config.llm), _tell_config
+        )
     banks: dict[Path, Bank] = {}
     failed = changed = 0
     show_progress = len(targets) > 1 and sys.stderr.isatty()

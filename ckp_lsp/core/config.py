@@ -52,6 +52,7 @@ class LlmConfig:
     base_url: str | None = None
     command: str | None = None
     timeout: float = 60.0
+    candidates: int = 40  # the other concepts a prompt lists at most (the header's, then the best)
 
 
 #: Markdown files of a bank that are not knowledge files: the bank's own README, the entry file
@@ -264,8 +265,14 @@ def _merge(config: Config, s: dict[str, Any]) -> Config:
         merged = dict(config.diagnostics)
         for code, sev in diags.items():
             code = str(code).upper()
-            if code not in CODES or str(sev).lower() not in _SEVERITIES:
-                problems.append(f"diagnostics: {code} = {sev!r} is not a known code and severity")
+            if code not in CODES:
+                first, last = min(CODES), max(CODES)
+                problems.append(f"diagnostics.{code} is not a diagnostic code ({first} to {last})")
+                continue
+            if str(sev).lower() not in _SEVERITIES:
+                problems.append(
+                    f"diagnostics.{code} = {sev!r} is not a severity: use error, warning, information, hint or off"
+                )
                 continue
             merged[code] = _SEVERITIES[str(sev).lower()]
         changes["diagnostics"] = merged
@@ -292,6 +299,12 @@ def _merge_llm(llm: LlmConfig, s: dict[str, Any], problems: list[str]) -> LlmCon
     ):
         if isinstance(s.get(key), str) and s[key]:
             changes[name] = s[key]
+    count = s.get("candidates")
+    if count is not None:
+        if isinstance(count, int) and not isinstance(count, bool) and 1 <= count <= 1000:
+            changes["candidates"] = count
+        else:
+            problems.append(f"llm.candidates = {count!r} is not a number of concepts from 1 to 1000")
     timeout = s.get("timeout")
     if timeout is not None:
         if valid_timeout(timeout):

@@ -130,7 +130,7 @@ def test_an_unusable_answer_fails_and_leaves_the_file_alone(
     captured = capsys.readouterr()
     assert "ckp: bank/memory-bank/jwt.md: " in captured.err
     assert re.search(r"not a JSON header object|HTTP 500", captured.err)
-    assert "1 file(s): 0 recompiled, 1 failed." in captured.err
+    assert "1 file(s): 0 recompiled, 1 failed; " in captured.err
     assert KEY not in captured.out + captured.err
 
 

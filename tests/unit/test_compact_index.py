@@ -77,3 +77,20 @@ def test_the_route_table_reader_routes_from_a_compact_index_as_from_the_headers(
         assert [(e.concept, e.reason) for e in a.loaded] == [(e.concept, e.reason) for e in b.loaded], q
         # (file sizes differ: the reader counts bytes of the files it does not open, as documented)
         assert a.tokens.index == b.tokens.index and a.declaration == b.declaration
+
+
+def test_every_index_format_is_offered_by_ckp_index_ckp_bench_and_vs_code() -> None:
+    import json
+
+    from ckp_lsp.cli.main import parser
+    from ckp_lsp.core.config import INDEX_FORMATS
+
+    assert "compact" in INDEX_FORMATS
+    for argv, flag in ((["index", "b"], "--format"), (["bench", "b", "--queries", "q"], "--index-format")):
+        for form in INDEX_FORMATS:
+            assert form in vars(parser(argv).parse_args([*argv, flag, form])).values()
+        with pytest.raises(SystemExit):
+            parser(argv).parse_args([*argv, flag, "tabular"])
+    package = json.loads((Path(__file__).parents[2] / "vscode-client" / "package.json").read_text())
+    setting = package["contributes"]["configuration"]["properties"]["ckp.index.format"]
+    assert tuple(setting["enum"]) == INDEX_FORMATS

@@ -136,6 +136,7 @@ def test_a_key_and_any_long_part_of_it_are_blanked(shown: str) -> None:
 def test_blanking_leaves_other_text_alone() -> None:
     assert blank("HTTP 500: upstream exploded", [KEY]) == "HTTP 500: upstream exploded"
     assert blank("short", ["abc"]) == "short"
+    assert blank("asked for k", ["k"]) == "asked for ***"  # a short key: only as a whole word
 
 
 @pytest.mark.parametrize("flavour", FLAVOURS)

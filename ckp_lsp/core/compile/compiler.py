@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 from ..bank import Bank
@@ -22,6 +23,7 @@ from ..findings import Severity
 from ..knowledge import CONCEPT_RE, read_knowledge_file
 from ..rewrite import body_of, replace_header
 from .answer import answer_problems, normalize_answer, parse_answer
+from .candidates import DEFAULT_CANDIDATES, candidates
 from .job import Job, Usage
 from .merge import offline_values
 from .model import Answer, CompileError, CompileInput, ConceptSummary
@@ -48,13 +50,15 @@ def provider_for(llm: LlmConfig, env: Mapping[str, str] | None = None) -> Provid
     """The configured LLM provider, or None for the offline compiler."""
     if llm.provider == "offline":
         return None
-    return make_provider(
+    provider = make_provider(
         llm.provider,
         model=llm.model,
         base_url=llm.base_url,
         command=llm.command,
         env=env if env is not None else os.environ,
     )
+    provider.candidates = llm.candidates
+    return provider
 
 
 def compile_input(bank: Bank, rel: str, text: str) -> CompileInput:
@@ -66,16 +70,24 @@ def compile_input(bank: Bank, rel: str, text: str) -> CompileInput:
         for o in bank.sorted_files()
         if o.concept and o.path != rel and o.concept != concept
     )
-    return CompileInput(body=body_of(text), concept=concept, others=others, path_hint=PurePosixPath(rel).stem)
+    return CompileInput(
+        body=body_of(text),
+        concept=concept,
+        others=others,
+        path_hint=PurePosixPath(rel).stem,
+        current=tuple(r[0] for r in kf.relations),
+    )
 
 
 _CACHE: OrderedDict[str, Answer] = OrderedDict()
 _CACHE_SIZE = 256
+_CACHE_LOCK = threading.Lock()
 
 
 def _cache_key(inp: CompileInput, provider: Provider | None) -> str:
     h = hashlib.sha256()
     h.update(repr((provider.name if provider else "offline", getattr(provider, "model", ""))).encode())
+    h.update(repr(getattr(provider, "candidates", DEFAULT_CANDIDATES)).encode())
     h.update(repr((inp.body, inp.concept, inp.path_hint, inp.others)).encode())
     return h.hexdigest()
 
@@ -84,22 +96,27 @@ def get_answer(inp: CompileInput, provider: Provider | None, timeout: float | Jo
     """The normalised answer for ``inp`` and whether it came from the cache; ``timeout`` is the
     deadline of the whole answer (the repair round included), or the job carrying it."""
     key = _cache_key(inp, provider)
-    if key in _CACHE:
-        _CACHE.move_to_end(key)
-        return _CACHE[key], True
+    with _CACHE_LOCK:  # ``compile --jobs`` asks from several threads
+        if key in _CACHE:
+            _CACHE.move_to_end(key)
+            return _CACHE[key], True
     known = [o.concept for o in inp.others]
     taken = set(known)
     if provider is None:
         answer = _unique_concept(normalize_answer(compile_offline(inp), known, inp.concept), taken)
     else:
         answer = _ask(inp, provider, as_job(timeout), known, taken)
-    _CACHE[key] = answer
-    if len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
+    with _CACHE_LOCK:
+        _CACHE[key] = answer
+        if len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
     return answer, False
 
 
 def _ask(inp: CompileInput, provider: Provider, job: Job, known: list[str], taken: set[str]) -> Answer:
+    # The prompt lists a bounded few of the others, so that it does not grow with the bank; an
+    # answer may still name any concept of the bank.
+    inp = replace(inp, others=candidates(inp, getattr(provider, "candidates", DEFAULT_CANDIDATES)))
     raw = provider.complete(build_prompt(inp), job)
     answer = normalize_answer(parse_answer(raw), known, inp.concept)
     problems = answer_problems(answer, needs_concept=inp.concept is None, taken=taken)

@@ -32,7 +32,11 @@ def blank(text: str, secrets: Iterable[str | None] | None = None) -> str:
     hidden = [False] * len(text)
     for key in keys:
         key = _SPACE.sub("", key)
-        size = min(FRAGMENT, len(key))
+        if len(key) < FRAGMENT:  # too short for its parts to mean anything: only the whole word
+            for m in re.finditer(rf"(?<!\w){re.escape(key)}(?!\w)", text):
+                hidden[m.start() : m.end()] = [True] * (m.end() - m.start())
+            continue
+        size = FRAGMENT
         grams = {key[i : i + size] for i in range(len(key) - size + 1)}
         for start in range(len(compact) - size + 1):
             if compact[start : start + size] in grams:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from . import transport
+from .candidates import DEFAULT_CANDIDATES
 from .job import Job, Usage
 from .keys import api_keys, blank
 from .prompt import SCHEMA_NAME, Prompt, answer_schema
@@ -47,6 +48,7 @@ class Provider(Protocol):
     """Something that turns a prompt into the model's answer text."""
 
     name: str
+    candidates: int  # how many of the bank's other concepts its prompts list
 
     def complete(self, prompt: Prompt, job: Job | float) -> str:
         """The model's answer to ``prompt`` by ``job``'s deadline (or within that many seconds),
@@ -81,6 +83,7 @@ class _HttpProvider:
         self.model = model or self.default_model
         self._api_key = api_key or None
         self.structured = True  # until the server rejects it, once per run
+        self.candidates = DEFAULT_CANDIDATES
 
     def __repr__(self) -> str:
         return (
@@ -287,6 +290,7 @@ class CommandProvider:
         if not argv or not argv[0]:
             raise ProviderError("the LLM command is empty; set ckp.llm.command to a program")
         self.argv = list(argv)
+        self.candidates = DEFAULT_CANDIDATES
 
     def __repr__(self) -> str:
         return f"CommandProvider(argv={self.argv!r})"

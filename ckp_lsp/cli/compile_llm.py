@@ -1,0 +1,224 @@
+"""``ckp compile`` with an LLM provider: a few requests at a time, progress, the bill, and a budget.
+
+Each file is one compile (its prompt, an answer, at most one repair) with its own deadline; ``--jobs``
+of them run at once. The bank is read once and not changed while requests run, so every prompt
+sees the same headers. ``--max-tokens-total`` stops starting new files once the tokens the API
+reported reach the budget; the files in flight finish, so every file is either done or untouched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..core.bank import Bank, read_text
+from ..core.compile.compiler import Compiled, compile_header, provider_for
+from ..core.compile.job import Job, Usage
+from ..core.compile.model import CompileError
+from ..core.compile.providers import Provider
+from ..core.config import LlmConfig, config_for_bank
+from ..core.text import BOM
+from ..core.writes import WriteRefused, write_atomic
+from .output import display_path
+
+DEFAULT_JOBS = 4
+MAX_JOBS = 64
+# The fields without which a header is not complete: ``--all`` without ``--force`` compiles only
+# the files missing one of them (or a header).
+REQUIRED = ("CONCEPT", "TLDR", "ANSWERS_WHEN")
+
+
+def jobs(text: str) -> int:
+    """A ``--jobs`` value: 1 to MAX_JOBS requests at a time."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= MAX_JOBS:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of requests from 1 to {MAX_JOBS}")
+    return value
+
+
+def tokens(text: str) -> int:
+    """A ``--max-tokens-total`` value: a positive number of tokens."""
+    try:
+        value = int(text.replace(",", "").replace("_", ""))
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of tokens")
+    return value
+
+
+def incomplete(bank: Bank, rel: str) -> bool:
+    """Whether a file lacks a header or one of its REQUIRED fields."""
+    kf = bank.files.get(rel)
+    if kf is None or kf.header is None:
+        return True
+    return any(not (f := kf.header.first(name)) or not f.value.strip() for name in REQUIRED)
+
+
+@dataclass
+class _Running:
+    rel: str
+    text: str
+    bom: bool
+    job: Job
+
+
+class Run:
+    """One ``ckp compile`` through a provider over the files of one bank."""
+
+    def __init__(
+        self, args: argparse.Namespace, bank: Bank, llm: LlmConfig, provider: Provider | None
+    ) -> None:
+        self.args = args
+        self.bank = bank
+        self.llm = llm
+        self.provider = provider
+        self.usage = Usage()
+        self.changed = self.failed = self.done = 0
+        self.total = 0
+        self.started = time.monotonic()
+        self.tty = sys.stderr.isatty()
+        self.last_line = 0.0
+
+    def __call__(self, rels: list[str]) -> tuple[int, list[str]]:
+        """Compile ``rels``; the exit code and the files left untouched by the budget."""
+        self.total = len(rels)
+        budget = getattr(self.args, "max_tokens_total", None)
+        waiting = list(reversed(rels))
+        running: dict[Future[Compiled], _Running] = {}
+        untouched: list[str] = []
+        workers = getattr(self.args, "jobs", None) or DEFAULT_JOBS
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            try:
+                while waiting or running:
+                    while waiting and len(running) < workers:
+                        if budget is not None and self.usage.tokens >= budget:
+                            untouched, waiting = list(reversed(waiting)), []
+                            break
+                        self._start(pool, running, waiting.pop())
+                    if not running:
+                        break
+                    finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                    for future in finished:
+                        self._finish(future, running.pop(future))
+            except KeyboardInterrupt:
+                for r in running.values():
+                    r.job.cancel()  # kills a command that is still thinking
+                raise
+        self._clear()
+        return (1 if self.failed or untouched else 0), untouched
+
+    def _start(self, pool: ThreadPoolExecutor, running: dict[Future[Compiled], _Running], rel: str) -> None:
+        path = self.bank.root / rel
+        try:
+            data = path.read_bytes()
+            text = read_text(path)[0]
+        except OSError as exc:
+            self._fail(rel, exc.strerror or str(exc))
+            return
+        job = Job(self.llm.timeout)
+        future = pool.submit(compile_header, self.bank, rel, text, self.provider, job)
+        running[future] = _Running(rel, text, data.startswith(BOM.encode()), job)
+
+    def _finish(self, future: Future[Compiled], r: _Running) -> None:
+        self.usage = self.usage + r.job.usage
+        self.done += 1
+        path = self.bank.root / r.rel
+        try:
+            compiled = future.result()
+        except CompileError as exc:
+            self._fail(r.rel, str(exc))
+            return
+        if compiled.text != r.text:
+            self.changed += 1
+            if self.args.diff or self.args.dry_run:
+                self._clear()
+                from .compile_cmd import _diff
+
+                _diff(path, r.text, compiled.text)
+            if not self.args.dry_run:
+                try:
+                    write_atomic(path, compiled.text, expected=r.text, bom=r.bom, within=self.bank.root)
+                except WriteRefused as exc:
+                    self.changed -= 1
+                    self._fail(r.rel, str(exc), named=False)
+                    return
+        self._progress(r.rel)
+
+    def _fail(self, rel: str, why: str, *, named: bool = True) -> None:
+        self.failed += 1
+        self._clear()
+        where = f"{display_path(self.bank.root / rel)}: " if named else ""
+        print(f"ckp: {where}{why}", file=sys.stderr)
+
+    def _progress(self, rel: str) -> None:
+        if self.total < 2:
+            return
+        line = f"[{self.done}/{self.total}] {self.usage.tokens:,} tokens, {self.usage.requests} requests"
+        if self.tty:
+            sys.stderr.write(f"\r{line} {rel[:36]:<36}")
+            sys.stderr.flush()
+        elif time.monotonic() - self.last_line >= 5 or self.done == self.total:
+            self.last_line = time.monotonic()
+            print(f"ckp: {line}", file=sys.stderr)
+
+    def _clear(self) -> None:
+        if self.tty and self.total > 1:
+            sys.stderr.write("\r" + " " * 100 + "\r")
+
+    def summary(self, skipped: int, untouched: list[str]) -> str:
+        verb = "would change" if self.args.dry_run else "recompiled"
+        u = self.usage
+        lines = [
+            f"{self.done} file(s): {self.changed} {verb}, {self.failed} failed"
+            + (f", {skipped} complete header(s) skipped (--force compiles them too)" if skipped else "")
+            + f"; {u.tokens:,} tokens ({u.prompt_tokens:,} prompt + {u.completion_tokens:,} completion) "
+            f"in {u.requests} request(s) to {self.provider.name if self.provider else 'offline'}, "
+            f"{time.monotonic() - self.started:.1f} s."
+        ]
+        if untouched:
+            lines.insert(
+                0,
+                f"ckp: stopped at the token budget ({u.tokens:,} of --max-tokens-total "
+                f"{self.args.max_tokens_total:,} spent): {len(untouched)} file(s) not compiled and "
+                "left untouched; run again to go on.",
+            )
+        return "\n".join(lines)
+
+
+def run_with_provider(
+    args: argparse.Namespace,
+    targets: list[tuple[Path, str]],
+    llm_of: Callable[[Bank], LlmConfig],
+    tell: Callable[[Bank], None],
+) -> int:
+    """Compile ``targets`` bank by bank through each bank's provider (``--all`` fills unless ``--force``)."""
+    by_bank: dict[Path, list[str]] = {}
+    for root, rel in targets:
+        by_bank.setdefault(root, []).append(rel)
+    fill = args.all is not None and not args.force and not args.files
+    code = 0
+    for root, rels in by_bank.items():
+        bank = Bank.load(root, config_for_bank(root))
+        tell(bank)
+        llm = llm_of(bank)
+        try:
+            provider = provider_for(llm)
+        except CompileError as exc:
+            print(f"ckp: {exc}", file=sys.stderr)
+            code = 1
+            continue
+        chosen = [rel for rel in rels if incomplete(bank, rel)] if fill else rels
+        run = Run(args, bank, llm, provider)
+        result, untouched = run(chosen)
+        print(run.summary(len(rels) - len(chosen), untouched), file=sys.stderr)
+        code = code or result
+    return code
