@@ -15,6 +15,7 @@ from ckp_lsp.core.bank import Bank, read_text
 from ckp_lsp.core.checks import check_file
 from ckp_lsp.core.compile import compiler
 from ckp_lsp.core.compile.answer import sentence_count
+from ckp_lsp.core.discovery import find_banks
 from ckp_lsp.core.findings import Severity
 from ckp_lsp.core.rewrite import body_of
 from ckp_lsp.core.route import route
@@ -98,16 +99,17 @@ def test_an_out_of_domain_question_still_loads_nothing(recompiled: tuple[Bank, d
 
 
 #: every sample bank a user can try (those with questions to route), in any language
-SAMPLES = sorted(p.parent / "memory-bank" for p in SAMPLE.parent.glob("*/queries.yaml"))
+#: (the bank is ``memory-bank/`` or the folder the sample's ``.ckp.toml`` names)
+SAMPLES = sorted(find_banks([p.parent])[0] for p in SAMPLE.parent.glob("*/queries.yaml"))
 
 
-@pytest.mark.parametrize("sample", SAMPLES, ids=[p.parent.name for p in SAMPLES])
+@pytest.mark.parametrize("sample", SAMPLES, ids=[p.relative_to(SAMPLE.parent).parts[0] for p in SAMPLES])
 def test_every_sample_recompiles_to_a_fixed_point_with_one_sentence_tldrs(
     sample: Path, tmp_path: Path
 ) -> None:
     """Headers stripped, `compile --all` twice: the second run changes no byte, the bank has no
     error, and every TLDR is one sentence."""
-    root = tmp_path / sample.parent.name / "memory-bank"
+    root = tmp_path / sample.relative_to(SAMPLE.parent).parts[0] / "memory-bank"
     shutil.copytree(sample, root)
     for rel in Bank.load(root).files:
         path = root / rel
