@@ -265,8 +265,14 @@ def _merge(config: Config, s: dict[str, Any]) -> Config:
         merged = dict(config.diagnostics)
         for code, sev in diags.items():
             code = str(code).upper()
-            if code not in CODES or str(sev).lower() not in _SEVERITIES:
-                problems.append(f"diagnostics: {code} = {sev!r} is not a known code and severity")
+            if code not in CODES:
+                first, last = min(CODES), max(CODES)
+                problems.append(f"diagnostics.{code} is not a diagnostic code ({first} to {last})")
+                continue
+            if str(sev).lower() not in _SEVERITIES:
+                problems.append(
+                    f"diagnostics.{code} = {sev!r} is not a severity: use error, warning, information, hint or off"
+                )
                 continue
             merged[code] = _SEVERITIES[str(sev).lower()]
         changes["diagnostics"] = merged
