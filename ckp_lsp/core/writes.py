@@ -225,7 +225,7 @@ def _replace_and_detect(tmp: str, path: Path, original: bytes) -> None:
     replaced, so that an edit written into it meanwhile is detected afterwards and put back."""
     kept: str | None = f"{tmp}.old"
     try:
-        os.link(path, kept)
+        os.link(path, f"{tmp}.old")
     except OSError:
         kept = None  # no hard links here: the check before the rename is all there is
     try:
