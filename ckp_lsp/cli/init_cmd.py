@@ -118,7 +118,9 @@ def _adopt(adopt_bank: Any, bank: Path) -> int:
     if not done.compiled and not done.failed and not done.index_written:
         print(f"{where} is adopted already: every knowledge file has a header and the index is current.")
         return 0
-    print(f"Adopted the bank {where}: {len(done.compiled)} file(s) got a header (compiled offline).")
+    print(
+        f"Adopted the bank {where}: {len(done.compiled)} file(s) got a header or its missing fields (compiled offline)."
+    )
     for rel in done.compiled:
         print(f"  {display_path(bank / rel)}")
     for rel, why in done.failed:

@@ -365,7 +365,7 @@ class Adopted:
     """What ``adopt_bank`` did to a bank that was there before ``ckp init``."""
 
     bank: Path
-    compiled: list[str]  # files that got a header
+    compiled: list[str]  # files that got a header, or the fields their header lacked
     failed: list[tuple[str, str]]  # (file, why) of the files that could not get one
     index_written: bool
 
@@ -380,30 +380,39 @@ def existing_bank(project_dir: Path) -> Path | None:
 
 
 def adopt_bank(bank_root: Path) -> Adopted:
-    """Give every knowledge file without a header one (compiled offline, the body untouched), and
-    write the index; headers there are the user's and stay as they are."""
-    from .compile.compiler import compile_header
-    from .compile.model import CompileError
+    """What ``ckp compile --all`` and ``ckp index`` do, for a bank that was there before ``ckp init``:
+    files without a header get one and the others their missing fields (compiled offline, in one
+    phased run over the whole bank, bodies untouched), then the index is written."""
+    from .bank import read_text
+    from .compile.compile_all import compile_all
     from .writes import WriteRefused
 
     bank = Bank.load(bank_root, config_for_bank(bank_root))
-    compiled: list[str] = []
+    texts: dict[str, str] = {}
+    boms: dict[str, bool] = {}
     failed: list[tuple[str, str]] = []
-    for rel in sorted(bank.files):
-        kf = bank.files[rel]
-        if kf.concept or not any(f.code == "CKP001" for f in kf.local):
-            continue  # a header already, or a template to copy (no finding)
-        path = bank_root / rel
+    for rel, kf in sorted(bank.files.items()):
+        if not (kf.concept or kf.local or (kf.header and kf.header.fields)):
+            continue  # a template to copy (no header, no finding)
         try:
-            data = path.read_bytes()
-            text = data.decode("utf-8").removeprefix("\ufeff")
-            result = compile_header(bank, rel, text)
-            write_atomic(path, result.text, expected=text, bom=data.startswith(codecs.BOM_UTF8))
-        except (CompileError, OSError, UnicodeDecodeError, WriteRefused) as exc:
+            texts[rel] = read_text(bank_root / rel)[0]
+            boms[rel] = (bank_root / rel).read_bytes().startswith(codecs.BOM_UTF8)
+        except OSError as exc:
             failed.append((rel, str(exc)))
+    compiled: list[str] = []
+    for out in compile_all(bank, texts, current_month()):
+        if out.error:
+            failed.append((out.rel, out.error))
             continue
-        bank.set_file(rel, result.text)
-        compiled.append(rel)
+        if not out.changed:
+            continue
+        try:
+            write_atomic(bank_root / out.rel, out.new, expected=out.old, bom=boms[out.rel], within=bank_root)
+        except WriteRefused as exc:
+            failed.append((out.rel, str(exc)))
+            continue
+        bank.set_file(out.rel, out.new)
+        compiled.append(out.rel)
     index = update_index_text(bank.index_text, bank)
     written = index != bank.index_text
     if written:

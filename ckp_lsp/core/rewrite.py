@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from .header import CKP_FIELDS, LIST_FIELDS, Header, parse_header
 from .text import line_offsets, newline_of, split_lines
 
-_PLAIN_YAML = re.compile(r"^[A-Za-z0-9_(][^\n\r\"'{}\[\]`]*$")
+#: a value YAML reads back as written without quotes (a quote inside a word, "service's", is plain)
+_PLAIN_YAML = re.compile(r"^[A-Za-z0-9_(][^\n\r{}\[\]`]*$")
 _YAML_WORDS = frozenset({"null", "~", "true", "false", "yes", "no", "on", "off"})
 
 
@@ -42,7 +43,9 @@ def body_of(text: str) -> str:
     return text[header_region(text).body_offset :]
 
 
-def _yaml_scalar(value: str) -> str:
+def _yaml_scalar(value: str, flow: bool = False) -> str:
+    """``value`` as YAML writes it: plain when YAML reads it back unchanged, else double-quoted
+    (``flow``: as an item of a ``[a, b]`` list, where a comma would end it)."""
     if not value:
         return '""'
     plain = (
@@ -51,6 +54,7 @@ def _yaml_scalar(value: str) -> str:
         and ": " not in value
         and " #" not in value
         and value.lower() not in _YAML_WORDS
+        and not (flow and "," in value)
     )
     if plain:
         return value
@@ -76,10 +80,14 @@ def render_header(
         return nl.join(out) + nl
     body = []
     block_style = _block_list_keys(header)
+    flow_style = _flow_list_keys(header, lines)
     for k, v in ordered:
         if isinstance(v, list) and k in block_style:
             body.append(f"{k}:")
             body.extend(f"  - {_yaml_scalar(item)}" for item in v)
+        elif k in flow_style:  # written ``[a, b]``: kept that way
+            items = v if isinstance(v, list) else [i.strip() for i in v.split(",") if i.strip()]
+            body.append(f"{k}: [{', '.join(_yaml_scalar(item, flow=True) for item in items)}]")
         else:
             text = ", ".join(v) if isinstance(v, list) else v
             body.append(f"{k}: {_yaml_scalar(text)}")
@@ -93,6 +101,17 @@ def _kept_bare_fields(header: Header | None, lines: list[str] | None) -> list[st
     if header is None or lines is None or header.form != "bare":
         return []
     return [lines[f.line] for f in header.fields if f.key not in CKP_FIELDS]
+
+
+def _flow_list_keys(header: Header | None, lines: list[str] | None) -> set[str]:
+    """The list fields of a front matter written as a flow list on their key's line, ``KEY: [a, b]``."""
+    if header is None or lines is None or header.form != "frontmatter":
+        return set()
+    return {
+        f.key
+        for f in header.fields
+        if f.key in LIST_FIELDS and lines[f.line].partition(":")[2].lstrip().startswith("[")
+    }
 
 
 def _block_list_keys(header: Header | None) -> set[str]:

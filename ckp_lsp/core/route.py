@@ -169,6 +169,12 @@ def _text_words(text: str, language: str | None) -> list[str]:
     return [w.casefold() for w in segmented(text, language) if _WORD.search(w)]
 
 
+def _english_stop(word: str) -> bool:
+    from .language import stop_words
+
+    return word in stop_words(("en",))
+
+
 def _keyword_lines(table: RouteTable) -> list[str]:
     """Each file's keywords and concept (last), normalised and joined by SEPARATOR; empty for a
     file without a concept (it has no index row: nothing routes to it).
@@ -247,35 +253,29 @@ class Router:
         return sorted(w for w in self.vocabulary if len(w) >= CJK_INSIDE_MIN and CJK_RUN.fullmatch(w))
 
     @cached_property
-    def _whole(self) -> frozenset[str]:
-        """Every keyword and concept, normalised: an English stop word the bank claims as a whole
-        keyword ("orders", "state") is its topic, not a stop word."""
-        return frozenset(self._items)
-
-    @cached_property
     def _bank_languages(self) -> tuple[str, ...]:
         from .language import languages
 
         return languages(self._text.replace(SEPARATOR, ", "))
 
-    def _stops(self, languages: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
-        """(stop words of the languages other than English, English stop words)."""
+    def _stops(self, languages: tuple[str, ...]) -> frozenset[str]:
+        """The stop words of ``languages`` but English: "для", "với", "または", "の".
+
+        ISO's English list also names topics of a technical bank ("orders", "state", "call"), and
+        an English stop word in a keyword is the bank's choice; English stop words are only kept
+        from matching as typos of other words (see ``matched_tokens``).
+        """
         from .language import stop_words
 
-        return stop_words(c for c in languages if c != "en"), stop_words(("en",))
-
-    def _is_stop(self, word: str, stops: tuple[frozenset[str], frozenset[str]]) -> bool:
-        other, english = stops
-        return word in other or (word in english and word not in self._whole)
+        return stop_words(c for c in languages if c != "en")
 
     def _content(self, toks: tuple[str, ...]) -> tuple[str, ...]:
         """A keyword's words without its stop words (the query's are not matched either); a keyword
-        of stop words alone keeps them all."""
+        of stop words alone matches nothing."""
         if len(toks) < 2:
             return toks
         stops = self._stops(self._bank_languages)
-        kept = tuple(t for t in toks if not self._is_stop(t, stops))
-        return kept or toks
+        return tuple(t for t in toks if t not in stops) or toks
 
     @cached_property
     def _long(self) -> list[str]:
@@ -361,7 +361,7 @@ class Router:
         candidates: dict[str, list[str]] = {}
         for q in sorted(set(found), reverse=True):  # ties: the alphabetically first word wins
             hits = [s for s in _stems(q) if s in vocab]
-            if not hits and len(q) >= FUZZY_MIN_LENGTH and not CJK_RUN.search(q):
+            if not hits and len(q) >= FUZZY_MIN_LENGTH and not CJK_RUN.search(q) and not _english_stop(q):
                 # Only a word the bank does not know can be a typo of one it does.
                 hits = sorted(self._typo_of(q))
             if hits:
@@ -377,13 +377,13 @@ class Router:
             return out
         stops = self._query_stops(query)
         for q, hits in candidates.items():
-            if self._is_stop(q, stops):
-                continue  # "для", "の", "the": no topic of the bank, in any language
+            if q in stops:
+                continue  # "для", "の", "với": no topic of the bank, whatever its language
             for t in hits:
                 out[t] = q
         return out
 
-    def _query_stops(self, query: str) -> tuple[frozenset[str], frozenset[str]]:
+    def _query_stops(self, query: str) -> frozenset[str]:
         """Stop words of the query's languages and the bank's."""
         from .language import languages
 

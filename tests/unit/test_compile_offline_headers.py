@@ -175,3 +175,16 @@ def test_confidence_follows_the_evidence_not_the_length() -> None:
 )
 def test_concept_names_are_readable_slugs(hint: str, text: str, concept: str) -> None:
     assert compile_text(text, hint).concept == concept
+
+
+def test_a_keyword_is_claimed_by_at_most_three_files_of_a_bank() -> None:
+    files = [
+        BankFile(
+            f"s{i}.md", f"# Kafka {i}\n\nKafka carries the worker{i} events; Kafka keeps the queue{i} order."
+        )
+        for i in range(6)
+    ]
+    answers = compile_bank(files)
+    claimants = [rel for rel, a in answers.items() if "kafka" in (k.casefold() for k in a.answers_when)]
+    assert 1 <= len(claimants) <= 3
+    assert all(f"worker{i}" in answers[f"s{i}.md"].answers_when for i in range(6))

@@ -14,6 +14,7 @@ from ckp_lsp.cli.main import main
 from ckp_lsp.core.bank import Bank, read_text
 from ckp_lsp.core.checks import check_file
 from ckp_lsp.core.compile import compiler
+from ckp_lsp.core.compile.answer import sentence_count
 from ckp_lsp.core.findings import Severity
 from ckp_lsp.core.rewrite import body_of
 from ckp_lsp.core.route import route
@@ -94,3 +95,35 @@ def test_an_out_of_domain_question_still_loads_nothing(recompiled: tuple[Bank, d
     for query in (q for q in QUERIES if q.get("out_of_domain")):
         result = route(bank, query["query"])
         assert result.out_of_domain and not result.loaded, result.declaration
+
+
+#: every sample bank a user can try (those with questions to route), in any language
+SAMPLES = sorted(p.parent / "memory-bank" for p in SAMPLE.parent.glob("*/queries.yaml"))
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=[p.parent.name for p in SAMPLES])
+def test_every_sample_recompiles_to_a_fixed_point_with_one_sentence_tldrs(
+    sample: Path, tmp_path: Path
+) -> None:
+    """Headers stripped, `compile --all` twice: the second run changes no byte, the bank has no
+    error, and every TLDR is one sentence."""
+    root = tmp_path / sample.parent.name / "memory-bank"
+    shutil.copytree(sample, root)
+    for rel in Bank.load(root).files:
+        path = root / rel
+        path.write_text(body_of(read_text(path)[0]), encoding="utf-8", newline="")
+    assert main(["compile", "--all", str(root)]) == 0
+    first = {p: p.read_bytes() for p in sorted(root.rglob("*.md"))}
+    assert main(["compile", "--all", str(root)]) == 0
+    assert {p: p.read_bytes() for p in sorted(root.rglob("*.md"))} == first
+    bank = Bank.load(root)
+    errors = [
+        f"{rel}: {f.code}"
+        for rel in bank.files
+        for f in check_file(bank, rel)
+        if f.severity == Severity.ERROR
+    ]
+    assert errors == []
+    for rel, kf in bank.files.items():
+        assert kf.tldr and sentence_count(kf.tldr) == 1, (rel, kf.tldr)
+        assert not kf.tldr.endswith(("。.", "..", ":.")), (rel, kf.tldr)

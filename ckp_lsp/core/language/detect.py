@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 from .scripts import CJK_RUN, KANA, MARK_CHARS, script_of
 from .stopwords import languages_of_word
 
-_SAMPLE = 20_000  # characters read of a long text: enough to see its languages
+_SAMPLE = 8_000  # characters read of a long text: enough to see its languages
 _LETTERS = re.compile(f"(?:[^\\W\\d_]|[{MARK_CHARS}])+")
 # The language a script's text is in when none of its stop words decides.
 _DEFAULT = {

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from ...language import languages as text_languages
 from ..model import Answer
 from .concept import derive_concept, file_stem
-from .keywords import choose_keywords, keyword_name
+from .keywords import Chosen, choose_keywords, keyword_name
 from .reading import MAX_BODY, Reading, cjk_of, read_body, term_keys
 from .relationships import Evidence, Relating, profile, ranked_tiers, tier
 from .summary import confidence, title_of, tldr
@@ -23,6 +23,27 @@ from .terms import Corpus, corpus_stops, part_keys
 from .text import clean
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
+
+CLAIM_LIMIT = 3  # files that may share one keyword before routing on it is ambiguous (CKP032)
+_SHARE_ROUNDS = 3
+
+
+def _over_claimed(chosen: list[Chosen]) -> dict[int, frozenset[str]]:
+    """Keywords more files claim than CLAIM_LIMIT, taken from all but the files that rank them
+    highest (by file, the keywords it loses). A file's kept keywords and its name are never lost."""
+    claims: dict[str, list[tuple[float, int]]] = {}
+    for i, c in enumerate(chosen):
+        for keyword in c.keywords[1:]:
+            folded = keyword.casefold()
+            claims.setdefault(folded, []).append((c.ranks.get(folded, float("inf")), i))
+    lost: dict[int, set[str]] = {}
+    for keyword, claimants in claims.items():
+        if len(claimants) > CLAIM_LIMIT:
+            claimants.sort(key=lambda rank_file: (-rank_file[0], rank_file[1]))
+            for rank, i in claimants[CLAIM_LIMIT:]:
+                if rank != float("inf"):
+                    lost.setdefault(i, set()).add(keyword)
+    return {i: frozenset(k) for i, k in lost.items()}
 
 
 @dataclass(frozen=True)
@@ -74,16 +95,31 @@ def compile_bank(files: Iterable[BankFile], progress: Progress | None = None) ->
     names = Counter(" ".join(part_keys(c)) for c in concepts)
     main = next((code for code in sorted(langs) if code != "en"), "en")
     summaries: list[tuple[str, bool]] = []
-    keyword_lists: list[tuple[list[str], int]] = []
-    for n, (f, reading, concept, cjk) in enumerate(zip(ordered, readings, concepts, cjks, strict=True), 1):
-        own = " ".join(part_keys(concept))
-        others = {k for k, c in names.items() if k != own or c > 1}
-        if f.keywords is not None:
-            keyword_lists.append((list(f.keywords), 0))
-        else:
-            keyword_lists.append(
-                choose_keywords(reading.terms, keyword_name(concept), corpora[cjk], others, reading.headings)
+    excluded: list[frozenset[str]] = [frozenset() for _ in ordered]
+    keyword_lists: list[Chosen] = []
+    for _ in range(_SHARE_ROUNDS):
+        keyword_lists = [
+            Chosen(list(f.keywords), 0, {})
+            if f.keywords is not None
+            else choose_keywords(
+                reading.terms,
+                keyword_name(concept),
+                corpora[cjk],
+                {k for k, c in names.items() if k != " ".join(part_keys(concept)) or c > 1},
+                reading.headings,
+                excluded[i],
             )
+            for i, (f, reading, concept, cjk) in enumerate(
+                zip(ordered, readings, concepts, cjks, strict=True)
+            )
+        ]
+        over = _over_claimed(keyword_lists)
+        if not over:
+            break
+        for i, lost in over.items():
+            excluded[i] = excluded[i] | lost
+    step("keywords", total, total)
+    for n, (f, reading, concept, cjk) in enumerate(zip(ordered, readings, concepts, cjks, strict=True), 1):
         if f.tldr is not None:
             summaries.append((f.tldr, True))
         else:
@@ -91,9 +127,9 @@ def compile_bank(files: Iterable[BankFile], progress: Progress | None = None) ->
         step("summaries", n, total)
 
     profiles = [
-        profile(concept, summary, tuple(kws), stops, cjk, stem_name=file_stem(f.rel))
-        for f, concept, (summary, _), (kws, _) in zip(
-            ordered, concepts, summaries, keyword_lists, strict=True
+        profile(concept, summary, tuple(chosen.keywords), stops, cjk, stem_name=file_stem(f.rel))
+        for f, concept, (summary, _), chosen, cjk in zip(
+            ordered, concepts, summaries, keyword_lists, cjks, strict=True
         )
     ]
     relating = Relating(profiles, corpus)
@@ -116,7 +152,7 @@ def compile_bank(files: Iterable[BankFile], progress: Progress | None = None) ->
             if level and concepts[b] != concepts[a]:
                 candidates.append((concepts[b], level, ab.strength + ba.strength / 2))
         high, mid = ranked_tiers(candidates)
-        keywords, strong = keyword_lists[a]
+        keywords, strong, _ = keyword_lists[a]
         summary, from_body = summaries[a]
         answers[f.rel] = Answer(
             tldr=summary,

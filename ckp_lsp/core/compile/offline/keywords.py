@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .summary import is_metadata, is_placeholder
 from .terms import KANJI, PART, Corpus, is_identifier, keyword_key, part_keys, tokens, usable_word
@@ -225,16 +226,30 @@ def keyword_name(concept: str | None) -> str:
     return WS.sub(" ", re.sub(r"[,|;]", " ", concept or "")).strip()
 
 
+class Chosen(NamedTuple):
+    """A file's ANSWERS_WHEN, how many recur (weigh at least the keyword threshold: evidence for
+    CONFIDENCE), and the rank of each (case-folded) for sharing them out in a bank."""
+
+    keywords: list[str]
+    strong: int
+    ranks: dict[str, float]
+
+
 def choose_keywords(
-    terms: dict[str, Term], name: str, corpus: Corpus, names: Iterable[str], headings: list[str]
-) -> tuple[list[str], int]:
-    """ANSWERS_WHEN (the concept name, then the body's most distinctive terms) and how many of
-    them recur (weigh at least the keyword threshold: evidence for CONFIDENCE).
+    terms: dict[str, Term],
+    name: str,
+    corpus: Corpus,
+    names: Iterable[str],
+    headings: list[str],
+    exclude: frozenset[str] = frozenset(),
+) -> Chosen:
+    """ANSWERS_WHEN: the concept name, then the body's most distinctive terms.
 
     `names` are the other concepts' names as keys: another concept's name as a keyword would
-    route that concept's questions here.
+    route that concept's questions here. `exclude` holds keywords (case-folded) left to others.
     """
     taken = set(names)
+    ranks: dict[str, float] = {}
     chosen = [name] if keyword_key(name, corpus.cjk) else []
     keys = {keyword_key(name, corpus.cjk)} if chosen else set()
     keys.update(part_keys(name))  # `active` adds nothing to `active-context`
@@ -248,13 +263,17 @@ def choose_keywords(
             continue  # a phrase whose words are all keywords already adds nothing to routing
         if term.identifier and identifiers >= _MAX_IDENTIFIERS:
             continue
-        chosen.append(display(term))
+        shown = display(term)
+        if shown.casefold() in exclude:
+            continue
+        chosen.append(shown)
+        ranks[shown.casefold()] = rank
         keys.add(key)
         identifiers += term.identifier
         strong += score >= _KEYWORD_THRESHOLD
     if not chosen:
         chosen.append(_fallback_keyword(headings))
-    return chosen, strong
+    return Chosen(chosen, strong, ranks)
 
 
 def ranked(terms: dict[str, Term], corpus: Corpus) -> list[tuple[float, float, str, Term]]:

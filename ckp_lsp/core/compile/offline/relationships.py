@@ -129,8 +129,7 @@ class Relating:
             for glued in {stem("".join(p.name)), *(stem(re.sub(r"[\W_]+", "", t)) for t in p.targets)}:
                 if glued and (len(p.name) != 1 or glued != p.name[0]):
                     self.glued.setdefault(glued, []).append(i)
-        firsts = set(self.single) | {first for first, _ in self.pairs} | set(self.glued)
-        self.first_words = _first_words(tuple(sorted(firsts))) if firsts else None
+        self.firsts = set(self.single) | {first for first, _ in self.pairs} | set(self.glued)
         self.common = {i for i, p in enumerate(profiles) if len(p.name) == 1 and corpus.common(p.name[0])}
 
     def evidence(self, reading: Reading, skip: str = "") -> dict[int, Evidence]:
@@ -184,14 +183,15 @@ class Relating:
     def _mentions(self, reading: Reading) -> dict[int, tuple[int, int, int]]:
         """For each concept named in the body: mentions, deliberate ones, emphatic ones."""
         counts: dict[int, list[int]] = {}
-        if self.first_words is None:
+        firsts = self.firsts
+        if not firsts:
             return {}
         for segment in reading.segments:
-            if not self.first_words.search(segment.text):
-                continue  # most text names no concept: skip tokenising it
             text = segment.text
             tokens = [(m.start(), m.end(), stem(m.group())) for m in PART.finditer(text)]
             for pos, (_, _, key) in enumerate(tokens):
+                if key not in firsts:
+                    continue
                 for i in self.glued.get(key, ()):
                     c = counts.setdefault(i, [0, 0, 0])
                     c[0], c[1], c[2] = c[0] + 1, c[1] + 1, c[2] + segment.emphatic
@@ -254,16 +254,6 @@ def ranked_tiers(
     top = list(dict.fromkeys(c for _, c in high[:MAX_HIGH]))
     rest = [c for c in dict.fromkeys(c for _, c in mid) if c not in top]
     return top, rest[:MAX_MID]
-
-
-@functools.lru_cache(maxsize=64)
-def _first_words(keys: tuple[str, ...]) -> re.Pattern[str]:
-    """A pattern that finds any of the first words of concept names (with a plural ending)."""
-    forms = sorted(
-        {re.escape(k) + r"(?:e?s)?" for k in keys}
-        | {re.escape(k[:-1]) + "ies" for k in keys if k.endswith("y")}
-    )
-    return re.compile(r"(?<![^\W_])(?:" + "|".join(forms) + r")(?![^\W_])", re.IGNORECASE)
 
 
 def _match_name(

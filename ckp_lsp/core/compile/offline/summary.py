@@ -73,9 +73,12 @@ def acceptable(text: str) -> bool:
     return _explains(text.rstrip(_STOPS)) and not text.endswith((":", "：", "…", "..."))
 
 
+_HEAD = 1_000  # characters of a block read for its first sentence (a TLDR has at most 200)
+
+
 def first_explanatory(text: str, language: str) -> str:
     """The first sentence of a plain text that explains something, or ''."""
-    for sentence in sentences(text, language):
+    for sentence in sentences(text[:_HEAD], language):
         if _explains(sentence):
             return sentence
     return ""
