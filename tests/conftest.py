@@ -17,3 +17,16 @@ def isolated_user_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: 
     for name in LLM_ENVIRONMENT:
         monkeypatch.delenv(name, raising=False)
     return home
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_bank_above_the_temporary_folders(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Stop at once when a folder above the tests' temporary folders is a bank (an ``_index.md``
+    with CKP markers left at ``/`` or ``/tmp``): every command run on a test bank would then take
+    that bank, and rewrite files all over the machine."""
+    from ckp_lsp.core.discovery import bank_of
+
+    base = tmp_path_factory.getbasetemp()
+    above = bank_of(base.parent)
+    if above is not None:
+        pytest.exit(f"{above} is a memory bank holding the test folders: remove its _index.md", returncode=3)

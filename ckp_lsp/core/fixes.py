@@ -72,7 +72,10 @@ def remove_items(f: Field, doomed: Iterable[Item]) -> list[Edit]:
     The work is in the number of doomed items, not of the field's items (after one look at the field).
     """
     if _FIELD[0] is not f:
-        _FIELD[:] = [f, [i.quoted or i.span for i in f.items], {id(i): n for n, i in enumerate(f.items)}]
+        # An item not written as it reads: the separators between items are not known.
+        placed = all(i.placed for i in f.items)
+        index = {id(i): n for n, i in enumerate(f.items)} if placed else {}
+        _FIELD[:] = [f, [i.quoted or i.span for i in f.items], index]
     spans: list[Span] = _FIELD[1]
     where: dict[int, int] = _FIELD[2]
     gone = sorted({where[id(i)] for i in doomed if id(i) in where})
@@ -110,6 +113,9 @@ def fixes_for(bank: Bank, kf: KnowledgeFile, finding: Finding) -> list[Fix]:
     make = _MAKERS.get(finding.code)
     if make is None:
         return []
+    found = _field_of(kf, finding.span)
+    if found is not None and not found[1].placed:
+        return []  # YAML wrote this value otherwise than it reads (escapes, folding): not edited
     fixes = make(bank, kf, finding)
     for fx in fixes:
         fx.findings = [finding]
@@ -259,6 +265,22 @@ def non_overlapping(edits: Iterable[Edit]) -> list[Edit]:
 _REMOVALS = frozenset({"CKP030", "CKP043", "CKP044", "CKP042"})
 
 
+def _still_sound(old: str, new: str) -> bool:
+    """Whether ``new`` still parses as a header as good as ``old``'s: no new YAML error, the same
+    user keys."""
+    from .header import parse_header
+
+    before, after = parse_header(old), parse_header(new)
+    if before is None or before.form != "frontmatter":
+        return after is not None and after.form == (before.form if before else after.form)
+    return (
+        after is not None
+        and after.form == "frontmatter"
+        and (after.yaml_error is None or before.yaml_error is not None)
+        and after.user_keys == before.user_keys
+    )
+
+
 def fix_text(
     bank: Bank, rel: str, text: str, codes: frozenset[str] = SAFE_CODES, rounds: int = 5
 ) -> tuple[str, int]:
@@ -297,6 +319,9 @@ def fix_text(
         edits = non_overlapping([*removals, *others])
         if not edits:
             break
-        text = apply_edits(text, edits)
+        new = apply_edits(text, edits)
+        if not _still_sound(text, new):
+            break  # a result that does not read back as the same header is not written
+        text = new
         applied += sum(len(items) for _, items in doomed.values()) + len(edits) - len(removals)
     return text, applied

@@ -62,6 +62,7 @@ class Item:
     text: str
     span: Span
     quoted: Span | None = None  # the item with the quotes around it, when YAML quotes it
+    placed: bool = True  # False: the text is not written at ``span`` as is (no fix may edit it)
 
 
 @dataclass(slots=True)
@@ -211,9 +212,15 @@ def _parse_front_matter(lines: list[str]) -> Header:
     header.end_line = close + 1
     import yaml
 
-    handler, loader = _yaml()
+    _handler, loader = _yaml()
     try:
-        data = handler.load("\n".join(lines[1:close]), Loader=loader)
+        # Composed, then constructed: the nodes say where each value and item is (never a search).
+        reader = loader("\n".join(lines[1:close]))
+        try:
+            root = reader.get_single_node()
+            data = reader.construct_document(root) if root is not None else None
+        finally:
+            reader.dispose()
     except (yaml.YAMLError, RecursionError) as exc:  # the pure-Python loader recurses
         header.yaml_error = _yaml_problem(exc, lines, close)
         return header
@@ -225,14 +232,22 @@ def _parse_front_matter(lines: list[str]) -> Header:
             Span.on_line(1, 0, len(lines[1])) if close > 1 else Span.on_line(0, 0, 3),
         )
         return header
-    keys = [(i, m) for i in range(1, close) if (m := _FM_KEY.match(lines[i]))]
-    for n, (i, m) in enumerate(keys):
-        key = m.group(1)
+    # The keys of the top-level mapping, where YAML found them (a "KEY:" inside a quoted value
+    # spanning lines is no key).
+    keys = [
+        (k.start_mark.line + 1, k.value, k.end_mark.column, v)
+        for k, v in getattr(root, "value", ())
+        if isinstance(k, yaml.ScalarNode) and k.start_mark.column == 0 and isinstance(k.value, str)
+    ]
+    for n, (i, key, key_end, node) in enumerate(keys):
         if not _UPPER_KEY.match(key):
             header.user_keys.append(key)
             continue
         next_key = keys[n + 1][0] if n + 1 < len(keys) else close
-        header.fields.append(_fm_field(lines, i, m.end(), key, data.get(key), _owned_end(lines, i, next_key)))
+        colon_end = lines[i].find(":", key_end) + 1 or len(lines[i])
+        header.fields.append(
+            _fm_field(lines, i, colon_end, key, data.get(key), _owned_end(lines, i, next_key), node)
+        )
     return header
 
 
@@ -276,7 +291,9 @@ def _owned_end(lines: list[str], key_line: int, limit: int) -> int:
     return end
 
 
-def _fm_field(lines: list[str], line_no: int, colon_end: int, key: str, value: Any, region_end: int) -> Field:
+def _fm_field(
+    lines: list[str], line_no: int, colon_end: int, key: str, value: Any, region_end: int, node: Any = None
+) -> Field:
     line = lines[line_no]
     key_span = span_of(line_no, line, 0, len(key))
     inline_end = len(line.rstrip())
@@ -300,8 +317,68 @@ def _fm_field(lines: list[str], line_no: int, colon_end: int, key: str, value: A
     else:
         texts = [_as_text(value)]
     texts = [t for t in texts if t]
-    items = _locate(lines, line_no, inline_start, region_end, texts, vspan)
+    items = _items_of(lines, key, node, value, vspan) if node is not None else None
+    if items is None:
+        items = _locate(lines, line_no, inline_start, region_end, texts, vspan)
     return Field(key, key_span, _as_text(value), vspan, items, line_no)
+
+
+def _items_of(lines: list[str], key: str, node: Any, value: Any, fallback: Span) -> list[Item] | None:
+    """Items at the positions YAML gives. An item whose text is not where its value is written
+    (an escape, a folded line, a nested list or mapping) gets ``fallback`` and ``placed=False``:
+    no fix edits it. None: not a node this function knows (the search is used)."""
+    import yaml
+
+    if isinstance(node, yaml.SequenceNode):
+        items = []
+        for child, v in zip(node.value, value if isinstance(value, list) else [], strict=False):
+            text = _as_text(v, True)
+            if not text:
+                continue
+            got = _scalar_span(lines, child)
+            if got is None:
+                items.append(Item(text, fallback, placed=False))
+            else:
+                span, quoted, raw = got
+                items.append(Item(text, span, quoted, placed=raw == text))
+        return items
+    if isinstance(node, yaml.ScalarNode):
+        text = _as_text(value)
+        if not text:
+            return []
+        got = _scalar_span(lines, node)
+        if got is None or got[2] != (value if isinstance(value, str) else text):
+            texts = [t.strip() for t in text.split(",")] if key in LIST_FIELDS else [text]
+            return [Item(t, fallback, placed=False) for t in texts if t]
+        span, quoted, _raw = got
+        line_no = span.start_line
+        line = lines[line_no]
+        start = node.start_mark.column + (quoted is not None)
+        end = node.end_mark.column - (quoted is not None)
+        if key in LIST_FIELDS:
+            return _split_items(line_no, line, start, end)
+        lead = len(line[start:end]) - len(line[start:end].lstrip())
+        trail = len(line[start:end]) - len(line[start:end].rstrip())
+        return [Item(text, span_of(line_no, line, start + lead, end - trail), quoted)]
+    if isinstance(node, yaml.MappingNode):
+        return [Item(_as_text(value), fallback, placed=False)]  # the user's own mapping: never edited
+    return None
+
+
+def _scalar_span(lines: list[str], node: Any) -> tuple[Span, Span | None, str] | None:
+    """(span of the value, span with its quotes, the text written there) of a one-line scalar."""
+    import yaml
+
+    if not isinstance(node, yaml.ScalarNode) or node.style not in (None, "", '"', "'"):
+        return None  # a block scalar (| or >): its text is not written as it reads
+    line_no = node.start_mark.line + 1
+    if node.end_mark.line != node.start_mark.line or line_no >= len(lines):
+        return None
+    line = lines[line_no]
+    a, b = node.start_mark.column, node.end_mark.column
+    if not node.style:  # plain (the C loader says "", the Python one None)
+        return span_of(line_no, line, a, b), None, line[a:b]
+    return span_of(line_no, line, a + 1, b - 1), span_of(line_no, line, a, b), line[a + 1 : b - 1]
 
 
 def _locate(

@@ -31,6 +31,7 @@ class Indexer:
         self.holds = 0  # re-indexings under way; requests wait for them
         self.postponed: list[Events] = []  # disk events waiting for the banks being read
         self.poller: Poller | None = None  # watches the disk when the client cannot
+        self.told: set[str] = set()  # configuration problems the user has been shown
 
     # --- readiness ------------------------------------------------------------------------------
 
@@ -127,12 +128,25 @@ class Indexer:
     # --- the log --------------------------------------------------------------------------------
 
     def log_banks(self, banks: list[Bank]) -> None:
-        """Configuration problems and skipped files of freshly read banks, in the server's log."""
+        """Configuration problems of freshly read banks shown to the user, skipped files in the log."""
+        self.tell_problems(banks)
         for bank in banks:
-            for problem in bank.config.problems:
-                self._ls.log(f"ckp-lsp: configuration: {problem}", types.MessageType.Warning)
             for rel, why in sorted(bank.unreadable.items()):
                 self._ls.log(f"ckp-lsp: {bank.root / rel}: skipped ({why})", types.MessageType.Warning)
+
+    def tell_problems(self, banks: list[Bank]) -> None:
+        """A mistyped setting in a message the user sees (``window/showMessage``), once: not again
+        for every bank that shares the file, nor when the banks are read again while it stays."""
+        problems = list(dict.fromkeys(p for bank in banks for p in bank.config.problems))
+        new = [p for p in problems if p not in self.told]
+        self.told = set(problems)  # a problem fixed and made again is told again
+        if new:
+            self._ls.window_show_message(
+                types.ShowMessageParams(
+                    type=types.MessageType.Warning,
+                    message="CKP settings: " + "; ".join(new) + ". The default is used instead.",
+                )
+            )
 
     def log_skipped(self, dirty: Dirty) -> None:
         """Files an event pointed at that are not read: said in the log, their diagnostics withdrawn."""

@@ -12,7 +12,8 @@ from pytest_lsp import LanguageClient
 
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.checks import check_file, check_index
-from tests.edits import apply_to_disk
+from ckp_lsp.core.findings import Severity
+from tests.edits import apply_text_edits, apply_to_disk
 
 from .conftest import MENTAT, SAMPLES, doc_id, open_doc, open_indexed, pos, wait_indexed
 
@@ -71,16 +72,15 @@ async def test_rename_updates_entries_index_and_file_consistently(client: Langua
     texts = [c for c in edit.document_changes if isinstance(c, types.TextDocumentEdit)]
     renames = [c for c in edit.document_changes if isinstance(c, types.RenameFile)]
     assert {c.text_document.uri.rsplit("/", 1)[-1] for c in texts} == {
-        "jwt.md",
+        "json-web-token.md",
         "auth.md",
         "oauth2.md",
         "_index.md",
     }
-    assert next(c for c in texts if c.text_document.uri == uri).text_document.version == 3
-    assert [(r.old_uri, r.new_uri) for r in renames] == [
-        (uri, (bank_root / "patterns/json-web-token.md").as_uri())
-    ]
-    assert edit.document_changes[-1] is renames[0]  # text edits address the file before it moves
+    moved = (bank_root / "patterns/json-web-token.md").as_uri()
+    assert next(c for c in texts if c.text_document.uri == moved).text_document.version is None
+    assert [(r.old_uri, r.new_uri) for r in renames] == [(uri, moved)]
+    assert edit.document_changes[0] is renames[0]  # the file moves first, text edits address it after
 
     apply_to_disk(edit)
     after = Bank.load(bank_root.resolve())
@@ -119,6 +119,57 @@ async def test_renaming_a_concept_named_by_a_thousand_files_edits_every_one(clie
     )
     assert edit is not None and edit.document_changes is not None
     assert len([c for c in edit.document_changes if isinstance(c, types.TextDocumentEdit)]) == SPOKES + 1
+
+
+async def test_a_rename_applied_part_by_part_never_leaves_the_bank_broken_on_disk(client: LanguageClient):
+    """As Neovim applies it: text edits change buffers, a file move is done on disk at once (after
+    saving that file's buffer); the buffers reach the disk later, with `:wa`."""
+    ws = client.workspace_path
+    await wait_indexed(client)
+    bank_root = ws / MENTAT
+    before = errors(Bank.load(bank_root.resolve()))
+    jwt = bank_root / "patterns/jwt.md"
+    uri = open_doc(client, jwt)
+    edit = await client.text_document_rename_async(
+        types.RenameParams(text_document=doc_id(uri), position=pos(jwt, "jwt", 1), new_name="json-web-token")
+    )
+    assert edit is not None
+    buffers: dict[Path, str] = {jwt: jwt.read_text()}  # the open file has a buffer already
+    for change in edit.document_changes or []:
+        apply_like_neovim(change, buffers)
+        # After each part, the bank on disk has no error a part of the rename caused.
+        assert errors(Bank.load(bank_root.resolve())) == before, change
+    for path, text in buffers.items():  # :wa
+        path.write_text(text)
+    after = Bank.load(bank_root.resolve())
+    assert errors(after) == before and "json-web-token" in after.by_concept and "jwt" not in after.by_concept
+
+
+def errors(bank: Bank) -> set[tuple[str, str]]:
+    """The error-level findings of a bank, by file and code."""
+    found = {
+        (rel, f.code) for rel in bank.files for f in check_file(bank, rel) if f.severity == Severity.ERROR
+    }
+    return found | {("_index.md", f.code) for f in check_index(bank) if f.severity == Severity.ERROR}
+
+
+def apply_like_neovim(change: object, buffers: dict[Path, str]) -> None:
+    """One part of a WorkspaceEdit as Neovim applies it (vim.lsp.util.apply_workspace_edit)."""
+    if isinstance(change, types.TextDocumentEdit):
+        path = Path(change.text_document.uri.removeprefix("file://"))
+        text = buffers.get(path)
+        buffers[path] = apply_text_edits(path.read_text() if text is None else text, change.edits)
+    elif isinstance(change, types.RenameFile):
+        old = Path(change.old_uri.removeprefix("file://"))
+        new = Path(change.new_uri.removeprefix("file://"))
+        if old in buffers:  # vim.lsp.util.rename saves the buffer (:update!) before moving the file
+            old.write_text(buffers.pop(old))
+            old.rename(new)
+            buffers[new] = new.read_text()
+        else:
+            old.rename(new)
+    else:
+        raise AssertionError(f"unexpected change {change!r}")
 
 
 async def test_a_refused_rename_is_one_clear_error_and_no_traceback(

@@ -12,7 +12,7 @@ from pathlib import Path
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .conftest import codes, open_doc, wait_diagnostics, wait_indexed
+from .conftest import codes, open_doc, wait_diagnostics, wait_indexed, wait_until
 
 
 async def test_editor_settings_override_the_banks_config_file(client: LanguageClient):
@@ -108,3 +108,25 @@ async def test_tcp_transport_answers_initialize(tmp_path: Path):
     finally:
         proc.kill()
         proc.wait()
+
+
+async def test_a_mistyped_setting_is_shown_once_naming_the_setting_and_its_values(client: LanguageClient):
+    ws = client.workspace_path
+    (ws / "broken/memory-bank/.ckp.toml").write_text(
+        "index_budget_tokens = 50\n[diagnostics]\nCKP050 = 'eror'\n"
+    )
+    await wait_indexed(client)
+    # The settings are read again (as when the editor sends them): the same problem is not told twice.
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"ckp": {"diagnostics": {"CKP032": "off"}}})
+    )
+    want = "diagnostics.CKP050 = 'eror' is not a severity: use error, warning, information, hint or off"
+    await wait_until(lambda: any(want in m.message for m in client.messages))
+    await asyncio.sleep(1.0)
+    shown = [m for m in client.messages if "CKP050" in m.message]
+    assert len(shown) == 1 and shown[0].type == types.MessageType.Warning, shown
+    assert not [m for m in client.log_messages if "CKP050" in m.message]  # not in the log as well
+    # The rest of the bank's settings still apply; the mistyped one keeps its default.
+    uri = open_doc(client, ws / "broken/memory-bank/jwt.md")
+    diags = await wait_diagnostics(client, uri, lambda d: "CKP050" in codes(d))
+    assert next(d for d in diags if d.code == "CKP050").severity == types.DiagnosticSeverity.Warning

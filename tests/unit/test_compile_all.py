@@ -179,3 +179,20 @@ def test_progress_of_a_long_run_goes_to_stderr(
 def test_force_needs_all(bank: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["compile", "--force", str(bank / "progress.md")]) == 2
     assert "--force goes with --all" in capsys.readouterr().err
+
+
+def test_a_front_matter_bank_gets_its_fields_in_the_front_matter_and_titles_from_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = copy_to_cwd(SOURCE / "adr", tmp_path / "adr", monkeypatch) / "memory-bank"
+    assert main(["compile", "--all", str(root)]) == 0
+    text = (root / "0003-event-bus.md").read_text()
+    assert text.startswith("---\ntitle: Use Kafka as the event bus\nstatus: accepted\ndate: 2026-01-14\n")
+    written = header(text)
+    assert written["CONCEPT"] == "0003-event-bus"
+    assert written["TLDR"] == (
+        "Use Kafka as the event bus: Services call each other synchronously today, so one slow "
+        "service stalls the checkout."
+    )
+    outbox = header((root / "0004-outbox.md").read_text())["TLDR"]
+    assert outbox.startswith("An event must reach Kafka exactly when")  # it names the title's words

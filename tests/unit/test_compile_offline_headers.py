@@ -188,3 +188,16 @@ def test_a_keyword_is_claimed_by_at_most_three_files_of_a_bank() -> None:
     claimants = [rel for rel, a in answers.items() if "kafka" in (k.casefold() for k in a.answers_when)]
     assert 1 <= len(claimants) <= 3
     assert all(f"worker{i}" in answers[f"s{i}.md"].answers_when for i in range(6))
+
+
+@pytest.mark.parametrize(
+    ("title", "lead"),
+    [
+        ("4. A GraphQL gateway", "A GraphQL gateway"),
+        ("ADR-0007: Observability", "Observability"),
+        ("v2 API", "v2 API"),
+    ],
+)
+def test_a_record_number_is_not_part_of_the_title(title: str, lead: str) -> None:
+    tldr = compile_text(f"# {title}\n\nThe tracking page called six REST endpoints to show one parcel.").tldr
+    assert tldr == f"{lead}: The tracking page called six REST endpoints to show one parcel."

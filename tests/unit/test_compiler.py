@@ -20,6 +20,7 @@ from ckp_lsp.core.compile.providers import Provider
 from ckp_lsp.core.config import LlmConfig
 from ckp_lsp.core.dates import current_month
 from ckp_lsp.core.header import LIST_FIELDS, parse_header
+from ckp_lsp.core.knowledge import read_knowledge_file
 from ckp_lsp.core.rewrite import body_of
 from tests.fake_llm import FakeLLM, Received, Reply, every_time
 
@@ -298,3 +299,22 @@ def test_offline_needs_no_provider(bank: Bank) -> None:
     compiled = compile_jwt(bank, None)
     assert values_of(compiled.text)["CONCEPT"] == "jwt"
     assert body_of(compiled.text) == body_of(jwt_text())
+
+
+def test_an_offline_recompile_keeps_what_it_did_not_check(bank: Bank) -> None:
+    """SPEC §7: the user's valid TLDR, existing relationships with their dates and VALIDATED stay;
+    an entry naming no concept goes; an entry found by evidence is dated now."""
+    text = jwt_text().replace("SIMILAR_HIGH: oauth2:2026-10", "SIMILAR_HIGH: oauth2:2026-10, ghost:2026-10")
+    text += "\nUnlike `sessions`, tokens need no server-side store.\n"
+    compiled = compile_header(bank, "jwt.md", text, None, month="2026-12")
+    written = read_knowledge_file("jwt.md", compiled.text).written()
+    assert written["TLDR"] == "Old summary of tokens."
+    assert written["VALIDATED"] == "2026-10"
+    assert written["SIMILAR_HIGH"].split(", ")[0] == "oauth2:2026-10"
+    assert "ghost" not in written["SIMILAR_HIGH"] + written["SIMILAR_MID"]
+    added = [
+        e
+        for e in (written["SIMILAR_HIGH"] + ", " + written["SIMILAR_MID"]).split(", ")
+        if e and "oauth2" not in e
+    ]
+    assert added and all(e.endswith(":2026-12") for e in added)

@@ -96,8 +96,14 @@ def test_exclude_globs_leave_files_out_of_the_bank(tmp_path: Path) -> None:
     [
         ('staleness = "weekly"\n', "staleness = 'weekly' is not one of validated, git, mtime"),
         ('index_format = "list"\n', "index_format = 'list' is not one of table, blocks"),
-        ('[diagnostics]\nCKP999 = "error"\n', "CKP999"),
-        ('[diagnostics]\nCKP046 = "loud"\n', "'loud'"),
+        (
+            '[diagnostics]\nCKP999 = "error"\n',
+            "diagnostics.CKP999 is not a diagnostic code (CKP001 to CKP071)",
+        ),
+        (
+            '[diagnostics]\nCKP046 = "eror"\n',
+            "diagnostics.CKP046 = 'eror' is not a severity: use error, warning, information, hint or off",
+        ),
         ('index_budget_tokens = "lots"\n', "index_budget_tokens = 'lots' is not a positive number"),
         ("index_budget_tokens = -5\n", "index_budget_tokens = -5"),
         ('exclude = "drafts/*"\n', "exclude = 'drafts/*' is not a list"),

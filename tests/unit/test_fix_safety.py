@@ -4,6 +4,8 @@ written."""
 
 from __future__ import annotations
 
+import pytest
+
 from ckp_lsp.core.checks import check_file
 from ckp_lsp.core.fixes import fix_text, fixes_for
 from ckp_lsp.core.header import parse_header
@@ -30,3 +32,62 @@ def test_ckp003_renames_onto_an_absent_field_once() -> None:
     fixed = _fixed(two)
     header = parse_header(fixed)
     assert header is not None and [f.key for f in header.fields].count("TLDR") == 1
+
+
+# --- front matter: edits where the parser put the value, results that parse ---------------------
+
+
+def _front(answers: str, extra: str = "") -> str:
+    return f"---\ntitle: Menu\nCONCEPT: menu\nTLDR: A menu.\nANSWERS_WHEN: {answers}\n{extra}---\nBody\n"
+
+
+@pytest.mark.parametrize(
+    ("answers", "fixed"),
+    [
+        ('[alpha, "other", delta, other]', '[alpha, "other", delta]'),  # the quoted one is the first
+        ("[other, delta, 'other']", "[other, delta]"),
+        ('"other, delta, other"', '"other, delta"'),
+        ("other, delta, other", "other, delta"),
+        ("[delta, other, delta]", "[delta, other]"),
+    ],
+)
+def test_a_duplicate_is_removed_where_yaml_put_it_and_nothing_else(answers: str, fixed: str) -> None:
+    assert _fixed(_front(answers)) == _front(fixed)
+
+
+@pytest.mark.parametrize(
+    "answers",
+    [
+        "['it''s', delta, 'it''s']",  # '' in single quotes: not written as it reads
+        '["a\\u0062", delta, ab, ab]',  # an escape
+        "[[nested, list], x, x]",
+    ],
+)
+def test_a_value_not_written_as_it_reads_is_not_edited_and_the_yaml_stays_valid(answers: str) -> None:
+    text = _front(answers)
+    new = _fixed(text)
+    header = parse_header(new)
+    assert header is not None and header.yaml_error is None
+    assert header.user_keys == ["title"]
+    if new != text:  # only a duplicate written plainly may go
+        assert new.count("delta") == 1 and "title: Menu" in new
+
+
+def test_a_users_mapping_under_a_ckp_key_is_never_overwritten() -> None:
+    text = _front("[x, y]", "CONFIDENCE: {level: High, by: me}\n")
+    assert _fixed(text) == text
+
+
+def test_a_key_inside_a_quoted_value_is_no_key() -> None:
+    text = '---\ntitle: "two\nCONCEPT: fake"\nCONCEPT: menu\nTLDR: A menu.\nANSWERS_WHEN: [x, x]\n---\nBody\n'
+    header = parse_header(text)
+    assert header is not None and [f.key for f in header.fields].count("CONCEPT") == 1
+    assert _fixed(text) == text.replace("[x, x]", "[x]")
+
+
+def test_a_round_whose_result_does_not_parse_is_not_applied(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ckp_lsp.core import fixes
+
+    text = _front("[x, y, x]")
+    monkeypatch.setattr(fixes, "apply_edits", lambda t, e: t.replace("[x, y, x]", "[x, y"))
+    assert _fixed(text) == text

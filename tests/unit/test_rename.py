@@ -152,16 +152,18 @@ def test_edit_with_document_changes_versions_and_a_file_rename(bank: Bank):
         Doc(bank, "tokens/jwt.md"), 0, 15, "token", VSCODE, lambda uri: 7 if uri == jwt_uri else None
     )
     assert edit.changes is None and edit.document_changes is not None
-    *texts, last = edit.document_changes
-    assert isinstance(last, types.RenameFile)
-    assert (last.old_uri, last.new_uri) == (jwt_uri, uri_of(bank.root / "tokens/token.md"))
+    # The file moves first; the text changes follow, the moved file's at its new place.
+    first, *texts = edit.document_changes
+    token_uri = uri_of(bank.root / "tokens/token.md")
+    assert isinstance(first, types.RenameFile)
+    assert (first.old_uri, first.new_uri) == (jwt_uri, token_uri)
     assert all(isinstance(c, types.TextDocumentEdit) for c in texts)
     by_uri = {c.text_document.uri: c for c in texts if isinstance(c, types.TextDocumentEdit)}
     assert set(by_uri) == {
         uri_of(bank.root / rel)
-        for rel in ("tokens/jwt.md", "oauth2.md", "sessions.md", "guides/login-flow.md", INDEX_NAME)
+        for rel in ("tokens/token.md", "oauth2.md", "sessions.md", "guides/login-flow.md", INDEX_NAME)
     }
-    assert by_uri[jwt_uri].text_document.version == 7
+    assert by_uri[token_uri].text_document.version is None  # a new document once moved
     assert by_uri[uri_of(bank.root / "sessions.md")].text_document.version is None
     index_texts = {e.new_text for e in by_uri[uri_of(bank.root / INDEX_NAME)].edits}  # type: ignore[union-attr]
     assert index_texts == {"token", "tokens/token.md"}

@@ -15,6 +15,8 @@ from ckp_lsp.core.bank import Bank, read_text
 from ckp_lsp.core.checks import check_file
 from ckp_lsp.core.compile import compiler
 from ckp_lsp.core.compile.answer import sentence_count
+from ckp_lsp.core.config import config_for_bank
+from ckp_lsp.core.discovery import find_banks
 from ckp_lsp.core.findings import Severity
 from ckp_lsp.core.rewrite import body_of
 from ckp_lsp.core.route import route
@@ -97,26 +99,27 @@ def test_an_out_of_domain_question_still_loads_nothing(recompiled: tuple[Bank, d
         assert result.out_of_domain and not result.loaded, result.declaration
 
 
-#: every sample bank a user can try (those with questions to route), in any language
-SAMPLES = sorted(p.parent / "memory-bank" for p in SAMPLE.parent.glob("*/queries.yaml"))
+#: every sample a user can try (those with questions to route), in any language and shape
+SAMPLES = sorted(p.parent for p in SAMPLE.parent.glob("*/queries.yaml"))
 
 
-@pytest.mark.parametrize("sample", SAMPLES, ids=[p.parent.name for p in SAMPLES])
+@pytest.mark.parametrize("sample", SAMPLES, ids=[p.name for p in SAMPLES])
 def test_every_sample_recompiles_to_a_fixed_point_with_one_sentence_tldrs(
     sample: Path, tmp_path: Path
 ) -> None:
     """Headers stripped, `compile --all` twice: the second run changes no byte, the bank has no
     error, and every TLDR is one sentence."""
-    root = tmp_path / sample.parent.name / "memory-bank"
-    shutil.copytree(sample, root)
-    for rel in Bank.load(root).files:
+    project = tmp_path / sample.name
+    shutil.copytree(sample, project)
+    (root,) = find_banks([project])
+    for rel in Bank.load(root, config_for_bank(root)).files:
         path = root / rel
         path.write_text(body_of(read_text(path)[0]), encoding="utf-8", newline="")
     assert main(["compile", "--all", str(root)]) == 0
     first = {p: p.read_bytes() for p in sorted(root.rglob("*.md"))}
     assert main(["compile", "--all", str(root)]) == 0
     assert {p: p.read_bytes() for p in sorted(root.rglob("*.md"))} == first
-    bank = Bank.load(root)
+    bank = Bank.load(root, config_for_bank(root))
     errors = [
         f"{rel}: {f.code}"
         for rel in bank.files

@@ -296,7 +296,8 @@ def overlay(layer: Path, out: Path, label: str, owned: dict[str, str]) -> list[s
     metadata keeps the first copy, and any other file must be identical: one folder serves every
     Python. `owned` maps the files written so far to the wheel that wrote them. Returns the
     extension modules added."""
-    added = []
+    added: list[str] = []
+    kept: list[str] = []
     for src in sorted(p for p in layer.rglob("*") if p.is_file()):
         rel = src.relative_to(layer)
         dst = out / rel
@@ -305,11 +306,18 @@ def overlay(layer: Path, out: Path, label: str, owned: dict[str, str]) -> list[s
         if str(rel) in owned and digest(dst) != digest(src):
             if rel.parts[0].endswith(".dist-info") or same_text(dst, src):
                 continue
-            why = "its name has no ABI tag" if EXTENSION.search(src.name) else "one folder cannot serve both"
-            sys.exit(f"bundle-libs: {rel} differs between {owned[str(rel)]} and {label}: {why}")
+            if EXTENSION.search(src.name) or src.suffix in (".py", ".pyi"):
+                why = "its name has no ABI tag" if EXTENSION.search(src.name) else "one folder cannot serve both"
+                sys.exit(f"bundle-libs: {rel} differs between {owned[str(rel)]} and {label}: {why}")
+            # Another build's by-product (an executable, a static library: OpenCC ships both),
+            # which no import loads: the first copy stays.
+            kept.append(str(rel))
+            continue
         owned.setdefault(str(rel), label)
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src, dst)
+    if kept:
+        print(f"bundle-libs: note: {label}: the first copy kept of {len(kept)} build by-products that differ ({', '.join(kept[:3])}, …)")
     return added
 
 

@@ -16,7 +16,7 @@ import { parseRouteResult, showRouteResult } from './route';
 import { execFile } from 'node:child_process';
 import { describeBuild, describeNative, expectedCompiled, fallbackMessage, hostTarget } from './build';
 import { onPythonChanged, PYTHON_EXTENSION, resolveServer, ServerLaunch, ServerNotFoundError } from './server';
-import { clientSetting, collectSettings, declareSettings, explicitSettings, settingsSubtree } from './settings';
+import { clientSetting, declareSettings, explicitSettings, ignoredSettings, settingsSubtree } from './settings';
 
 /**
  * Commands the server implements (workspace/executeCommand). vscode-languageclient registers
@@ -148,7 +148,7 @@ async function startClient(): Promise<void> {
     if (launch.bundled) {
         log(`build: ${describeBuild(launch.bundled.build)}`);
     }
-    const ignored = collectSettings().ignored;
+    const ignored = await ignoredSettings();
     if (ignored.length) {
         log(
             `Restricted Mode: the workspace's values of ${ignored.join(', ')} are ignored ` +

@@ -6,7 +6,7 @@
 // the restricted settings (package.json) take the user's value only.
 
 import * as vscode from 'vscode';
-import { collect, Collected, explicitValue } from './values';
+import { collect, Collected, explicitValue, namesSetIn } from './values';
 
 const CLIENT_ONLY = ['server.', 'trace.'];
 
@@ -43,15 +43,31 @@ export function clientSetting(key: string): string {
     return typeof found.value === 'string' ? found.value.trim() : '';
 }
 
-/** Restricted settings whose workspace values are being ignored (Restricted Mode). */
-export function ignoredSettings(): string[] {
+/**
+ * Restricted settings whose workspace values are being ignored (Restricted Mode): those the API
+ * still shows, and those the workspace's settings files set (VS Code hides them from the API).
+ */
+export async function ignoredSettings(): Promise<string[]> {
     if (vscode.workspace.isTrusted) {
         return [];
     }
     const config = vscode.workspace.getConfiguration('ckp');
-    return restricted.filter(
-        (name) => explicitValue(config.inspect(name.slice('ckp.'.length)), true).ignored,
+    const found = new Set(
+        restricted.filter((name) => explicitValue(config.inspect(name.slice('ckp.'.length)), true).ignored),
     );
+    const files = (vscode.workspace.workspaceFolders ?? []).map((f) => vscode.Uri.joinPath(f.uri, '.vscode', 'settings.json'));
+    if (vscode.workspace.workspaceFile?.scheme === 'file') {
+        files.push(vscode.workspace.workspaceFile);
+    }
+    for (const file of files) {
+        try {
+            const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(file));
+            namesSetIn(text, restricted).forEach((name) => found.add(name));
+        } catch {
+            // no such file
+        }
+    }
+    return restricted.filter((name) => found.has(name));
 }
 
 /** The part of `settings` below a dotted `section` ('' = everything). */

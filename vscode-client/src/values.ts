@@ -91,3 +91,14 @@ function setPath(target: Record<string, unknown>, path: string[], value: unknown
     }
     node[path[path.length - 1]] = value;
 }
+
+/**
+ * Which of `names` a settings file (`.vscode/settings.json`, a `.code-workspace`) sets. In
+ * Restricted Mode VS Code hides the workspace's values of restricted settings from the API, so
+ * the file itself is read to say which were ignored. A textual look for `"name":` is enough for
+ * a log line (comments are JSONC's `//` and block comments, removed first).
+ */
+export function namesSetIn(text: string, names: string[]): string[] {
+    const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+    return names.filter((name) => new RegExp(`"${name.replace(/[.]/g, '\\.')}"\\s*:`).test(code));
+}

@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { collect, explicitValue, Inspected } from '../src/values';
+import { collect, explicitValue, Inspected, namesSetIn } from '../src/values';
 
 const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));
 const RESTRICTED: string[] = manifest.capabilities.untrustedWorkspaces.restrictedConfigurations;
@@ -71,4 +71,17 @@ test('the server settings of the client (ckp.server.*) take the user value only 
 test('defaults are never sent', () => {
     const { settings } = collect(KEYS, () => ({}), RESTRICTED, true);
     assert.deepEqual(settings, {});
+});
+
+test('the restricted settings a workspace settings file sets are found, comments aside', () => {
+    const text = `{
+        // "ckp.server.path": "commented out",
+        /* "ckp.llm.baseUrl": "also commented out" */
+        "ckp.llm.command": "sh -c evil",
+        "ckp.llm.provider" : "command",
+        "ckp.staleness": "git",
+        "ckp.llm.commandX": "not this one"
+    }`;
+    assert.deepEqual(namesSetIn(text, RESTRICTED).sort(), ['ckp.llm.command', 'ckp.llm.provider']);
+    assert.deepEqual(namesSetIn('{}', RESTRICTED), []);
 });

@@ -17,7 +17,7 @@ from ..checks import bank_findings
 from ..findings import Severity
 from ..knowledge import CONCEPT_RE, KnowledgeFile, read_knowledge_file
 from ..rewrite import body_of, replace_header
-from .merge import kept_keywords, kept_tldr, offline_values
+from .merge import front_matter_title, kept_keywords, kept_tldr, offline_values
 from .offline import BankFile, compile_bank
 from .offline.bank import Progress
 
@@ -59,6 +59,7 @@ def compile_all(
                 concept,
                 kept_tldr(kf, fill) if kf.header is not None else None,
                 kept_keywords(kf, fill) if kf.header is not None else None,
+                front_matter_title(kf, texts[rel]),
             )
         )
     answers = compile_bank(files, progress)

@@ -25,7 +25,7 @@ from ..rewrite import body_of, replace_header
 from .answer import answer_problems, normalize_answer, parse_answer
 from .candidates import DEFAULT_CANDIDATES, candidates
 from .job import Job, Usage
-from .merge import offline_values
+from .merge import front_matter_title, offline_values
 from .model import Answer, CompileError, CompileInput, ConceptSummary
 from .offline import compile_offline
 from .prompt import build_prompt, build_repair_prompt
@@ -76,6 +76,7 @@ def compile_input(bank: Bank, rel: str, text: str) -> CompileInput:
         others=others,
         path_hint=PurePosixPath(rel).stem,
         current=tuple(r[0] for r in kf.relations),
+        title=front_matter_title(kf, text),
     )
 
 

@@ -9,6 +9,7 @@ there and valid, and adds only the missing ones.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 
 from ..knowledge import KnowledgeFile
@@ -18,6 +19,19 @@ from .offline import MAX_HIGH, MAX_MID, MAX_TLDR
 from .offline.summary import acceptable
 
 Values = dict[str, str | list[str]]
+
+
+_TITLE = re.compile(r"""^title[ \t]*:[ \t]*(['"]?)(.*?)\1[ \t]*$""", re.MULTILINE)
+
+
+def front_matter_title(kf: KnowledgeFile, text: str) -> str:
+    """The `title:` of a file's front matter (the user's key, kept by every rewrite), or ''."""
+    header = kf.header
+    if header is None or header.form != "frontmatter" or "title" not in header.user_keys:
+        return ""
+    lines = text.splitlines()[1 : header.end_line]
+    found = _TITLE.search("\n".join(lines))
+    return found.group(2).strip() if found else ""
 
 
 def tldr_valid(text: str) -> bool:

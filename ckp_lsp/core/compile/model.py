@@ -23,6 +23,7 @@ class CompileInput:
     concept: str | None
     others: tuple[ConceptSummary, ...]
     path_hint: str = ""  # file name without extension, a hint for a concept name
+    title: str = ""  # the title its front matter gives, if any
     current: tuple[str, ...] = ()  # the concepts the file's header relates to now
 
 

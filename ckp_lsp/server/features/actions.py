@@ -14,7 +14,7 @@ from ...core.findings import Finding
 from ...core.fixes import Edit, Fix, fix_text, fixes_for, revalidate_all
 from ...core.header_changes import describe
 from ...core.rewrite import header_region
-from ...core.text import Span, split_lines, utf16_len
+from ...core.text import BOM, Span, split_lines, utf16_len
 from ..convert import to_range
 from .index_upkeep import index_edit
 
@@ -84,16 +84,14 @@ def recompile_action(
             kind=types.CodeActionKind.RefactorRewrite,
             command=command,
         )
-    try:
-        compiled = compile_header(bank, rel, text)
-    except CompileError as exc:
+    changes = _offline_changes(bank, rel, text)
+    if isinstance(changes, CompileError):
         return types.CodeAction(
             title="Recompile header",
             kind=types.CodeActionKind.RefactorRewrite,
-            disabled=types.CodeActionDisabled(reason=str(exc)),
+            disabled=types.CodeActionDisabled(reason=str(changes)),
         )
-    changes = describe(text, compiled.text, rel)
-    if compiled.text == text or changes == "no change":
+    if changes == "no change":
         return types.CodeAction(
             title="Recompile header: no change",
             kind=types.CodeActionKind.RefactorRewrite,
@@ -102,6 +100,26 @@ def recompile_action(
     return types.CodeAction(
         title=f"Recompile header: {changes}", kind=types.CodeActionKind.RefactorRewrite, command=command
     )
+
+
+#: (bank, its revision, file, text) -> what the offline compiler would change. An editor asks for
+#: code actions at every move of the cursor: the header is compiled once per text and bank state.
+_CHANGES: dict[tuple[int, int, str, str], str | CompileError] = {}
+
+
+def _offline_changes(bank: Bank, rel: str, text: str) -> str | CompileError:
+    key = (id(bank), bank.revision, rel, text)
+    found = _CHANGES.get(key)
+    if found is None:
+        try:
+            compiled = compile_header(bank, rel, text)
+            found = "no change" if compiled.text == text else describe(text, compiled.text, rel)
+        except CompileError as exc:
+            found = exc
+        if len(_CHANGES) >= 16:
+            _CHANGES.clear()
+        _CHANGES[key] = found
+    return found
 
 
 def replace_prefix_edit(old_prefix: str, new_prefix: str) -> Edit:
@@ -160,9 +178,12 @@ def _insert_header(
 ) -> types.CodeAction:
     title = "Insert a compiled CKP header"
     if offline:
+        bom = BOM if text.startswith(BOM) else ""  # kept in front of the header, never compiled
         try:
-            compiled = compile_header(bank, rel, text)
-            edit = text_edit(uri, version, [replace_prefix_edit(compiled.replaced, compiled.header)])
+            compiled = compile_header(bank, rel, text[len(bom) :])
+            edit = text_edit(
+                uri, version, [replace_prefix_edit(bom + compiled.replaced, bom + compiled.header)]
+            )
             return types.CodeAction(
                 title=title,
                 kind=types.CodeActionKind.QuickFix,
@@ -182,11 +203,13 @@ def _insert_header(
 
 def fix_all(bank: Bank, rel: str, uri: str, version: int | None, text: str) -> types.CodeAction | None:
     """``source.fixAll.ckp``: every safe fix at once."""
+    bom = BOM if text.startswith(BOM) else ""  # the findings are those of the text after it
+    text = text[len(bom) :]
     new, count = fix_text(bank, rel, text)
     if not count:
         return None
-    old_prefix = text[: header_region(text).body_offset]
-    new_prefix = new[: header_region(new).body_offset]
+    old_prefix = bom + text[: header_region(text).body_offset]
+    new_prefix = bom + new[: header_region(new).body_offset]
     return types.CodeAction(
         title=f"Fix all safe CKP findings ({count})",
         kind=FIX_ALL,

@@ -74,15 +74,21 @@ def rename(
     }
     if not document_changes:
         return types.WorkspaceEdit(changes=edits)
-    changes: list[Any] = [
+    # The files move first, then the text changes, addressed to where the files now are. An editor
+    # applies the parts one by one, and a move is a change on disk (Neovim even saves the file's
+    # buffer before moving it): moved first, the renamed file still declares the old concept, which
+    # every entry on disk still names, so no state in between has a dangling entry. The text
+    # changes stay in the editor's buffers until they are saved together (`:wa`).
+    moved = {uri_of(bank.root / old): uri_of(bank.root / new) for old, new in plan.moves}
+    changes: list[Any] = [types.RenameFile(old_uri=old, new_uri=new) for old, new in moved.items()]
+    changes += [
         types.TextDocumentEdit(
-            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version_of(uri)),
+            text_document=types.OptionalVersionedTextDocumentIdentifier(
+                uri=moved.get(uri, uri),
+                version=None if uri in moved else version_of(uri),  # a moved file is a new document
+            ),
             edits=list(text_edits),
         )
         for uri, text_edits in edits.items()
-    ]
-    changes += [
-        types.RenameFile(old_uri=uri_of(bank.root / old), new_uri=uri_of(bank.root / new))
-        for old, new in plan.moves
     ]
     return types.WorkspaceEdit(document_changes=changes)

@@ -2,12 +2,14 @@
 local ckp_markers = { 'memory-bank', '_index.md', '.ckp.toml', '.git' }
 local ckp_clients = {} -- root folder -> client id
 
--- The first folder above `path` holding a marker, trying the markers in order.
+-- The first folder above `path` holding a marker, trying the markers in order; nil when there is
+-- none below the home folder: a stray Markdown file must not make the server read all of `~`.
 local function ckp_root(path)
   local start = vim.fn.fnamemodify(path, ':p:h')
+  local home = vim.loop.os_homedir()
   for _, marker in ipairs(ckp_markers) do
     local dir = start
-    while true do
+    while dir ~= home do
       if vim.loop.fs_stat(dir .. '/' .. marker) then
         return dir
       end
@@ -18,7 +20,7 @@ local function ckp_root(path)
       dir = parent
     end
   end
-  return start
+  return nil
 end
 
 vim.api.nvim_create_autocmd('FileType', {
@@ -30,6 +32,9 @@ vim.api.nvim_create_autocmd('FileType', {
       return
     end
     local root = ckp_root(name)
+    if not root then
+      return
+    end
     local id = ckp_clients[root]
     if not (id and vim.lsp.get_client_by_id(id)) then
       id = vim.lsp.start_client({

@@ -15,7 +15,8 @@
 //   expectPreview: the action's edit needs confirmation: require the Refactor Preview, then Apply,
 //   routeQuery:   a query for "CKP: Preview routing for a query",
 //   routeExpect:  a concept the routing must load,
-//   timeoutMs:    per-step timeout
+//   timeoutMs:    per-step timeout,
+//   stopAfter:    "squiggles" to end there (the server runs and reports), optional
 // }
 // Prints one JSON line with the findings; exits 1 when a check fails (after a screenshot).
 
@@ -174,6 +175,7 @@ async function main() {
         );
         await screenshot('squiggles');
     });
+    if (config.stopAfter === 'squiggles') return;
 
     await step('status bar', async () => {
         // Filled by the server's ckp/status notification: "CKP: 24 concepts · 13 errors".

@@ -334,38 +334,69 @@ def server_processes(pgid: int) -> list[dict]:
     return found
 
 
-def test_vscode_extension(tmp_path: Path) -> None:
-    # Inside the test (not fixtures) so that a missing tool under CI=true is a test failure.
+BASE_SETTINGS = {
+    "workbench.startupEditor": "none",
+    "workbench.tips.enabled": False,
+    "workbench.enableExperiments": False,
+    "security.workspace.trust.enabled": False,
+    "telemetry.telemetryLevel": "off",
+    "update.mode": "none",
+    "extensions.autoUpdate": False,
+    "extensions.autoCheckUpdates": False,
+    "extensions.ignoreRecommendations": True,
+    "git.enabled": False,
+    "editor.hover.delay": 150,
+    "markdown.validate.enabled": False,
+}
+
+
+@dataclass
+class Session:
+    """What one run of code-server + drive.mjs left: drive.mjs's JSON, the language-server
+    processes seen, the CKP output channel, the user settings used."""
+
+    result: dict
+    summary: dict
+    output: str
+    settings: dict
+
+
+def run_vscode(
+    tmp_path: Path,
+    ws: Path,
+    drive: dict,
+    artifacts: Path,
+    *,
+    settings: dict | None = None,
+    trust: bool = False,
+    timings: dict[str, float] | None = None,
+) -> Session:
+    """Install the .vsix into a fresh code-server, open `ws`, run drive.mjs with `drive`."""
+    timings = {} if timings is None else timings
     t_start = time.monotonic()
-    timings: dict[str, float] = {}
     code_server = ensure_code_server()
     timings["tools"] = time.monotonic() - t_start
     t0 = time.monotonic()
     vsix = ensure_vsix()
     timings["vsix"] = time.monotonic() - t0
-    if ARTIFACTS.exists():
-        shutil.rmtree(ARTIFACTS)
-    ARTIFACTS.mkdir(parents=True)
+    if artifacts.exists():
+        shutil.rmtree(artifacts)
+    artifacts.mkdir(parents=True)
 
-    ws, target, samples = make_workspace(tmp_path)
     data = tmp_path / "vscode"
     (data / "user" / "User").mkdir(parents=True)
-    settings = {
-        "workbench.startupEditor": "none",
-        "workbench.tips.enabled": False,
-        "workbench.enableExperiments": False,
-        "security.workspace.trust.enabled": False,
-        "telemetry.telemetryLevel": "off",
-        "update.mode": "none",
-        "extensions.autoUpdate": False,
-        "extensions.autoCheckUpdates": False,
-        "extensions.ignoreRecommendations": True,
-        "git.enabled": False,
-        "editor.hover.delay": 150,
-        "markdown.validate.enabled": False,
-    }
-    settings.update(json.loads(os.environ.get("CKP_VSCODE_SETTINGS", "{}")))
-    (data / "user" / "User" / "settings.json").write_text(json.dumps(settings, indent=2))
+    user_settings = {**BASE_SETTINGS, **(settings or {})}
+    if trust:
+        # Workspace Trust on: a folder nobody trusted opens in Restricted Mode, without asking
+        user_settings.update(
+            {
+                "security.workspace.trust.enabled": True,
+                "security.workspace.trust.startupPrompt": "never",
+                "security.workspace.trust.untrustedFiles": "open",
+            }
+        )
+    user_settings.update(json.loads(os.environ.get("CKP_VSCODE_SETTINGS", "{}")))
+    (data / "user" / "User" / "settings.json").write_text(json.dumps(user_settings, indent=2))
 
     env = {
         k: v
@@ -409,7 +440,7 @@ def test_vscode_extension(tmp_path: Path) -> None:
             "none",
             "--disable-telemetry",
             "--disable-update-check",
-            "--disable-workspace-trust",
+            *([] if trust else ["--disable-workspace-trust"]),
             "--disable-getting-started-override",
             *common,
             str(ws),
@@ -422,10 +453,9 @@ def test_vscode_extension(tmp_path: Path) -> None:
     pgid = server.pid  # start_new_session: the child leads its own process group
     summary: dict = {
         "vsix": str(vsix),
-        "samples": samples,
-        "target": str(target.file.relative_to(ws)),
-        "token": target.token,
+        **{k: v for k, v in drive.items() if k in ("samples", "file", "token")},
     }
+    result: dict = {"ok": False, "error": "drive.mjs did not run"}
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -444,23 +474,16 @@ def test_vscode_extension(tmp_path: Path) -> None:
 
         config = {
             "url": f"http://127.0.0.1:{port}/?folder={ws}",
-            "artifacts": str(ARTIFACTS),
+            "artifacts": str(artifacts),
             "profileDir": str(tmp_path / "chromium-profile"),
             "chromium": chromium_path(),
-            "file": str(target.file.relative_to(ws)),
-            "token": target.token,
-            "concept": target.concept,
-            "expectHover": target.tldrs,
-            "quickFix": QUICK_FIX,
-            "expectPreview": True,
-            "routeQuery": f"how does {target.own_concept} work",
-            "routeExpect": target.own_concept,
             "timeoutMs": 30000,
+            **drive,
         }
         config_file = tmp_path / "drive.json"
         config_file.write_text(json.dumps(config))
         t0 = time.monotonic()
-        drive = subprocess.run(
+        proc = subprocess.run(
             ["node", str(HERE / "drive.mjs"), str(config_file)],
             capture_output=True,
             text=True,
@@ -469,8 +492,8 @@ def test_vscode_extension(tmp_path: Path) -> None:
             env=env,
         )
         timings["drive"] = time.monotonic() - t0
-        sys.stderr.write(drive.stderr)
-        lines = drive.stdout.strip().splitlines()
+        sys.stderr.write(proc.stderr)
+        lines = proc.stdout.strip().splitlines()
         result = json.loads(lines[-1]) if lines else {"ok": False, "error": "drive.mjs printed nothing"}
         summary["drive"] = result
         summary["servers"] = server_processes(pgid)
@@ -483,16 +506,33 @@ def test_vscode_extension(tmp_path: Path) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(pgid, signal.SIGKILL)
         log.close()
-        shutil.copy(tmp_path / "code-server.log", ARTIFACTS / "code-server.log")
+        shutil.copy(tmp_path / "code-server.log", artifacts / "code-server.log")
+        output = ckp_output(data / "user")
+        (artifacts / "ckp-output.log").write_text(output)
         timings["total"] = time.monotonic() - t_start
         summary["timings_s"] = {k: round(v, 1) for k, v in timings.items()}
-        (ARTIFACTS / "summary.json").write_text(json.dumps(summary, indent=2))
+        summary["output"] = output.splitlines()[:40]
+        (artifacts / "summary.json").write_text(json.dumps(summary, indent=2))
         print(json.dumps(summary, indent=2))
+    return Session(result, summary, output, user_settings)
 
-    # What the extension and the server say at start: the build, and the compiled modules in use.
-    output_log = ckp_output(data / "user")
-    summary["output"] = output_log.splitlines()[:40]
-    (ARTIFACTS / "summary.json").write_text(json.dumps(summary, indent=2))
+
+def test_vscode_extension(tmp_path: Path) -> None:
+    # Inside the test (not fixtures) so that a missing tool under CI=true is a test failure.
+    ws, target, samples = make_workspace(tmp_path)
+    drive = {
+        "samples": samples,
+        "file": str(target.file.relative_to(ws)),
+        "token": target.token,
+        "concept": target.concept,
+        "expectHover": target.tldrs,
+        "quickFix": QUICK_FIX,
+        "expectPreview": True,
+        "routeQuery": f"how does {target.own_concept} work",
+        "routeExpect": target.own_concept,
+    }
+    run = run_vscode(tmp_path, ws, drive, ARTIFACTS)
+    result, settings, output_log = run.result, run.settings, run.output
     assert result.get("ok"), (
         f"VS Code check failed at step {result.get('failedStep')!r}: {result.get('error')}\n"
         f"notifications: {result.get('notifications')}\nscreenshots: {ARTIFACTS}"
@@ -506,13 +546,14 @@ def test_vscode_extension(tmp_path: Path) -> None:
         checks
     )
     # The extension started the server itself: `-m ckp_lsp` (or ckp-lsp) plus --stdio.
-    servers = summary["servers"]
+    servers = run.summary["servers"]
     assert servers, "no ckp_lsp server process was running under code-server"
     assert all("--stdio" in s["args"] for s in servers), servers
     if "ckp.server.path" not in settings and "ckp.server.python" not in settings:
         # Out of the box: the bundled libraries with the python3 found on the PATH.
         assert any(s["PYTHONPATH"].split(os.pathsep)[0].endswith("bundled/libs") for s in servers), servers
 
+    # What the extension and the server say at start: the build, and the compiled modules in use.
     if not os.environ.get("CKP_VSIX") and "ckp.server.path" not in settings:
         assert f"build: {host_target()} build (compiled modules: " in output_log, output_log
         # the server's own report, through window/logMessage
@@ -521,6 +562,64 @@ def test_vscode_extension(tmp_path: Path) -> None:
         ), output_log
         assert "pure-Python fallback" not in output_log, output_log
         assert not any("without compiled modules" in n for n in result.get("notifications", [])), result
+
+
+#: what a cloned repository's .vscode/settings.json could set to run its own program and send
+#: the user's key elsewhere (and one ordinary setting, which must still apply)
+HOSTILE_WORKSPACE_SETTINGS = {
+    "ckp.server.python": "/nonexistent/evil/python3",
+    "ckp.llm.provider": "command",
+    "ckp.llm.command": "sh -c 'touch /tmp/ckp-pwned'",
+    "ckp.llm.baseUrl": "https://collector.invalid/v1",
+    "ckp.staleness": "mtime",
+}
+
+
+def test_vscode_restricted_mode_ignores_workspace_programs_and_endpoints(tmp_path: Path) -> None:
+    """Workspace Trust on and the folder not trusted: the extension runs (limited support), with
+    the bundled server and the user's Python, and sends the server the workspace's ordinary
+    settings but not its program, provider or endpoint."""
+    ws = tmp_path / "workspace"
+    bank = ws / "memory-bank"
+    bank.mkdir(parents=True)
+    for name, text in TINY_BANK.items():
+        (bank / name).write_text(text, encoding="utf-8")
+    (ws / ".vscode").mkdir()
+    (ws / ".vscode" / "settings.json").write_text(json.dumps(HOSTILE_WORKSPACE_SETTINGS, indent=2))
+    target = find_target(bank)
+    assert target
+    drive = {"file": str(target.file.relative_to(ws)), "token": target.token, "stopAfter": "squiggles"}
+    # verbose trace: the output shows the initializationOptions the client sent
+    run = run_vscode(
+        tmp_path,
+        ws,
+        drive,
+        ARTIFACTS.parent / "vscode-restricted",
+        settings={"ckp.trace.server": "verbose"},
+        trust=True,
+    )
+    output = run.output
+    assert run.result.get("ok"), (run.result.get("error"), output[-3000:])
+    assert "Restricted Mode (untrusted workspace)" in output, output[:3000]
+    ignored = re.search(r"Restricted Mode: the workspace's values of (.*) are ignored", output)
+    assert ignored, output[:3000]
+    assert set(ignored.group(1).split(", ")) == {
+        "ckp.server.python",
+        "ckp.llm.provider",
+        "ckp.llm.command",
+        "ckp.llm.baseUrl",
+    }
+    # the server runs with the user's python3, not the workspace's interpreter
+    assert "/nonexistent/evil/python3" not in output.split("Restricted Mode:")[0]
+    assert run.summary["servers"], "no language server was started"
+    # what was sent: the ordinary workspace setting, none of the restricted ones
+    init = re.search(r'"initializationOptions": (\{.*?\n    \}|\{\})', output, re.S)
+    assert init, output[:4000]
+    sent = json.loads(init.group(1))
+    assert sent == {"staleness": "mtime"}, sent
+    # nor in the answers to workspace/configuration, traced after it
+    for value in ("touch /tmp/ckp-pwned", "collector.invalid"):
+        assert value not in output.split("Restricted Mode:")[1], value
 
 
 def ckp_output(user_data: Path) -> str:

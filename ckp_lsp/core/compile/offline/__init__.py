@@ -50,13 +50,13 @@ def compile_offline(inp: CompileInput) -> Answer:
     corpus = Corpus(files=len(profiles) + 1, df=df, stops=stops, cjk=cjk, syllabic="vi" in langs)
     reading = read_body(inp.body, corpus)
     df.update(reading.keys)
-    title = title_of(reading.blocks)
+    title = title_of(reading.blocks, inp.title)
     taken = {o.concept.casefold() for o in others}
     concept = inp.concept if inp.concept is not None else derive_concept(inp.path_hint, title, taken, cjk)
     keywords, strong, _ = choose_keywords(
         reading.terms, keyword_name(concept), corpus, {" ".join(p.name) for p in profiles}, reading.headings
     )
-    summary, from_body = tldr(reading.blocks, concept, corpus, main_language(langs))
+    summary, from_body = tldr(reading.blocks, concept, corpus, main_language(langs), inp.title)
     evidence = Relating(profiles, corpus).evidence(reading, skip=concept)
     candidates = []
     for i, e in evidence.items():

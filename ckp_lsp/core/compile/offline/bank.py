@@ -55,6 +55,7 @@ class BankFile:
     concept: str | None = None  # its valid CONCEPT, kept; None: one is derived
     tldr: str | None = None  # a TLDR to keep; None: one is compiled
     keywords: tuple[str, ...] | None = None  # ANSWERS_WHEN to keep; None: compiled
+    title: str = ""  # the title its front matter gives, if any
 
 
 def compile_bank(files: Iterable[BankFile], progress: Progress | None = None) -> dict[str, Answer]:
@@ -89,7 +90,7 @@ def compile_bank(files: Iterable[BankFile], progress: Progress | None = None) ->
         if f.concept:
             concepts.append(f.concept)
         else:
-            concepts.append(derive_concept(f.rel, title_of(reading.blocks), taken, cjk))
+            concepts.append(derive_concept(f.rel, title_of(reading.blocks, f.title), taken, cjk))
             taken.add(concepts[-1])
 
     names = Counter(" ".join(part_keys(c)) for c in concepts)
@@ -123,7 +124,7 @@ def compile_bank(files: Iterable[BankFile], progress: Progress | None = None) ->
         if f.tldr is not None:
             summaries.append((f.tldr, True))
         else:
-            summaries.append(tldr(reading.blocks, concept, corpora[cjk], main))
+            summaries.append(tldr(reading.blocks, concept, corpora[cjk], main, f.title))
         step("summaries", n, total)
 
     profiles = [

@@ -33,24 +33,31 @@ _PLACEHOLDER = re.compile(
     re.IGNORECASE,
 )
 _TITLE_FILE = re.compile(r"\s*[(（][^()（）]*\.(?:md|markdown)[)）]\s*", re.IGNORECASE)
+# `4. `, `ADR-0004 `: a record's number, not its title
+_NUMBERING = re.compile(r"^(?:(?:ADR|RFC|DR)[- ]?)?\d+(?:\.\d+)*[.):]?\s+(?=[^\W\d_])", re.IGNORECASE)
 _CLAUSE = ("; ", " — ", " – ", ": ", "，", "；", "：")
 _COMMA = (", ", "、")
 
 
-def title_of(blocks: list[Block]) -> str:
-    """The body's title: its first heading, without a `(file.md)` remark or a lead such as
-    `Memory Bank:`."""
-    for block in blocks:
+def title_of(blocks: list[Block], given: str = "") -> str:
+    """The file's title: `given` (its front matter's), else its first heading; without a
+    `(file.md)` remark or a lead such as `Memory Bank:`."""
+    found = given if re.search(r"[^\W_]", given) else ""
+    for block in blocks if not found else ():
         if block.kind == "heading" and re.search(r"[^\W_]", block.plain):
-            title = WS.sub(" ", _TITLE_FILE.sub(" ", block.plain)).strip()
-            last = re.split(r"[:：]\s+|\s[—–-]\s", title)[-1].strip()
-            return last if re.search(r"[^\W_]", last) else title
-    return ""
+            found = block.plain
+            break
+    title = WS.sub(" ", _TITLE_FILE.sub(" ", found)).strip()
+    last = re.split(r"[:：]\s+|\s[—–-]\s", title)[-1].strip()
+    title = last if re.search(r"[^\W_]", last) else title
+    return _NUMBERING.sub("", title)
 
 
-def tldr(blocks: list[Block], subject: str, corpus: Corpus, language: str) -> tuple[str, bool]:
+def tldr(
+    blocks: list[Block], subject: str, corpus: Corpus, language: str, title: str = ""
+) -> tuple[str, bool]:
     """The TLDR and whether it is a sentence of the body (False: made from the title)."""
-    title = title_of(blocks)
+    title = title_of(blocks, title)
     for kinds in (("paragraph",), ("quote", "item")):
         for block in blocks:
             if block.kind in kinds and not _mostly_links(block.text):
