@@ -34,7 +34,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from genbank import HUB, prepare
+from genbank import BODIES, HUB, prepare
 
 #: targets at 10,000 files on a 2-core machine (seconds, or MB for memory)
 TARGETS_10K = {
@@ -683,7 +683,9 @@ def report(benches: list[Bench], compare: bool, info: dict[str, str]) -> str:
     runs = int(info.get("runs", "1"))
     out = [
         f"Machine: {info['cpu']}, {info['cores']} cores; Python {info['python']}; {info['date']}; "
-        f"load average at start {info['load']}, at end " + " ".join(f"{x:.2f}" for x in os.getloadavg()),
+        f"load average at start {info['load']}, at end "
+        + " ".join(f"{x:.2f}" for x in os.getloadavg())
+        + f"; bodies: {info.get('bodies', 'uniform')}",
         *([f"Each figure is the median of {runs} runs."] if runs > 1 else []),
         "",
     ]
@@ -737,6 +739,12 @@ def main(argv: list[str] | None = None) -> int:
         "--sizes", default=None, help="comma-separated sizes for a scaling run, e.g. 100,1000,10000"
     )
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--bodies",
+        choices=BODIES,
+        default="uniform",
+        help="body sizes: uniform 1-3 KB (default) or real (median 5 KB, a tail to 100 KB, a few of 1 MB)",
+    )
     p.add_argument("--compare", action="store_true", help="run rumdl on the same bank and print the ratios")
     p.add_argument("--no-server", action="store_true", help="only the command-line measurements")
     p.add_argument("--out", type=Path, default=None, help="also write the table to this file")
@@ -756,10 +764,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.compare:
         ensure_rumdl()
     info = machine()
+    info["bodies"] = args.bodies
     benches = []
     for n in sizes:
         print(f"== {n:,} files: preparing the bank…", file=sys.stderr)
-        bank = prepare(n, args.seed)
+        bank = prepare(n, args.seed, args.bodies)
         runs = []
         for run in range(max(1, args.repeat)):
             b = Bench(
