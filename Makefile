@@ -4,8 +4,11 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
+# The oldest and newest Python the project supports, besides $(PYTHON): the unit tests run on
+# each (in .venv-<version>). With pyenv: OTHER_PYTHONS="$$(pyenv root)/versions/3.10.13/bin/python ..."
+OTHER_PYTHONS ?= python3.10 python3.13
 
-.PHONY: demo test test-deps venv venv-test lint bench clean
+.PHONY: demo test test-deps test-pythons venv venv-test lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,8 +35,25 @@ test-deps: venv-test
 
 test: test-deps
 	$(BIN)/ruff check ckp_lsp tests benchmarks
+	$(BIN)/ruff format --check ckp_lsp tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(MAKE) test-pythons
+
+# The unit tests (a minute or two) on each of OTHER_PYTHONS. A missing one is skipped with a
+# warning, and fails the run under CI=true.
+test-pythons:
+	@for py in $(OTHER_PYTHONS); do \
+	    if ! "$$py" -c 'import sys' >/dev/null 2>&1; then \
+	        echo "test-pythons: no usable $$py (set OTHER_PYTHONS)"; \
+	        if [ "$$CI" = true ]; then exit 1; else continue; fi; \
+	    fi; \
+	    venv=".venv-$$("$$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"; \
+	    echo "== unit tests on $$("$$py" --version) ($$venv)"; \
+	    [ -x "$$venv/bin/python" ] || "$$py" -m venv "$$venv" || exit 1; \
+	    "$$venv/bin/python" -m pip install --quiet -e '.[test]' || exit 1; \
+	    "$$venv/bin/python" -m pytest -q -p no:cacheprovider tests/unit || exit 1; \
+	done
 
 lint: venv-test
 	$(BIN)/ruff check ckp_lsp tests benchmarks
@@ -44,4 +64,4 @@ bench: venv
 	$(BIN)/python benchmarks/run.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info test-artifacts
+	rm -rf $(VENV) .venv-3.* build dist *.egg-info test-artifacts

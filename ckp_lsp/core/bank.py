@@ -7,6 +7,7 @@ so a language server re-checks exactly those.
 from __future__ import annotations
 
 import bisect
+import copy
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -158,6 +159,26 @@ class Bank:
         self._words: tuple[int, dict[str, list[str]]] | None = None
         # bumped whenever a concept appears in or leaves ``by_concept``
         self._sorted_concepts: tuple[int, list[str]] | None = None
+
+    def snapshot(self) -> Bank:
+        """A copy that later changes to this bank do not reach, for work off the owner's thread.
+
+        The files themselves are shared (a change replaces a file, never alters it); every
+        container ``__init__`` makes is copied.
+        """
+        snap = copy.copy(self)
+        snap.files = dict(self.files)
+        snap.by_concept = {k: list(v) for k, v in self.by_concept.items()}
+        snap.backlinks = {k: set(v) for k, v in self.backlinks.items()}
+        snap.claims = Claims()
+        snap.claims.one = dict(self.claims.one)
+        snap.claims.many = {k: set(v) for k, v in self.claims.many.items()}
+        snap.unreadable = dict(self.unreadable)
+        snap._dates = dict(self._dates) if self._dates is not None else None
+        snap._edited = set(self._edited)
+        snap._claimants = {k: list(v) for k, v in self._claimants.items()}
+        snap._log = list(self._log)
+        return snap
 
     @classmethod
     def load(cls, root: Path, config: Config | None = None, parallel: bool = False) -> Bank:

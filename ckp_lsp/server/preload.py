@@ -140,7 +140,8 @@ def read_first_message(fd: int) -> tuple[bytes, bytes | None]:
             start = len(head) + len(_HEADER_END)
             for line in head.split(b"\r\n"):
                 name, _, value = line.partition(b":")
-                if name.strip().lower() == b"content-length" and value.strip().isdigit():
+                # The first one counts, as for the server's reader (``pygls_compat``).
+                if length is None and name.strip().lower() == b"content-length" and value.strip().isdigit():
                     length = int(value)
             if length is None:
                 return data, None

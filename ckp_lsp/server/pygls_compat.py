@@ -9,20 +9,27 @@ for: when one of those tests fails after an upgrade, the workaround can go.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
 import sys
 import threading
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from importlib.metadata import version
 from typing import Any
 
 from lsprotocol import types
 from pygls.capabilities import ServerCapabilitiesBuilder
-from pygls.exceptions import JsonRpcException
-from pygls.io_ import StdoutWriter, run_async
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcParseError,
+    JsonRpcServerNotInitialized,
+)
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.workspace.text_document import TextDocument
 
 #: the pygls minor version the workarounds below were written for
@@ -37,6 +44,7 @@ _log = logging.getLogger("ckp_lsp")
 PYGLS_OWN: dict[str, Any] = {
     "choose_position_encoding": ServerCapabilitiesBuilder.__dict__["choose_position_encoding"],
     "lines": TextDocument.__dict__["lines"],
+    "apply_change": TextDocument.__dict__["apply_change"],
 }
 
 
@@ -72,6 +80,7 @@ def install() -> None:
         return
     ServerCapabilitiesBuilder.choose_position_encoding = classmethod(_utf16_only)  # type: ignore[method-assign,assignment]
     TextDocument.lines = property(lsp_lines)  # type: ignore[assignment,method-assign]
+    TextDocument.apply_change = _apply_clamped_change  # type: ignore[method-assign,assignment]
 
 
 # --- position encoding -----------------------------------------------------------------------------
@@ -100,12 +109,87 @@ def lsp_lines(doc: TextDocument) -> tuple[str, ...]:
     return tuple(_LSP_LINE.findall(source))
 
 
+def clamp(lines: Sequence[str], at: types.Position) -> types.Position:
+    """``at`` with a character past the end of its line moved back to the line's end, its line
+    ending excluded, as LSP says (a line past the last is the end of the document)."""
+    if at.line >= len(lines):
+        return at
+    text = lines[at.line].rstrip("\r\n")
+    width = len(text) + sum(1 for c in text if ord(c) > 0xFFFF)  # in UTF-16 code units
+    return at if at.character <= width else types.Position(line=at.line, character=width)
+
+
+def _apply_clamped_change(doc: TextDocument, change: types.TextDocumentContentChangeEvent) -> None:
+    """pygls moves a character past the end of a line to one before the line's length counted
+    with its line ending: a replace up to the end of a last line without one leaves its last
+    character behind, and an insert past the end of a ``\r\n`` line lands between ``\r`` and
+    ``\n``."""
+    if isinstance(change, types.TextDocumentContentChangePartial):
+        lines = doc.lines
+        start, end = clamp(lines, change.range.start), clamp(lines, change.range.end)
+        change = types.TextDocumentContentChangePartial(
+            range=types.Range(start=start, end=end), text=change.text, range_length=change.range_length
+        )
+    PYGLS_OWN["apply_change"](doc, change)
+
+
 # --- the protocol -----------------------------------------------------------------------------------
 
 
 class CkpProtocol(LanguageServerProtocol):
-    """pygls's protocol, without its leak: a notification's future is kept under a fresh id that
-    nothing removes (only a request's answer does), a few hundred bytes per keystroke for ever."""
+    """pygls's protocol, with what LSP asks of a server that pygls 2.1 does not do."""
+
+    #: ServerCapabilities fields (e.g. ``diagnostic_provider``) not offered to this client
+    withheld: frozenset[str] = frozenset()
+    #: ``initialize`` came: requests are served
+    initialize_seen = False
+
+    def handle_message(self, message: Any) -> None:
+        """Requests before ``initialize`` get ServerNotInitialized, after ``shutdown``
+        InvalidRequest (pygls drops both unanswered); notifications before ``initialize`` are
+        dropped, except ``exit``."""
+        method = getattr(message, "method", None)
+        if APPLIES and isinstance(method, str):
+            request = getattr(message, "id", None) is not None
+            if not self.initialize_seen and method not in (types.INITIALIZE, types.EXIT):
+                if request:
+                    error: JsonRpcException = JsonRpcServerNotInitialized(
+                        "the server is not initialized yet: send initialize first"
+                    )
+                    self._send_response(message.id, error=error.to_response_error())
+                return
+            if request and self._shutdown:
+                error = JsonRpcInvalidRequest("the server is shutting down: only exit is accepted now")
+                self._send_response(message.id, error=error.to_response_error())
+                return
+            if method == types.INITIALIZE:
+                self.initialize_seen = True
+        super().handle_message(message)
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams) -> Generator[Any, Any, types.InitializeResult]:
+        """pygls offers every registered feature to every client: ``withhold`` keeps one from a
+        client it does not suit."""
+        result: types.InitializeResult = yield from super().lsp_initialize(params)
+        for name in self.withheld:
+            setattr(result.capabilities, name, None)
+        return result
+
+    @lsp_method(types.SHUTDOWN)
+    def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
+        """pygls cancels the requests in flight while iterating over them, and a cancelled one's
+        callback removes it: "dictionary changed size during iteration", an error for an answer
+        and exit code 1 whenever a request waits (as they do while the banks are first read)."""
+        if not APPLIES:
+            return (yield from super().lsp_shutdown(*args))
+        if (user_handler := self.fm.features.get(types.SHUTDOWN)) is not None:
+            yield user_handler, args, None
+        current = self.msg_id
+        for msg_id, future in list(self._request_futures.items()):
+            if msg_id != current and not future.done():
+                future.cancel()
+        self._shutdown = True
+        return None
 
     def _execute_handler(
         self,
@@ -115,6 +199,8 @@ class CkpProtocol(LanguageServerProtocol):
         args: tuple[Any, ...] | None = None,
         kwargs: dict[str, Any] | None = None,
     ) -> None:
+        """pygls keeps a notification's future under a fresh id that nothing removes (only a
+        request's answer does), a few hundred bytes per keystroke for ever."""
         if APPLIES and callback == self._check_handler_result:  # a notification
 
             def done(future: Any) -> None:
@@ -123,6 +209,16 @@ class CkpProtocol(LanguageServerProtocol):
 
             check, callback = callback, done
         super()._execute_handler(msg_id, handler, callback, args, kwargs)
+
+
+def withhold(server: LanguageServer, capability: str) -> bool:
+    """Offer the ServerCapabilities field ``capability`` not to this client (call it from the
+    ``initialize`` handler); whether it is withheld (not with another pygls)."""
+    protocol = server.protocol
+    if not (APPLIES and isinstance(protocol, CkpProtocol)):
+        return False
+    protocol.withheld = protocol.withheld | {capability}
+    return True
 
 
 def shut_down_cleanly(server: LanguageServer) -> bool:
@@ -158,31 +254,28 @@ def wait_for(event: asyncio.Event) -> Generator[Any, Any, None]:
 # --- reading stdin ----------------------------------------------------------------------------------
 
 
+#: the longest header line read whole; a longer one is skipped (pygls's reader dies on it)
+HEADER_LIMIT = 1 << 16
+
+
 def serve_stdio(server: LanguageServer, stdin_is_pipe: bool, consumed: bytes = b"") -> None:
     """Serve over stdio, reading stdin on the event loop when it is a pipe, starting with ``consumed``.
 
     pygls reads stdin on a worker thread, one hand-off per header line and per body: most of a
-    request's round trip on a small machine. Where stdin is a pipe the event loop reads it itself;
-    elsewhere (a file, Windows) pygls's own reader serves.
+    request's round trip on a small machine. Where stdin is a pipe the event loop reads it itself
+    (``read_messages``); elsewhere (a file, Windows) pygls's own reader serves.
     """
     if not (APPLIES and stdin_is_pipe):
         server.start_io()
         return
-
     stop = server._stop_event = threading.Event()
 
     async def serve() -> None:
         loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader(limit=1 << 20)
+        reader = asyncio.StreamReader(limit=HEADER_LIMIT)
         reader.feed_data(consumed)  # what was read before (see ``preload``)
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
-        await run_async(
-            stop_event=stop,
-            reader=reader,
-            protocol=server.protocol,
-            logger=logging.getLogger("pygls.io_"),
-            error_handler=server.report_server_error,
-        )
+        await read_messages(reader, server.protocol, stop)
 
     server.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
     try:
@@ -193,3 +286,75 @@ def serve_stdio(server: LanguageServer, stdin_is_pipe: bool, consumed: bytes = b
         pass
     finally:
         server.shutdown()
+
+
+async def read_messages(
+    reader: asyncio.StreamReader, protocol: LanguageServerProtocol, stop: threading.Event
+) -> None:
+    """Read framed messages until the input ends, handing each to ``protocol``.
+
+    Unlike pygls's reader: an over-long header line is skipped, not fatal; the first
+    ``Content-Length`` counts (as where the first message is read at start); header names are
+    case-insensitive; and a request whose params do not fit its method gets an InvalidParams
+    answer instead of none.
+    """
+    while not stop.is_set():
+        length: int | None = None
+        while True:  # the header
+            line = await _header_line(reader)
+            if line is None:
+                return
+            if not line.strip():
+                if length is not None:
+                    break
+                continue  # a blank line before any header, or a header without a length
+            name, _, value = line.partition(b":")
+            if length is None and name.strip().lower() == b"content-length" and value.strip().isdigit():
+                length = int(value.strip())
+        try:
+            body = await reader.readexactly(length)
+        except asyncio.IncompleteReadError:
+            return
+        _handle_body(protocol, body)
+
+
+async def _header_line(reader: asyncio.StreamReader) -> bytes | None:
+    """The next header line; None when the input ended. A line over the limit is read past and
+    answered as a blank line's worth of nothing (``b"-"``)."""
+    skipped = False
+    while True:
+        try:
+            line = await reader.readuntil(b"\n")
+        except asyncio.IncompleteReadError:
+            return None
+        except asyncio.LimitOverrunError as exc:
+            await reader.readexactly(max(exc.consumed, 1))
+            if not skipped:
+                _log.warning("ckp-lsp: a header line longer than %d bytes was skipped", HEADER_LIMIT)
+            skipped = True
+            continue
+        return b"-" if skipped else line
+
+
+def _handle_body(protocol: LanguageServerProtocol, body: bytes) -> None:
+    try:
+        data = json.loads(body)
+    except ValueError as exc:
+        _log.warning("ckp-lsp: a message that is not JSON was skipped (%s)", exc)
+        protocol._send_response(None, error=JsonRpcParseError(str(exc)).to_response_error())  # type: ignore[arg-type]
+        return
+    if not isinstance(data, dict):
+        protocol._send_response(None, error=JsonRpcInvalidRequest("not a JSON object").to_response_error())  # type: ignore[arg-type]
+        return
+    try:
+        message = protocol.structure_message(data)
+    except JsonRpcException:
+        _log.warning("ckp-lsp: %s %s: its params do not fit the method", data.get("method"), data.get("id"))
+        if "id" in data and "method" in data:
+            error = JsonRpcInvalidParams(f"{data['method']}: the params do not fit the method")
+            protocol._send_response(data["id"], error=error.to_response_error())
+        return
+    try:
+        protocol.handle_message(message)
+    except Exception:
+        _log.exception("ckp-lsp: a message could not be handled")

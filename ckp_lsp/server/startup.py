@@ -15,7 +15,7 @@ from lsprotocol import types
 
 from .. import __version__
 from ..core.discovery import INDEX_NAME
-from . import native
+from . import native, pygls_compat
 from .client import ClientCapabilities, Settings
 from .convert import path_of
 from .preload import Preload
@@ -39,20 +39,35 @@ def initialize(ls: CkpServer, params: types.InitializeParams) -> None:
     if isinstance(params.initialization_options, dict):
         ls.settings = Settings(initial=settings_of(params.initialization_options))
         ls.state.settings = ls.settings.values
-    ls.publisher.pull = ls.caps.pull_diagnostics
     ls.publisher.on_counts = lambda counts: ls.protocol.notify("ckp/status", counts)
-    if ls.publisher.pull and ls.caps.diagnostic_refresh:
+    _choose_pull_or_push(ls)
+    if params.process_id:
+        _watch_parent(ls, params.process_id)
+
+
+def _choose_pull_or_push(ls: CkpServer) -> None:
+    """Pulled diagnostics for a client that pulls and can be told to pull again; pushed otherwise.
+
+    A change in one file changes other files' findings. A client that pulls only when its own
+    document changes (Neovim 0.10 and 0.11 have no ``workspace/diagnostic/refresh``) would never
+    see those in its other open documents: it is not offered pull, and gets every finding pushed.
+    """
+    if not ls.caps.pull_diagnostics:
+        return
+    if not ls.caps.diagnostic_refresh and pygls_compat.withhold(ls, "diagnostic_provider"):
+        return
+    ls.publisher.pull = True
+    if ls.caps.diagnostic_refresh:
 
         def refresh() -> None:
             ls.workspace_diagnostic_refresh(None)
 
         ls.publisher.on_refresh = refresh
-    if params.process_id:
-        _watch_parent(params.process_id)
 
 
-def _watch_parent(pid: int) -> None:
-    """Exit when the editor that started the server is gone (it may die without shutdown)."""
+def _watch_parent(ls: CkpServer, pid: int) -> None:
+    """Exit when the editor that started the server is gone (it may die without shutdown): with
+    code 1, as LSP says, unless it asked for shutdown first."""
 
     def run() -> None:
         while True:
@@ -60,7 +75,7 @@ def _watch_parent(pid: int) -> None:
             try:
                 os.kill(pid, 0)
             except ProcessLookupError:
-                os._exit(0)
+                os._exit(0 if pygls_compat.shut_down_cleanly(ls) else 1)
             except PermissionError:
                 pass
 

@@ -1,7 +1,8 @@
 """End-to-end fixtures: the real server over stdio, driven by editor-like clients (pytest-lsp).
 
 Every test runs twice: as VS Code talks (pushed diagnostics, dynamic file watchers) and as
-Neovim talks (pulled diagnostics, no dynamic registration).
+Neovim talks (asks for open documents' diagnostics, which the server answers while it also pushes
+them, as it does to every client it cannot tell to pull again; no dynamic registration).
 """
 
 from __future__ import annotations

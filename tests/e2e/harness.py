@@ -53,6 +53,7 @@ class Session:
         self.workspace = workspace
         self.applied: list[types.ApplyWorkspaceEditParams] = []
         self.registrations: list[types.Registration] = []
+        self.server_capabilities = types.ServerCapabilities()  # as ``initialize`` answered
 
     @classmethod
     async def start(
@@ -68,12 +69,14 @@ class Session:
         apply_edits: bool = True,
         on_edit: Callable[[types.ApplyWorkspaceEditParams], None] | None = None,
         before_initialized: Callable[[Session], object] | None = None,
+        capabilities: types.ClientCapabilities | None = None,
     ) -> Session:
         """Start the server on ``workspace`` as ``flavour`` (vscode: pushes, watchers; neovim: pulls).
 
         ``command`` starts something else than the server (a launcher that starts it); with
         ``launcher_is_parent`` its pid is the ``processId`` the server watches.
         ``before_initialized`` runs between the answer to ``initialize`` and ``initialized``.
+        ``capabilities`` replaces those of ``flavour``.
         """
         client = Client(converter_factory=default_converter)
         register_lsp_features(client)
@@ -103,7 +106,7 @@ class Session:
         argv = command or SERVER
         await client.start_io(argv[0], *argv[1:], env=full_env, cwd=str(ROOT))
         params = types.InitializeParams(
-            capabilities=client_capabilities(CLIENTS[flavour]),
+            capabilities=capabilities or client_capabilities(CLIENTS[flavour]),
             workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name=workspace.name)],
             root_uri=workspace.as_uri(),
             process_id=client._server.pid if launcher_is_parent and client._server else process_id,
@@ -111,7 +114,8 @@ class Session:
         client.capabilities = params.capabilities
         if params.process_id is None:
             params.process_id = os.getpid()
-        await asyncio.wait_for(client.initialize_async(params), HANG)
+        result = await asyncio.wait_for(client.initialize_async(params), HANG)
+        session.server_capabilities = result.capabilities
         if before_initialized is not None:
             before_initialized(session)
         client.initialized(types.InitializedParams())

@@ -4,10 +4,12 @@ exists for. When a "pygls still …" test fails after an upgrade, that workaroun
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 from typing import Any
 
 import pygls.io_
+import pytest
 from lsprotocol import types
 from pygls.capabilities import ServerCapabilitiesBuilder
 from pygls.lsp.server import LanguageServer
@@ -160,6 +162,56 @@ def test_a_generator_handler_waits_for_the_banks_while_they_are_read() -> None:
 def test_pygls_still_reads_stdin_on_a_worker_thread() -> None:
     # One hand-off to a thread per header line and per body: ``serve_stdio`` reads on the loop.
     assert "run_in_executor" in inspect.getsource(pygls.io_.StdinAsyncReader)
+
+
+# --- positions past the end of a line -------------------------------------------------------------------
+
+
+def _insert_past_the_end(apply: Any) -> str:
+    doc = TextDocument("file:///x.md", "ab\r\ncd")
+    at = types.Position(line=0, character=3)  # one past "ab"
+    apply(doc, types.TextDocumentContentChangePartial(range=types.Range(start=at, end=at), text="X"))
+    return doc.source
+
+
+def test_pygls_still_inserts_past_the_end_of_a_line_between_cr_and_lf() -> None:
+    assert _insert_past_the_end(pygls_compat.PYGLS_OWN["apply_change"]) == "ab\rX\ncd"
+
+
+def test_the_server_clamps_a_position_to_the_end_of_its_line() -> None:
+    CkpServer()
+    assert _insert_past_the_end(TextDocument.apply_change) == "abX\r\ncd"
+
+
+# --- shutdown -------------------------------------------------------------------------------------------
+
+
+def test_pygls_still_changes_the_requests_it_iterates_over_at_shutdown() -> None:
+    # A cancelled request's callback removes it from the requests pygls is iterating over.
+    from pygls.protocol.language_server import LanguageServerProtocol as Own
+
+    for protocol_cls, fails in ((Own, True), (pygls_compat.CkpProtocol, False)):
+        ls = LanguageServer("x", "1", protocol_cls=protocol_cls)
+        protocol = ls.protocol
+
+        def waiting() -> Any:
+            yield from pygls_compat.wait_for(asyncio.Event())
+
+        async def run(protocol: Any = protocol) -> None:
+            for n in range(3):
+                protocol._execute_handler(
+                    f"r{n}", waiting, lambda f, n=n: protocol._request_futures.pop(f"r{n}", None)
+                )
+            steps = protocol.lsp_shutdown()
+            with contextlib.suppress(StopIteration):
+                next(steps)
+
+        if fails:
+            with pytest.raises(RuntimeError, match="dictionary changed size"):
+                asyncio.run(run())
+        else:
+            asyncio.run(run())
+            assert protocol._shutdown
 
 
 # --- error answers ----------------------------------------------------------------------------------

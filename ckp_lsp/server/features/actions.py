@@ -14,7 +14,7 @@ from ...core.findings import Finding
 from ...core.fixes import Edit, Fix, fix_text, fixes_for, revalidate_all
 from ...core.header_changes import describe
 from ...core.rewrite import header_region
-from ...core.text import Span, split_lines, utf16_len
+from ...core.text import BOM, Span, split_lines, utf16_len
 from ..convert import to_range
 from .index_upkeep import index_edit
 
@@ -160,9 +160,12 @@ def _insert_header(
 ) -> types.CodeAction:
     title = "Insert a compiled CKP header"
     if offline:
+        bom = BOM if text.startswith(BOM) else ""  # kept in front of the header, never compiled
         try:
-            compiled = compile_header(bank, rel, text)
-            edit = text_edit(uri, version, [replace_prefix_edit(compiled.replaced, compiled.header)])
+            compiled = compile_header(bank, rel, text[len(bom) :])
+            edit = text_edit(
+                uri, version, [replace_prefix_edit(bom + compiled.replaced, bom + compiled.header)]
+            )
             return types.CodeAction(
                 title=title,
                 kind=types.CodeActionKind.QuickFix,
@@ -182,11 +185,13 @@ def _insert_header(
 
 def fix_all(bank: Bank, rel: str, uri: str, version: int | None, text: str) -> types.CodeAction | None:
     """``source.fixAll.ckp``: every safe fix at once."""
+    bom = BOM if text.startswith(BOM) else ""  # the findings are those of the text after it
+    text = text[len(bom) :]
     new, count = fix_text(bank, rel, text)
     if not count:
         return None
-    old_prefix = text[: header_region(text).body_offset]
-    new_prefix = new[: header_region(new).body_offset]
+    old_prefix = bom + text[: header_region(text).body_offset]
+    new_prefix = bom + new[: header_region(new).body_offset]
     return types.CodeAction(
         title=f"Fix all safe CKP findings ({count})",
         kind=FIX_ALL,

@@ -16,6 +16,7 @@ from ...core.compile.compiler import compile_header, provider_for
 from ...core.compile.job import Job, Usage
 from ...core.compile.model import CompileError
 from ...core.header_changes import describe
+from ...core.text import BOM
 from ..pygls_compat import forget_progress
 from .actions import annotations_supported, recompile_annotation, replace_prefix_edit, text_edit
 
@@ -37,15 +38,24 @@ async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
         _tell(ls, "CKP: Recompile works on knowledge files inside a memory bank.")
         return {"applied": False, "reason": "not a knowledge file"}
     opened = ls.workspace.text_documents.get(uri)
-    if opened is not None:
-        text, version = opened.source, opened.version
-    else:
-        try:
-            text, version = read_text(doc.bank.root / doc.rel)[0], None
-        except OSError as exc:  # deleted or made unreadable since the bank read it
+    if opened is None:
+        try:  # a file deleted since the bank read it is said so
+            read_text(doc.bank.root / doc.rel)
+        except OSError as exc:
             why = exc.strerror or type(exc).__name__
             _tell(ls, f"CKP: cannot recompile {doc.rel}: the file cannot be read ({why}).")
             return {"applied": False, "reason": f"cannot read the file ({why})"}
+        # An edit to a file the editor has not open carries no version: applied to whatever the
+        # disk holds by then, it would overwrite a change made meanwhile (an agent's).
+        _tell(
+            ls,
+            f"CKP: open {doc.rel} to recompile its header, or run `ckp compile {doc.rel}` "
+            "(it writes only if the file did not change meanwhile).",
+            types.MessageType.Warning,
+        )
+        return {"applied": False, "reason": "not open"}
+    text, version = opened.source, opened.version
+    bom = BOM if text.startswith(BOM) else ""  # kept in front of the header, never compiled
     # Read now, not when the bank was loaded: a folder trusted since (`ckp trust`) counts at once.
     config = await asyncio.to_thread(ls.state.config_for, doc.bank.root)
     _tell_ignored(ls, config.ignored)
@@ -64,7 +74,8 @@ async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
         job.cancel()
         work.cancel()
 
-    work = _in_thread(compile_header, doc.bank, doc.rel, text, provider, job)
+    # The compiler runs on a thread, on a snapshot: edits made meanwhile change the live bank only.
+    work = _in_thread(compile_header, doc.bank.snapshot(), doc.rel, text[len(bom) :], provider, job)
     if progress:
         cancel = ls.work_done_progress.tokens.get(token)
         if cancel is not None:
@@ -88,7 +99,7 @@ async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
         _tell(ls, f"CKP: recompile failed, the document is unchanged: {exc}")
         return {"applied": False, "reason": str(exc)}
     current = ls.workspace.text_documents.get(uri)
-    if (current.source if current is not None else text) != text:
+    if current is None or current.source != text:
         _end(ls, token, progress, "refused")
         _tell(
             ls,
@@ -96,13 +107,15 @@ async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
             types.MessageType.Warning,
         )
         return {"applied": False, "reason": "document changed"}
-    if compiled.text == text:
+    if compiled.text == text[len(bom) :]:
         _end(ls, token, progress, f"header already up to date{_spent(compiled.usage)}")
         return {"applied": False, "reason": "unchanged", **_usage_of(compiled.usage)}
     confirm = None
     if annotations_supported(ls.client_capabilities):  # VS Code shows the change and asks first
-        confirm = recompile_annotation(describe(text, compiled.text, doc.rel))
-    edit = text_edit(uri, version, [replace_prefix_edit(compiled.replaced, compiled.header)], confirm)
+        confirm = recompile_annotation(describe(text[len(bom) :], compiled.text, doc.rel))
+    edit = text_edit(
+        uri, version, [replace_prefix_edit(bom + compiled.replaced, bom + compiled.header)], confirm
+    )
     _end(ls, token, progress, f"applying{_spent(compiled.usage)}")
     result = await ls.workspace_apply_edit_async(
         types.ApplyWorkspaceEditParams(edit=edit, label="Recompile CKP header")

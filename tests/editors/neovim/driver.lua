@@ -300,6 +300,36 @@ local function main()
       })
     end
   end)
+
+  -- 6. An edit saved in another buffer reaches an open one: oauth2.md's VALIDATED moves to this
+  --    month, and patterns/jwt.md (open, unchanged) gets CKP050 on its entry oauth2:2026-10.
+  local month = os.date('%Y-%m')
+  step('other_buffer', function(data)
+    local oauth2 = open('mentat/memory-bank/patterns/oauth2.md')
+    local lnum = line_of(oauth2, '^VALIDATED:')
+    vim.api.nvim_buf_set_lines(oauth2, lnum, lnum + 1, false, { 'VALIDATED:    ' .. month })
+    vim.api.nvim_buf_call(oauth2, function()
+      vim.cmd('write')
+    end)
+    data.line = line_of(jwt, '^SIMILAR_HIGH:')
+    data.shown = vim.wait(timeout(), function()
+      return find_diagnostic(jwt, 'CKP050', data.line) ~= nil
+    end, 20)
+    data.diagnostics = codes(jwt)
+  end)
+
+  -- 7. A file rewritten on disk by another process (sed, as an agent would) reaches an open
+  --    buffer: auth.md's VALIDATED moves to this month, jwt.md gets CKP050 on auth:2026-10.
+  step('disk', function(data)
+    local path = env.CKP_SAMPLES .. '/mentat/memory-bank/patterns/auth.md'
+    vim.fn.system({ 'sed', '-i', 's/^VALIDATED:.*$/VALIDATED:    ' .. month .. '/', path })
+    assert(vim.v.shell_error == 0, 'sed failed on ' .. path)
+    data.line = line_of(jwt, '^SIMILAR_MID:')
+    data.shown = vim.wait(timeout(), function()
+      return find_diagnostic(jwt, 'CKP050', data.line) ~= nil
+    end, 20)
+    data.diagnostics = codes(jwt)
+  end)
 end
 
 local ok, err = pcall(main)
