@@ -44,4 +44,10 @@ def run(args: argparse.Namespace) -> int:
         return 1
     added = f": {ADDED_SECTION}" if adds_section(bank.index_text) else ""
     print(f"Wrote {where}{added} ({len(bank.by_concept)} concepts).")
+    if bank.files and not bank.by_concept:
+        print(
+            f"ckp: none of the {len(bank.files)} knowledge files has a CKP header yet, so the index lists "
+            f"nothing: run `ckp compile --all {display_path(root)}`, then `ckp index` again",
+            file=sys.stderr,
+        )
     return 0

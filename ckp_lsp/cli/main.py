@@ -50,6 +50,17 @@ def parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from .output import Shown
+
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = Shown(out), Shown(err)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _main(argv: Sequence[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     p = parser(argv)
     args = p.parse_args(argv)

@@ -3,9 +3,49 @@
 from __future__ import annotations
 
 import os
+import re
+import secrets
 import sys
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, TextIO
+
+#: the escape character as ``paint`` writes it: an unguessable stand-in that only ``Shown`` turns
+#: into ESC, so text from a file can never make one
+_ESC = f"\ue000{secrets.token_hex(8)}\ue001"
+#: C0 and C1 controls but tab and newline, DEL, bidirectional overrides, and a carriage return
+#: inside a line (it would let a line overwrite what the terminal shows)
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n)")
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with every control character written as ``\\uXXXX`` (also valid inside JSON)."""
+    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+class Shown:
+    """A text stream that escapes control characters in everything written to it, so no header
+    value, file name or model answer can move the cursor, recolour or clear the user's terminal.
+    A carriage return opening or closing a write (a progress line) and ``paint``'s colours pass."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        if _CONTROL.search(text) is not None:
+            lead = len(text) - len(text.lstrip("\r"))
+            trail = len(text) - len(text.rstrip("\r")) if text.strip("\r") else 0
+            text = text[:lead] + escape_controls(text[lead : len(text) - trail]) + text[len(text) - trail :]
+        if _ESC in text:
+            text = text.replace(_ESC, "\x1b")
+        return self.stream.write(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
 
 
 def display_path(path: Path) -> str:
@@ -23,7 +63,7 @@ def _relative(path: str, cwd: str) -> str:
 
 def paint(text: str, code: str, on: bool) -> str:
     """``text`` in an ANSI colour when ``on``."""
-    return f"\x1b[{code}m{text}\x1b[0m" if on else text
+    return f"{_ESC}[{code}m{text}{_ESC}[0m" if on else text
 
 
 def bank_root(path: Path) -> Path | None:

@@ -16,8 +16,9 @@ BANK_DIR_NAME = "memory-bank"
 #: the folders agents keep their memory in, found without configuration: Cline's ``memory-bank/``
 #: (also hidden), Claude Code's ``.claude/memory/``, and ``memory/`` at a repository's root
 KNOWN_BANK_DIRS = frozenset({BANK_DIR_NAME, ".memory-bank"})
-#: hidden folders searched all the same, for the banks they may hold
-HIDDEN_SEARCHED = frozenset({".memory-bank", ".claude"})
+#: hidden folders searched all the same, for the banks agents keep there (``.github/memory-bank``
+#: of Copilot, ``.cursor/memory-bank`` of Cursor, ``.claude/memory``)
+HIDDEN_SEARCHED = frozenset({".memory-bank", ".claude", ".github", ".cursor"})
 INDEX_START = "<!-- ckp:index:start -->"
 INDEX_END = "<!-- ckp:index:end -->"
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__"})
@@ -98,7 +99,8 @@ def _walk_banks(root: Path, configured: list[Path], problems: list[str] | None) 
     except OSError:
         return
     for e in entries:
-        if e.is_dir(follow_symlinks=False) and not _skipped(e.name):
+        # A hidden folder is entered when the configuration names it (``banks = [".notes"]``).
+        if e.is_dir(follow_symlinks=False) and (not _skipped(e.name) or Path(e.path) in configured):
             yield from _walk_banks(Path(e.path), configured, problems)
 
 

@@ -205,9 +205,7 @@ def _replace_unchanged(tmp: str, path: Path, original: bytes, ours: bytes) -> No
     except FileNotFoundError:
         raise ChangedOnDisk(f"{path} was deleted since it was read; nothing was written") from None
     if not swapped:
-        if _read(path) != original:
-            raise ChangedOnDisk(f"{path} changed on disk since it was read; nothing was written, run again")
-        os.replace(tmp, path)
+        _replace_and_detect(tmp, path, original)
         return
     if _read(Path(tmp)) == original:
         return  # what we swapped out is what we read: no edit was lost (``tmp`` is removed)
@@ -220,6 +218,31 @@ def _replace_unchanged(tmp: str, path: Path, original: bytes, ours: bytes) -> No
         f"{path} changed on disk while it was being written: the other edit was kept and nothing "
         "was written; run again"
     )
+
+
+def _replace_and_detect(tmp: str, path: Path, original: bytes) -> None:
+    """Without a swap: read the file again just before the rename, and keep a link to what was
+    replaced, so that an edit written into it meanwhile is detected afterwards and put back."""
+    kept: str | None = f"{tmp}.old"
+    try:
+        os.link(path, f"{tmp}.old")
+    except OSError:
+        kept = None  # no hard links here: the check before the rename is all there is
+    try:
+        if _read(path) != original:
+            raise ChangedOnDisk(f"{path} changed on disk since it was read; nothing was written, run again")
+        os.replace(tmp, path)
+        if kept is not None and _read(Path(kept)) != original:
+            os.replace(kept, path)
+            kept = None
+            raise ChangedOnDisk(
+                f"{path} changed on disk while it was being written: the other edit was put back "
+                "and nothing was written; run again"
+            )
+    finally:
+        if kept is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(kept)
 
 
 @functools.cache

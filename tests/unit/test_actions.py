@@ -132,3 +132,19 @@ def test_annotations_only_for_clients_that_take_them() -> None:
     assert not annotations_supported(caps(False))
     assert not annotations_supported(types.ClientCapabilities())
     assert not annotations_supported(None)
+
+
+def test_the_title_is_compiled_once_per_text_while_the_cursor_moves(
+    mentat: Bank, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ckp_lsp.server.features import actions
+
+    calls = []
+    real = actions.compile_header
+    monkeypatch.setattr(actions, "compile_header", lambda *a: calls.append(a) or real(*a))
+    rel = "stack/database.md"
+    text = (mentat.root / rel).read_text()
+    titles = {recompile_action(mentat, rel, URI, text, line, offline=True).title for line in range(4)}  # type: ignore[union-attr]
+    assert len(titles) == 1 and len(calls) == 1
+    recompile_action(mentat, rel, URI, text + "\nMore body.\n", 0, offline=True)  # another text
+    assert len(calls) == 2

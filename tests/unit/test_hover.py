@@ -199,3 +199,26 @@ def test_an_index_row_finds_its_file_by_the_file_cell() -> None:
 def test_a_field_name_links_to_its_section_of_the_reference() -> None:
     text = markdown(hover_on(MENTAT, "patterns/auth.md", "SIMILAR_MID")[0])
     assert "(https://github.com/ckp-lsp/ckp-lsp/blob/main/docs/format.md#similar_mid)" in text
+
+
+def test_a_stale_entry_links_to_its_code_in_the_reference() -> None:
+    text = markdown(hover_on(BROKEN, "jwt.md", "oauth2:2026-03", at=1)[0])
+    assert "(https://github.com/ckp-lsp/ckp-lsp/blob/main/docs/format.md#ckp050)" in text
+
+
+def test_an_index_of_header_blocks_finds_the_block_of_any_of_its_lines() -> None:
+    from ckp_lsp.core.index import row_at
+
+    text = (
+        "# Index\n\n<!-- ckp:index:start -->\n---\nCONCEPT: jwt\nFILE: jwt.md\nTLDR: Tokens.\n"
+        "---\nCONCEPT: oauth2\nFILE: oauth2.md\nTLDR: Login.\n<!-- ckp:index:end -->\n"
+    )
+    rows = {n: row_at(text, n) for n in range(len(text.split("\n")))}
+    assert {n: r.concept for n, r in rows.items() if r is not None} == {
+        4: "jwt",
+        5: "jwt",
+        6: "jwt",
+        8: "oauth2",
+        9: "oauth2",
+        10: "oauth2",
+    }

@@ -117,6 +117,26 @@ def test_an_edit_saved_between_the_swap_and_the_swap_back_is_kept_too(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.md"]
 
 
+def test_without_the_swap_an_edit_written_in_place_during_the_rename_is_detected_and_put_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "a.md"
+    path.write_text("what ckp read\n")
+    monkeypatch.setattr(writes, "_exchange", lambda a, b: False)
+    real = os.replace
+
+    def replace(src: str, dst: Any) -> None:
+        if Path(dst) == path:  # the agent writes into the file between the last check and the rename
+            _save_in_place(path, "the agent's edit\n")
+        real(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(ChangedOnDisk, match="put back"):
+        write_atomic(path, "ckp's rewrite\n", expected="what ckp read\n")
+    assert path.read_text() == "the agent's edit\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.md"]
+
+
 def test_without_a_concurrent_edit_the_swap_replaces_the_file(tmp_path: Path) -> None:
     path = tmp_path / "a.md"
     path.write_text("old\n")

@@ -200,7 +200,9 @@ def test_session_files_are_routed() -> None:
 # --- where banks are -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("folder", [".memory-bank", ".claude/memory", "memory"])
+@pytest.mark.parametrize(
+    "folder", [".memory-bank", ".claude/memory", "memory", ".github/memory-bank", ".cursor/memory-bank"]
+)
 def test_agent_bank_folders_are_found(tmp_path: Path, folder: str) -> None:
     (tmp_path / ".git").mkdir()
     write_files(tmp_path, {f"{folder}/a.md": bare_header(CONCEPT="a"), "src/memory/x.py": ""})
@@ -222,6 +224,17 @@ def test_every_command_works_on_an_agent_bank_folder(
     (tmp_path / "q.yaml").write_text("- query: jwt\n  must_load: [a]\n")
     assert run_cli(capsys, "bench", str(bank), "--queries", str(tmp_path / "q.yaml"))[0] == 0
     assert run_cli(capsys, "compile", "--all", str(bank))[0] == 0
+
+
+def test_a_hidden_folder_named_in_the_configuration_is_a_bank(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_files(
+        tmp_path, {".git/HEAD": "", ".ckp.toml": 'banks = [".notes"]\n', ".notes/a.md": bare_header()}
+    )
+    assert find_banks([tmp_path]) == [(tmp_path / ".notes").resolve()]
+    code, out, _ = run_cli(capsys, "check", str(tmp_path))
+    assert code == 0 and "1 file" in out
 
 
 def test_check_of_a_project_finds_its_hidden_bank(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -274,3 +287,17 @@ def test_init_adopts_the_bank_a_project_has(
     assert run_cli(capsys, "check", str(bank))[0] == 0
     code, out, _ = run_cli(capsys, "init", "proj", "--agent-file", "CLAUDE.md")
     assert code == 0 and "adopted already" in out
+
+
+def test_index_of_a_bank_without_headers_says_to_compile(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bank = write_files(tmp_path / "memory-bank", {"a.md": "# A\n\nNotes.\n"})
+    code, _, err = run_cli(capsys, "index", str(bank))
+    assert code == 0 and "ckp compile --all" in err
+
+
+def test_the_editor_spells_the_new_settings_in_camel_case() -> None:
+    config = Config().merged({"sessionFiles": [], "extendExclude": ["drafts/*"], "fileBudgetTokens": 100})
+    assert config.session_files == () and "drafts/*" in config.exclude and "README.md" in config.exclude
+    assert config.file_budget_tokens == 100 and config.problems == ()

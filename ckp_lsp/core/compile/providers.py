@@ -2,27 +2,22 @@
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import email.utils
 import json
-import os
 import random
 import shlex
-import signal
-import subprocess
-import threading
 import urllib.parse
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from . import transport
 from .candidates import DEFAULT_CANDIDATES
+from .command import CommandProvider, as_job, stop_commands
 from .job import Job, Usage
 from .keys import api_keys, blank
 from .prompt import SCHEMA_NAME, Prompt, answer_schema
-from .transport import MAX_ANSWER_BYTES, ProviderError
+from .transport import ProviderError
 
 __all__ = [
     "AnthropicProvider",
@@ -30,7 +25,9 @@ __all__ = [
     "OpenAIProvider",
     "Provider",
     "ProviderError",
+    "as_job",
     "make_provider",
+    "stop_commands",
 ]
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -40,7 +37,6 @@ ANTHROPIC_MODEL = "claude-3-5-haiku-latest"
 ANTHROPIC_VERSION = "2023-06-01"
 PROVIDER_NAMES = ("offline", "openai", "anthropic", "command")
 
-_STDERR_LINES = 5
 _DETAIL_CHARS = 300
 
 
@@ -56,14 +52,12 @@ class Provider(Protocol):
         ...
 
 
-def as_job(job: Job | float) -> Job:
-    """``job``, or a job with that many seconds."""
-    return job if isinstance(job, Job) else Job(float(job))
-
-
 _RETRIES = 4
 _RETRY_STATUSES = {408, 429, 500, 502, 503, 504, 529}
 _MAX_BACKOFF = 30.0
+
+
+_TEXT_ONLY: set[tuple[str, str, str]] = set()  # endpoints that rejected structured output
 
 
 class _HttpProvider:
@@ -73,6 +67,7 @@ class _HttpProvider:
     422: older Ollama, llama.cpp, vLLM builds) is asked with the text contract from then on.
     """
 
+    name = ""
     default_url = ""
     default_model = ""
 
@@ -82,7 +77,9 @@ class _HttpProvider:
         self.base_url = _checked_base_url(base_url or self.default_url)
         self.model = model or self.default_model
         self._api_key = api_key or None
-        self.structured = True  # until the server rejects it, once per run
+        # Until the server rejects it: once per run, and once per server process for an endpoint
+        # (the editor makes a provider for each Recompile).
+        self.structured = self._endpoint not in _TEXT_ONLY
         self.candidates = DEFAULT_CANDIDATES
 
     def __repr__(self) -> str:
@@ -102,10 +99,15 @@ class _HttpProvider:
                 if not structured:
                     raise rejected.error from None
                 self.structured = False
+                _TEXT_ONLY.add(self._endpoint)
                 data = self._call(self._body(prompt, False), job)
             return self._text(data)
         except ProviderError as exc:
             raise type(exc)(blank(str(exc), [self._api_key, *api_keys()])) from None
+
+    @property
+    def _endpoint(self) -> tuple[str, str, str]:
+        return (self.name, self.base_url, self.model)
 
     # --- what each API differs in ---
 
@@ -279,174 +281,6 @@ class AnthropicProvider(_HttpProvider):
         if not isinstance(usage, dict):
             return Usage()
         return Usage(_count(usage.get("input_tokens")), _count(usage.get("output_tokens")))
-
-
-class CommandProvider:
-    """A program run without a shell: the prompt on its stdin, the answer on its stdout."""
-
-    name = "command"
-
-    def __init__(self, argv: list[str]) -> None:
-        if not argv or not argv[0]:
-            raise ProviderError("the LLM command is empty; set ckp.llm.command to a program")
-        self.argv = list(argv)
-        self.candidates = DEFAULT_CANDIDATES
-
-    def __repr__(self) -> str:
-        return f"CommandProvider(argv={self.argv!r})"
-
-    def complete(self, prompt: Prompt, job: Job | float) -> str:
-        """What the command prints for the prompt (system, blank line, user) on its stdin."""
-        job = as_job(job)
-        try:
-            return self._complete(prompt, job)
-        except ProviderError as exc:
-            raise type(exc)(blank(str(exc))) from None
-
-    def _complete(self, prompt: Prompt, job: Job) -> str:
-        program = self.argv[0]
-        try:
-            done = _run(self.argv, prompt.as_text(), job)
-        except FileNotFoundError:
-            raise ProviderError(
-                f"the LLM command {program!r} was not found; check ckp.llm.command "
-                "(the program must be on PATH or given by its full path)"
-            ) from None
-        except PermissionError:
-            raise ProviderError(
-                f"the LLM command {program!r} cannot be run (permission denied); check that it is executable"
-            ) from None
-        except OSError as exc:
-            raise ProviderError(
-                f"the LLM command {program!r} could not be started ({exc.strerror or exc}); "
-                "check ckp.llm.command"
-            ) from None
-        job.count(Usage(requests=1))
-        if job.cancelled:
-            raise transport.Cancelled()
-        if done.timed_out:
-            raise ProviderError(
-                f"the LLM command {program!r} gave no answer within {transport.seconds(job.seconds)} s; "
-                f"raise ckp.llm.timeout or try again{_stderr_tail(done.stderr)}"
-            )
-        if done.too_big:
-            raise ProviderError(
-                f"the LLM command {program!r} printed more than {MAX_ANSWER_BYTES // (1024 * 1024)} MiB; "
-                "that is not an answer for one header: check the command"
-            )
-        if done.returncode != 0:
-            raise ProviderError(
-                f"the LLM command {program!r} failed with exit status {done.returncode}"
-                f"{_stderr_tail(done.stderr)}; check the command and its setup"
-            )
-        text = done.stdout.decode("utf-8", errors="replace")
-        if not text.strip():
-            raise ProviderError(
-                f"the LLM command {program!r} printed nothing; it must print the answer on stdout"
-                f"{_stderr_tail(done.stderr)}"
-            )
-        return text
-
-
-@dataclass
-class _Ran:
-    returncode: int
-    stdout: bytes
-    stderr: bytes
-    timed_out: bool = False
-    too_big: bool = False
-
-
-_RUNNING: set[subprocess.Popen[bytes]] = set()
-_RUNNING_LOCK = threading.Lock()
-_STDERR_KEPT = 64 * 1024
-
-
-def _run(argv: list[str], stdin: str, job: Job) -> _Ran:
-    """Run ``argv`` (no shell) in its own process group: stdout read up to the cap, the stderr's
-    end kept, and the whole group killed at the deadline, on cancel or at shutdown."""
-    process = subprocess.Popen(
-        argv,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=os.name == "posix",  # its children die with it
-    )
-    ran = _Ran(0, b"", b"")
-    out: list[bytes] = []
-    err = bytearray()
-
-    def kill() -> None:
-        _kill(process)
-
-    def read_out() -> None:
-        assert process.stdout is not None
-        size = 0
-        while chunk := os.read(process.stdout.fileno(), 65536):
-            size += len(chunk)
-            if size > MAX_ANSWER_BYTES:
-                ran.too_big = True
-                kill()
-                return
-            out.append(chunk)
-
-    def read_err() -> None:
-        assert process.stderr is not None
-        while chunk := os.read(process.stderr.fileno(), 65536):
-            err.extend(chunk)
-            del err[:-_STDERR_KEPT]
-
-    def write_in() -> None:
-        assert process.stdin is not None
-        with contextlib.suppress(OSError):
-            process.stdin.write(stdin.encode("utf-8"))
-        with contextlib.suppress(OSError):
-            process.stdin.close()
-
-    with _RUNNING_LOCK:
-        _RUNNING.add(process)
-    threads = [threading.Thread(target=f, daemon=True) for f in (read_out, read_err, write_in)]
-    try:
-        with job.guard(kill):
-            for t in threads:
-                t.start()
-            try:
-                process.wait(timeout=job.remaining() + 0.5)
-            except subprocess.TimeoutExpired:
-                kill()
-                process.wait()
-        for t in threads:
-            t.join(timeout=2)
-    finally:
-        with _RUNNING_LOCK:
-            _RUNNING.discard(process)
-        for stream in (process.stdin, process.stdout, process.stderr):
-            if stream is not None:
-                with contextlib.suppress(OSError):
-                    stream.close()
-    ran.returncode = process.returncode
-    ran.stdout, ran.stderr = b"".join(out), bytes(err)
-    ran.timed_out = job.expired and not ran.too_big and not job.cancelled
-    return ran
-
-
-def _kill(process: subprocess.Popen[bytes]) -> None:
-    """Kill ``process`` and the processes it started (its group), if still there."""
-    if process.poll() is not None:
-        return
-    with contextlib.suppress(OSError):
-        if os.name == "posix":
-            os.killpg(process.pid, signal.SIGKILL)
-        else:  # pragma: no cover
-            process.kill()
-
-
-def stop_commands() -> None:
-    """Kill the LLM commands still running: the language server is shutting down."""
-    with _RUNNING_LOCK:
-        running = list(_RUNNING)
-    for process in running:
-        _kill(process)
 
 
 def make_provider(
@@ -627,15 +461,3 @@ def _host(url: str) -> str:
 def _hidden(secret: str | None) -> str:
     """How a key shows in a repr: whether it is set, never its value."""
     return "'***'" if secret else "None"
-
-
-def _stderr_tail(stderr: str | bytes | None) -> str:
-    """The last lines of a command's stderr as `: line / line`, or ''."""
-    if not stderr:
-        return ""
-    text = stderr.decode("utf-8", errors="replace") if isinstance(stderr, bytes) else stderr
-    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    tail = " / ".join(lines[-_STDERR_LINES:])
-    if len(tail) > _DETAIL_CHARS:
-        tail = "…" + tail[-_DETAIL_CHARS:]
-    return f": {tail}" if tail else ""

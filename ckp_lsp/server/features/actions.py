@@ -84,16 +84,14 @@ def recompile_action(
             kind=types.CodeActionKind.RefactorRewrite,
             command=command,
         )
-    try:
-        compiled = compile_header(bank, rel, text)
-    except CompileError as exc:
+    changes = _offline_changes(bank, rel, text)
+    if isinstance(changes, CompileError):
         return types.CodeAction(
             title="Recompile header",
             kind=types.CodeActionKind.RefactorRewrite,
-            disabled=types.CodeActionDisabled(reason=str(exc)),
+            disabled=types.CodeActionDisabled(reason=str(changes)),
         )
-    changes = describe(text, compiled.text, rel)
-    if compiled.text == text or changes == "no change":
+    if changes == "no change":
         return types.CodeAction(
             title="Recompile header: no change",
             kind=types.CodeActionKind.RefactorRewrite,
@@ -102,6 +100,26 @@ def recompile_action(
     return types.CodeAction(
         title=f"Recompile header: {changes}", kind=types.CodeActionKind.RefactorRewrite, command=command
     )
+
+
+#: (bank, its revision, file, text) -> what the offline compiler would change. An editor asks for
+#: code actions at every move of the cursor: the header is compiled once per text and bank state.
+_CHANGES: dict[tuple[int, int, str, str], str | CompileError] = {}
+
+
+def _offline_changes(bank: Bank, rel: str, text: str) -> str | CompileError:
+    key = (id(bank), bank.revision, rel, text)
+    found = _CHANGES.get(key)
+    if found is None:
+        try:
+            compiled = compile_header(bank, rel, text)
+            found = "no change" if compiled.text == text else describe(text, compiled.text, rel)
+        except CompileError as exc:
+            found = exc
+        if len(_CHANGES) >= 16:
+            _CHANGES.clear()
+        _CHANGES[key] = found
+    return found
 
 
 def replace_prefix_edit(old_prefix: str, new_prefix: str) -> Edit:

@@ -301,7 +301,8 @@ def _relationship_markdown(bank: Bank, kf: KnowledgeFile, rel: Relationship) -> 
             source = _STALENESS_WORD.get(bank.staleness_source, "updated")
             parts.append(
                 f"⚠️ **Stale**: `{rel.concept}` was {source} on **{updated}**, after this relationship "
-                f"was validated (**{rel.date_text}**): re-read it and re-validate the relationship."
+                f"was validated (**{rel.date_text}**): re-read it and re-validate the relationship "
+                f"([CKP050]({doc_url('CKP050')}))."
             )
         else:
             parts.append(f"Relationship validated {escape(rel.date_text or '')}.")
