@@ -236,6 +236,11 @@ def _merge(config: Config, s: dict[str, Any]) -> Config:
 
     pick("staleness", STALENESS)
     pick("index_format", INDEX_FORMATS)
+    for alias, key in (("extendExclude", "extend_exclude"), ("sessionFiles", "session_files")):
+        if alias in s and key not in s:  # the editor's spelling
+            s = {**s, key: s[alias]}
+    if "fileBudgetTokens" in s and "file_budget_tokens" not in s:
+        s = {**s, "file_budget_tokens": s["fileBudgetTokens"]}
     for key in ("banks", "exclude", "extend_exclude", "session_files"):
         if isinstance(s.get(key), list):
             changes[key] = tuple(str(b) for b in s[key])

@@ -295,3 +295,9 @@ def test_index_of_a_bank_without_headers_says_to_compile(
     bank = write_files(tmp_path / "memory-bank", {"a.md": "# A\n\nNotes.\n"})
     code, _, err = run_cli(capsys, "index", str(bank))
     assert code == 0 and "ckp compile --all" in err
+
+
+def test_the_editor_spells_the_new_settings_in_camel_case() -> None:
+    config = Config().merged({"sessionFiles": [], "extendExclude": ["drafts/*"], "fileBudgetTokens": 100})
+    assert config.session_files == () and "drafts/*" in config.exclude and "README.md" in config.exclude
+    assert config.file_budget_tokens == 100 and config.problems == ()
