@@ -351,12 +351,18 @@ def init_bank(project_dir: Path, bank_dir: Path | None = None) -> InitResult:
     body = project_body(project)
     text = header_text(project.concept, project_answer(project, others), current_month()) + "\n" + body
     target.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(target, text)
+    write_atomic(target, text, new_file=True, within=bank_root)
     bank = Bank.load(bank_root, config_for_bank(bank_root))
     index = update_index_text(bank.index_text, bank)
     written = index != bank.index_text
     if written:
-        write_atomic(bank.index_path, index, expected=bank.index_text)
+        write_atomic(
+            bank.index_path,
+            index,
+            expected=bank.index_text,
+            new_file=bank.index_text is None,
+            within=bank_root,
+        )
     return InitResult(bank_root, target, project.concept, written)
 
 
@@ -416,7 +422,13 @@ def adopt_bank(bank_root: Path) -> Adopted:
     index = update_index_text(bank.index_text, bank)
     written = index != bank.index_text
     if written:
-        write_atomic(bank.index_path, index, expected=bank.index_text, new_file=bank.index_text is None)
+        write_atomic(
+            bank.index_path,
+            index,
+            expected=bank.index_text,
+            new_file=bank.index_text is None,
+            within=bank_root,
+        )
     return Adopted(bank_root, compiled, failed, written)
 
 

@@ -85,3 +85,18 @@ def test_the_server_offers_no_index_edit_through_a_link_out_of_the_bank(bank: Pa
     (bank / "_index.md").unlink()  # a plain missing index: the edit is offered
     assert index_edit(Bank.load(bank)) is not None
     assert [a.title for a in regenerate_index(Bank.load(bank))] == ["Regenerate the index"]
+
+
+def test_ckp_init_writes_no_index_through_a_link_out_of_the_bank(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    project = tmp_path / "project"
+    (project / "memory-bank").mkdir(parents=True)
+    (project / "README.md").write_text("# Project\n\nA small web shop.\n")
+    outside = tmp_path / "outside.md"
+    (project / "memory-bank" / "_index.md").symlink_to(outside)
+    assert main(["init", str(project)]) == 1
+    err = capsys.readouterr().err
+    assert "leads outside the bank" in err and "Traceback" not in err
+    assert not outside.exists()
