@@ -1,4 +1,5 @@
-"""Fixtures for every test: the user's own ckp configuration and trust decisions never leak in."""
+"""Fixtures for every test: the user's own ckp configuration and trust decisions never leak in,
+nor what one test's fake LLM server taught the providers."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from ckp_lsp.core.compile import providers
 from ckp_lsp.core.config import LLM_ENVIRONMENT
 
 
@@ -16,4 +18,19 @@ def isolated_user_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: 
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
     for name in LLM_ENVIRONMENT:
         monkeypatch.delenv(name, raising=False)
+    # A loopback port is reused by later tests: what an earlier fake server rejected is forgotten.
+    providers._TEXT_ONLY.clear()
     return home
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_bank_above_the_temporary_folders(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Stop at once when a folder above the tests' temporary folders is a bank (an ``_index.md``
+    with CKP markers left at ``/`` or ``/tmp``): every command run on a test bank would then take
+    that bank, and rewrite files all over the machine."""
+    from ckp_lsp.core.discovery import bank_of
+
+    base = tmp_path_factory.getbasetemp()
+    above = bank_of(base.parent)
+    if above is not None:
+        pytest.exit(f"{above} is a memory bank holding the test folders: remove its _index.md", returncode=3)

@@ -148,24 +148,30 @@ def confined(folder: Path, data: dict[str, Any], problems: list[str]) -> dict[st
                     "a .ckp.toml names banks inside its own folder only"
                 )
         out["banks"] = kept
-    exclude = data.get("exclude")
-    if isinstance(exclude, list):
-        kept = []
-        for g in exclude:
-            glob = str(g)
-            if (
-                glob.startswith(("/", "\\", "~"))
-                or ".." in glob.replace("\\", "/").split("/")
-                or (len(glob) > 1 and glob[1] == ":")
-            ):
-                problems.append(
-                    f"{where}: exclude = {glob!r} names something outside the bank: ignored; "
-                    "write globs relative to the bank (e.g. 'drafts/*')"
-                )
-            else:
-                kept.append(g)
-        out["exclude"] = kept
+    for key in ("exclude", "extend_exclude", "extendExclude"):
+        exclude = data.get(key)
+        if isinstance(exclude, list):
+            out[key] = _confined_globs(where, key, exclude, problems)
     return out
+
+
+def _confined_globs(where: Path, key: str, globs: list[Any], problems: list[str]) -> list[Any]:
+    """The globs of ``key`` that name files inside the bank (relative, no ``..``)."""
+    kept = []
+    for g in globs:
+        glob = str(g)
+        if (
+            glob.startswith(("/", "\\", "~"))
+            or ".." in glob.replace("\\", "/").split("/")
+            or (len(glob) > 1 and glob[1] == ":")
+        ):
+            problems.append(
+                f"{where}: {key} = {glob!r} names something outside the bank: ignored; "
+                "write globs relative to the bank (e.g. 'drafts/*')"
+            )
+        else:
+            kept.append(g)
+    return kept
 
 
 def user_config(env: Mapping[str, str] | None = None) -> Config:

@@ -80,3 +80,10 @@ def test_excludes_that_leave_the_bank_are_ignored_and_said_so(machine: Path) -> 
     config = load_config(machine)
     assert config.exclude == ("README.md", "drafts/*")
     assert len([p for p in config.problems if "names something outside the bank" in p]) == 4
+
+
+def test_extend_exclude_that_leaves_the_bank_is_ignored_and_said_so(machine: Path) -> None:
+    (machine / ".ckp.toml").write_text("extend_exclude = ['../*', 'drafts/*']\n")
+    config = load_config(machine)
+    assert "drafts/*" in config.exclude and "../*" not in config.exclude
+    assert any("extend_exclude = '../*' names something outside the bank" in p for p in config.problems)

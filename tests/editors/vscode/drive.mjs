@@ -16,7 +16,8 @@
 //   routeQuery:   a query for "CKP: Preview routing for a query",
 //   routeExpect:  a concept the routing must load,
 //   timeoutMs:    per-step timeout,
-//   stopAfter:    "squiggles" to end there (the server runs and reports), optional
+//   stopAfter:    "squiggles" to end there (the server runs and reports), optional,
+//   expectNotification: instead of all the above, wait for a notification holding this text
 // }
 // Prints one JSON line with the findings; exits 1 when a check fails (after a screenshot).
 
@@ -137,6 +138,20 @@ async function main() {
         await page.waitForSelector('.explorer-folders-view .monaco-list-row', { timeout: T });
         await screenshot('workbench');
     });
+
+    if (config.expectNotification) {
+        // The extension could not start the server: its notification says what to do.
+        await step('notification', async () => {
+            const toast = page.locator('.notifications-toasts .notification-list-item', { hasText: config.expectNotification }).first();
+            await toast.waitFor({ timeout: T });
+            result.checks.notification = norm(await toast.textContent());
+            result.checks.notificationButtons = (await toast.locator('.monaco-button').allTextContents()).map(norm);
+            const status = page.locator('.statusbar-item', { hasText: 'CKP' }).first();
+            result.checks.statusBar = norm(await status.textContent().catch(() => ''));
+            await screenshot('notification');
+        });
+        return;
+    }
 
     await step('open file (Ctrl+P)', async () => {
         const base = path.basename(config.file);

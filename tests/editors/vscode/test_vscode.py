@@ -289,14 +289,21 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def python_shim(root: Path) -> Path | None:
-    """A PATH entry where `python3` is the system interpreter (no venv, no project install)."""
+def python_shim(root: Path, too_old: bool = False) -> Path | None:
+    """A PATH entry where `python3` is the system interpreter (no venv, no project install), or
+    with `too_old`, where `python3` and `python` are a Python 3.8 (what the extension's version
+    probe sees of them)."""
     system = Path("/usr/bin/python3")
     if not system.exists():
         return None
     shim = root / "shim-bin"
     shim.mkdir()
-    (shim / "python3").symlink_to(system)
+    if too_old:
+        for name in ("python3", "python"):
+            (shim / name).write_text("#!/bin/sh\necho '(3, 8)'\n")
+            (shim / name).chmod(0o755)
+    else:
+        (shim / "python3").symlink_to(system)
     return shim
 
 
@@ -369,6 +376,7 @@ def run_vscode(
     *,
     settings: dict | None = None,
     trust: bool = False,
+    old_python: bool = False,
     timings: dict[str, float] | None = None,
 ) -> Session:
     """Install the .vsix into a fresh code-server, open `ws`, run drive.mjs with `drive`."""
@@ -409,7 +417,7 @@ def run_vscode(
     path_parts = [
         p for p in env.get("PATH", "").split(os.pathsep) if p and not (Path(p) / "activate").exists()
     ]  # drop virtualenv bin folders
-    if shim := python_shim(tmp_path):
+    if shim := python_shim(tmp_path, too_old=old_python):
         path_parts.insert(0, str(shim))
     env["PATH"] = os.pathsep.join(path_parts)
     # Keep that environment: without VSCODE_CLI=1 the VS Code server replaces it with the one of
@@ -626,3 +634,25 @@ def ckp_output(user_data: Path) -> str:
     """The CKP output channel, as VS Code keeps it in its logs folder."""
     logs = sorted(user_data.glob("logs/**/*CKP*.log"))
     return "\n".join(p.read_text(errors="replace") for p in logs)
+
+
+def test_vscode_without_a_usable_python_says_what_to_do(tmp_path: Path) -> None:
+    """Only a Python 3.8 on the PATH (and no Python extension): no server, and a notification
+    that names what was tried and what to do, with a button to the settings."""
+    ws = tmp_path / "workspace"
+    bank = ws / "memory-bank"
+    bank.mkdir(parents=True)
+    for name, text in TINY_BANK.items():
+        (bank / name).write_text(text, encoding="utf-8")
+    drive = {"expectNotification": "no Python 3.10 or newer found"}
+    run = run_vscode(tmp_path, ws, drive, ARTIFACTS.parent / "vscode-no-python", old_python=True)
+    assert run.result.get("ok"), (run.result.get("error"), run.output[-3000:])
+    checks = run.result["checks"]
+    text = checks["notification"]
+    assert "tried python3, python" in text, text
+    assert "Install Python 3.10 or newer" in text and "ckp.server.python" in text, text
+    assert "ckp.server.path" in text, text
+    assert "Open Settings" in checks["notificationButtons"], checks
+    assert "no server" in checks["statusBar"], checks
+    assert "python3: Python 3.8 is too old" in run.output, run.output
+    assert not run.summary["servers"], run.summary["servers"]
