@@ -99,7 +99,12 @@ def count_terms(
     counting = Counting(stops, cjk, syllabic)
     headings = Counting(stops, cjk, syllabic)
     bigrams: Counter[str] = Counter()
+    seen: set[str] = set()
     for block in blocks:
+        if block.kind != "heading":
+            if block.text in seen:
+                continue  # a paragraph or a line pasted twice says nothing new
+            seen.add(block.text)
         if block.kind == "code":
             _count_code(block.text, counting)
             continue
