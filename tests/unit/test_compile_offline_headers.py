@@ -201,3 +201,8 @@ def test_a_keyword_is_claimed_by_at_most_three_files_of_a_bank() -> None:
 def test_a_record_number_is_not_part_of_the_title(title: str, lead: str) -> None:
     tldr = compile_text(f"# {title}\n\nThe tracking page called six REST endpoints to show one parcel.").tldr
     assert tldr == f"{lead}: The tracking page called six REST endpoints to show one parcel."
+
+
+def test_a_japanese_stack_table_names_its_technologies() -> None:
+    keywords = [k.casefold() for k in compile_file("japanese-stack.md").answers_when]
+    assert {"postgresql", "redis", "celery"} <= set(keywords)
