@@ -1,4 +1,5 @@
-"""Fixtures for every test: the user's own ckp configuration and trust decisions never leak in."""
+"""Fixtures for every test: the user's own ckp configuration and trust decisions never leak in,
+nor what one test's fake LLM server taught the providers."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from ckp_lsp.core.compile import providers
 from ckp_lsp.core.config import LLM_ENVIRONMENT
 
 
@@ -16,6 +18,8 @@ def isolated_user_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: 
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
     for name in LLM_ENVIRONMENT:
         monkeypatch.delenv(name, raising=False)
+    # A loopback port is reused by later tests: what an earlier fake server rejected is forgotten.
+    providers._TEXT_ONLY.clear()
     return home
 
 

@@ -57,13 +57,14 @@ class RouteTable:
         self.sizes.append(size)
 
     def add_file(self, kf: KnowledgeFile) -> None:
-        """Add a parsed knowledge file."""
+        """Add a parsed knowledge file (from its keywords and relationships in brief: a file read
+        by the fast scan is not parsed in full for it)."""
         self.add(
             kf.path,
             " ".join((kf.concept or "").split()),
-            SEPARATOR.join(" ".join(i.text.split()) for i in kf.keywords),
-            ", ".join(r.concept for r in kf.relationships if r.tier == "HIGH"),
-            ", ".join(r.concept for r in kf.relationships if r.tier == "MID"),
+            SEPARATOR.join(" ".join(k.split()) for k in kf.keyword_texts),
+            ", ".join(c for c, tier, _, _ in kf.relations if tier == "HIGH"),
+            ", ".join(c for c, tier, _, _ in kf.relations if tier == "MID"),
             kf.size,
         )
 

@@ -216,14 +216,18 @@ class ServedBanks:
 
     def _poll(self) -> None:
         while not self._stop.wait(self._interval):
-            for sb in list(self.banks):
-                files, _ = scan(sb.root, polite=True)
-                before = self._seen.get(sb.root, {})
-                changed = {p for p, s in files.items() if before.get(p) != s} | (before.keys() - files.keys())
-                self._seen[sb.root] = files
-                if changed:
-                    with self._pending_lock:
-                        self._pending.setdefault(sb.root, set()).update(changed)
+            self.poll_once()
+
+    def poll_once(self) -> None:
+        """One stat scan of every bank: the paths whose stats moved wait for the next call."""
+        for sb in list(self.banks):
+            files, _ = scan(sb.root, polite=True)
+            before = self._seen.get(sb.root, {})
+            changed = {p for p, s in files.items() if before.get(p) != s} | (before.keys() - files.keys())
+            self._seen[sb.root] = files
+            if changed:
+                with self._pending_lock:
+                    self._pending.setdefault(sb.root, set()).update(changed)
 
     def current(self) -> list[ServedBank]:
         """The banks, brought up to date with the disk (call with ``lock`` held)."""
@@ -299,9 +303,11 @@ class ServedBanks:
                 f"'{file}' leads outside the bank ('..'): give a path inside it, relative to the bank"
             )
         banks = self.in_scope(bank)
-        candidates = (
-            [given] if given.is_absolute() else [sb.root / given for sb in banks] + [self.folder / given]
-        )
+        if given.is_absolute():
+            # The banks' roots are resolved: so is the folder of a path given through a link (/tmp).
+            candidates = [given, Path(os.path.realpath(given.parent)) / given.name]
+        else:
+            candidates = [sb.root / given for sb in banks] + [self.folder / given]
         for path in candidates:
             for sb in banks:
                 if not path.is_relative_to(sb.root):
@@ -313,7 +319,7 @@ class ServedBanks:
                     raise Refusal(f"'{file}' is a symbolic link that leads outside the bank: it is not read")
                 if rel in sb.bank.files or (index and rel == INDEX_NAME and sb.bank.index_text is not None):
                     return sb, rel
-        if given.is_absolute() and not any(given.is_relative_to(sb.root) for sb in banks):
+        if given.is_absolute() and not any(c.is_relative_to(sb.root) for c in candidates for sb in banks):
             raise Refusal(
                 f"'{file}' is outside the memory bank ({self._names()}): nothing outside a bank is read"
             )

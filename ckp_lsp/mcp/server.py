@@ -30,8 +30,6 @@ INSTRUCTIONS = (
     "declare its 'declaration' line before answering. After writing or changing a knowledge file, "
     "call ckp_compile on it, then ckp_index."
 )
-#: the tools that write to the bank, left out by ``--read-only``
-WRITING_TOOLS = ("ckp_compile", "ckp_index")
 
 
 def _optional(kind: dict[str, Any], description: str) -> WithJsonSchema:

@@ -71,9 +71,10 @@ def check(banks: ServedBanks, bank: str | None = None, files: list[str] | None =
                 sb, rel = banks.file(f, bank, index=True)
                 _, rels, with_index = wanted.setdefault(sb.name, (sb, [], False))
                 if rel == INDEX_NAME:
-                    wanted[sb.name] = (sb, rels, True)
+                    with_index = True
                 elif rel not in rels:
                     rels.append(rel)
+                wanted[sb.name] = (sb, rels, with_index)
         else:
             for sb in banks.in_scope(bank):
                 wanted[sb.name] = (sb, sorted(sb.bank.files), True)

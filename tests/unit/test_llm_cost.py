@@ -140,6 +140,23 @@ def test_a_server_without_structured_output_gets_the_text_contract_once_rejected
         compile_header(bank, "oauth2.md", (bank.root / "oauth2.md").read_text(), provider, 10)
         asked = [("response_format" in r.body or "tools" in r.body) for r in fake.received]
     assert asked == [True, False, False]  # rejected once, then never asked again this run
+    compiler._CACHE.clear()
+    with FakeLLM(structured=False) as other:  # another endpoint: asked with structure first
+        compile_header(bank, "jwt.md", (bank.root / "jwt.md").read_text(), provider_for(flavour, other), 10)
+        assert ("response_format" in other.received[0].body) or ("tools" in other.received[0].body)
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_the_fallback_is_remembered_for_the_endpoint_across_providers(tmp_path: Path, flavour: str) -> None:
+    bank = bank_with_jwt(tmp_path, 5)
+    with FakeLLM(structured=False) as fake:
+        for _ in range(2):  # the editor makes a provider for each Recompile
+            compiler._CACHE.clear()
+            compile_header(
+                bank, "jwt.md", (bank.root / "jwt.md").read_text(), provider_for(flavour, fake), 10
+            )
+        asked = [("response_format" in r.body or "tools" in r.body) for r in fake.received]
+    assert asked == [True, False, False]
 
 
 @pytest.mark.parametrize("flavour", FLAVOURS)

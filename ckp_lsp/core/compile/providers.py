@@ -57,6 +57,9 @@ _RETRY_STATUSES = {408, 429, 500, 502, 503, 504, 529}
 _MAX_BACKOFF = 30.0
 
 
+_TEXT_ONLY: set[tuple[str, str, str]] = set()  # endpoints that rejected structured output
+
+
 class _HttpProvider:
     """A provider behind an HTTP API: its endpoint, its model and a key that is never shown.
 
@@ -64,6 +67,7 @@ class _HttpProvider:
     422: older Ollama, llama.cpp, vLLM builds) is asked with the text contract from then on.
     """
 
+    name = ""
     default_url = ""
     default_model = ""
 
@@ -73,7 +77,9 @@ class _HttpProvider:
         self.base_url = _checked_base_url(base_url or self.default_url)
         self.model = model or self.default_model
         self._api_key = api_key or None
-        self.structured = True  # until the server rejects it, once per run
+        # Until the server rejects it: once per run, and once per server process for an endpoint
+        # (the editor makes a provider for each Recompile).
+        self.structured = self._endpoint not in _TEXT_ONLY
         self.candidates = DEFAULT_CANDIDATES
 
     def __repr__(self) -> str:
@@ -93,10 +99,15 @@ class _HttpProvider:
                 if not structured:
                     raise rejected.error from None
                 self.structured = False
+                _TEXT_ONLY.add(self._endpoint)
                 data = self._call(self._body(prompt, False), job)
             return self._text(data)
         except ProviderError as exc:
             raise type(exc)(blank(str(exc), [self._api_key, *api_keys()])) from None
+
+    @property
+    def _endpoint(self) -> tuple[str, str, str]:
+        return (self.name, self.base_url, self.model)
 
     # --- what each API differs in ---
 
