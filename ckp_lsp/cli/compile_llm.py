@@ -177,10 +177,12 @@ class Run:
     def summary(self, skipped: int, untouched: list[str]) -> str:
         verb = "would change" if self.args.dry_run else "recompiled"
         u = self.usage
+        estimated = getattr(self.provider, "estimated", False)
         lines = [
             f"{self.done} file(s): {self.changed} {verb}, {self.failed} failed"
             + (f", {skipped} complete header(s) skipped (--force compiles them too)" if skipped else "")
-            + f"; {u.tokens:,} tokens ({u.prompt_tokens:,} prompt + {u.completion_tokens:,} completion) "
+            + f"; {u.tokens:,} tokens{' (estimated: characters / 4)' if estimated else ''} "
+            f"({u.prompt_tokens:,} prompt + {u.completion_tokens:,} completion) "
             f"in {u.requests} request(s) to {self.provider.name if self.provider else 'offline'}, "
             f"{time.monotonic() - self.started:.1f} s."
         ]

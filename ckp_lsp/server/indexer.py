@@ -137,7 +137,8 @@ class Indexer:
     def tell_problems(self, banks: list[Bank]) -> None:
         """A mistyped setting in a message the user sees (``window/showMessage``), once: not again
         for every bank that shares the file, nor when the banks are read again while it stays."""
-        problems = list(dict.fromkeys(p for bank in banks for p in bank.config.problems))
+        found = [p for bank in banks for p in bank.config.problems]
+        problems = list(dict.fromkeys([*self._ls.state.discovery_problems, *found]))
         new = [p for p in problems if p not in self.told]
         self.told = set(problems)  # a problem fixed and made again is told again
         if new:

@@ -89,6 +89,7 @@ class WorkspaceState:
 
     def __init__(self) -> None:
         self.folders: list[Path] = []
+        self.discovery_problems: list[str] = []  # banks a .ckp.toml named outside its folder
         self.settings: dict[str, Any] = {}
         self.banks: dict[Path, Bank] = {}
         self.open: dict[Path, str] = {}  # path -> editor text of open documents
@@ -111,7 +112,10 @@ class WorkspaceState:
     def discover(self) -> list[Path]:
         """Bank roots under the workspace folders (settings' ``banks`` included)."""
         configured = [self._abs(b) for b in self.base_config().banks]
-        return find_banks(self.folders, configured)
+        problems: list[str] = []
+        roots = find_banks(self.folders, configured, problems)
+        self.discovery_problems = list(dict.fromkeys(problems))
+        return roots
 
     def _abs(self, p: str) -> Path:
         path = Path(p).expanduser()

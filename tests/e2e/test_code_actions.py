@@ -243,3 +243,28 @@ async def test_route_command_returns_the_declaration(client: LanguageClient):
     )
     assert result["declaration"].startswith("[CKP: loaded ")
     assert "mentat-istat" in [e["concept"] for e in result["loaded"]]
+
+
+async def test_a_front_matter_without_ckp_keys_gets_them_from_the_quick_fix(client: LanguageClient):
+    path = client.workspace_path / "adr/docs/decisions/0006-kubernetes-deployment.md"
+    await wait_indexed(client)
+    lines = path.read_text().split("\n")
+    users = [ln for ln in lines[: lines.index("---", 1)] if not re.match(r"[A-Z_]+:", ln)]
+    text = "\n".join(users + lines[lines.index("---", 1) :])  # the user's keys only
+    uri = open_doc(client, path, text, version=2)
+    diags = await wait_diagnostics(client, uri, lambda d: "CKP001" in codes(d))
+    assert codes(diags) == {"CKP001"}  # one finding, not one a missing field
+    actions = await _actions(client, uri, diags) or []
+    fix = next(a for a in actions if isinstance(a, types.CodeAction) and a.is_preferred)
+    assert fix.edit is not None
+    apply_workspace_edit(client, fix.edit)
+    await wait_diagnostics(client, uri, lambda d: "CKP001" not in codes(d))
+    new = client.texts[uri][1]
+    front = new.split("\n---\n", 1)[0]
+    assert front.startswith("---\ntitle: Deploy services on Kubernetes with Argo CD\n")
+    assert (
+        "\nCONCEPT: " in front
+        and "\nANSWERS_WHEN: " in front
+        and "\ntags: [infrastructure, deployment]" in front
+    )
+    assert new.split("\n---\n", 1)[1] == text.split("\n---\n", 1)[1]  # the body as it was

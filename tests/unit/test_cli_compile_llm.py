@@ -5,6 +5,7 @@ done or untouched; the same for the OpenAI-compatible and the Anthropic wire for
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -131,3 +132,31 @@ def test_bad_jobs_and_budget_values_are_usage_errors(
         run_cli(capsys, "compile", "--all", str(bank), flag, value)
     assert exit_.value.code == 2
     assert f"argument {flag}: {value!r} is not" in capsys.readouterr().err
+
+
+def test_a_command_providers_tokens_are_estimated_so_a_budget_holds(
+    bank: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "llm.py"
+    script.write_text(f"import sys\nsys.stdin.read()\nprint({GOOD_ANSWER!r})\n")
+    before = snapshot_files(bank)
+    code, _, err = run_cli(
+        capsys,
+        "compile",
+        "--all",
+        str(bank),
+        "--force",
+        "--jobs",
+        "1",
+        "--max-tokens-total",
+        "2000",
+        "--provider",
+        "command",
+        "--command",
+        f"{sys.executable} {script}",
+    )
+    after = snapshot_files(bank)
+    assert code == 1 and "stopped at the token budget" in err
+    assert "tokens (estimated: characters / 4)" in err
+    changed = [rel for rel in before if after[rel] != before[rel]]
+    assert 1 <= len(changed) < len(before) - 1

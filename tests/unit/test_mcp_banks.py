@@ -92,3 +92,12 @@ def test_a_file_rewritten_in_place_is_found_by_the_stat_scan(ws: Path) -> None:
     banks.poll_once()
     assert banks.current()[0].bank.files["stack/database.md"].concept == "databass"
     assert sb.bank.file_of("databass") is not None and sb.bank.file_of("database") is None
+
+
+def test_a_folder_without_a_bank_says_how_to_start_one_and_finds_it_once_made(tmp_path: Path) -> None:
+    banks = ServedBanks(tmp_path, poll_interval=0)
+    with pytest.raises(Refusal, match="ckp init"):
+        banks.bank(None)
+    (tmp_path / "memory-bank").mkdir()
+    (tmp_path / "memory-bank" / "notes.md").write_text("CONCEPT: notes\nTLDR: Notes.\nANSWERS_WHEN: notes\n")
+    assert banks.bank(None).bank.file_of("notes") is not None

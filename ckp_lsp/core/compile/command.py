@@ -30,6 +30,7 @@ class CommandProvider:
     """A program run without a shell: the prompt on its stdin, the answer on its stdout."""
 
     name = "command"
+    estimated = True  # its usage is estimated (characters / 4), not reported by an API
 
     def __init__(self, argv: list[str]) -> None:
         if not argv or not argv[0]:
@@ -66,7 +67,10 @@ class CommandProvider:
                 f"the LLM command {program!r} could not be started ({exc.strerror or exc}); "
                 "check ckp.llm.command"
             ) from None
-        job.count(Usage(requests=1))
+        # A command reports no usage: its tokens are estimated as characters / 4, so that a
+        # budget (--max-tokens-total) means something for it too.
+        stdin = prompt.as_text()
+        job.count(Usage(len(stdin) // 4, len(done.stdout) // 4, requests=1))
         if job.cancelled:
             raise transport.Cancelled()
         if done.timed_out:

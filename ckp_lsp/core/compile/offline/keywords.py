@@ -11,7 +11,7 @@ import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -84,6 +84,8 @@ class Counting:
 
 _HEADING_ONLY = 0.3  # a heading's word the body never uses again is structure, not a topic
 _HEADING_RANK = 2.0  # a heading's word the body talks about is a topic: it ranks first
+_LATIN_NAME = 1.5
+_CJK_TEXT = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 
 
 def count_terms(
@@ -97,7 +99,12 @@ def count_terms(
     counting = Counting(stops, cjk, syllabic)
     headings = Counting(stops, cjk, syllabic)
     bigrams: Counter[str] = Counter()
+    seen: set[str] = set()
     for block in blocks:
+        if block.kind != "heading":
+            if block.text in seen:
+                continue  # a paragraph or a line pasted twice says nothing new
+            seen.add(block.text)
         if block.kind == "code":
             _count_code(block.text, counting)
             continue
@@ -109,7 +116,7 @@ def count_terms(
         for code in inline_code(block.text):
             _count_inline_code(code, counting)
         if block.kind == "table":
-            _count_prose(block.plain, 0.5, counting, Counter())
+            _count_prose(block.plain, 1.0, counting, Counter())  # a table names things: a stack, a map
         else:
             _count_prose(block.plain, 1.0, counting, bigrams)
         for m in STRONG.finditer(block.text):
@@ -134,12 +141,16 @@ def _count_prose(text: str, weight: float, counting: Counting, bigrams: Counter[
     """Count the words of a prose text and its adjacent pairs of content words."""
     previous, previous_end = "", -1
     text = URL.sub(" · ", text) if "/" in text or "@" in text else text
+    # In Chinese or Japanese prose a word in Latin letters is a name (`Redis`, `Cookie`).
+    latin_names = _CJK_TEXT.search(text) is not None
     for token, start, end in tokens(text, counting.cjk):
         info = counting.word(token)
         if info is None:
             previous = ""
             continue
         word, identifier, factor = info
+        if latin_names and word.isascii() and word[:1].isalpha():
+            factor *= _LATIN_NAME
         syllable = _syllable(word, counting.syllabic)
         if counting.cjk == "ja" and KANJI.search(word):
             glued = KANJI.match(text[start - 1 : start] if start else "") or KANJI.match(text[end : end + 1])
@@ -239,7 +250,7 @@ def choose_keywords(
     terms: dict[str, Term],
     name: str,
     corpus: Corpus,
-    names: Iterable[str],
+    names: Collection[str],
     headings: list[str],
     exclude: frozenset[str] = frozenset(),
 ) -> Chosen:
@@ -248,7 +259,7 @@ def choose_keywords(
     `names` are the other concepts' names as keys: another concept's name as a keyword would
     route that concept's questions here. `exclude` holds keywords (case-folded) left to others.
     """
-    taken = set(names)
+    taken = names
     ranks: dict[str, float] = {}
     chosen = [name] if keyword_key(name, corpus.cjk) else []
     keys = {keyword_key(name, corpus.cjk)} if chosen else set()
