@@ -23,7 +23,8 @@ NEW_NOTE = (
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
+def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.delenv("CKP_CACHE_DIR")  # the cache in its own place: .ckp-cache/ of each bank
     ws = (tmp_path / "ws").resolve()
     shutil.copytree(SAMPLES, ws)
     return ws
