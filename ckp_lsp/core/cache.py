@@ -31,6 +31,8 @@ FORMAT = 1
 _MAGIC = "ckp-cache"
 _FILE = "bank.marshal"
 _STAMP: list[tuple[Any, ...]] = []
+#: the types of a ``brief``'s fields: an entry of any other shape is not used
+_BRIEF_TYPES = (str, int, str, str, str, str, list, list, str, tuple)
 
 
 def _stamp() -> tuple[Any, ...]:
@@ -116,6 +118,8 @@ class FileCache:
         try:
             size, mtime, b = entry
             if size != st.st_size or mtime != st.st_mtime_ns or b is None or b[0] != rel:
+                return None
+            if tuple(map(type, b)) != _BRIEF_TYPES:
                 return None
             kf = from_brief(b)
         except Exception:  # an entry of another shape: read the file

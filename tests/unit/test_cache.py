@@ -122,11 +122,13 @@ def test_a_broken_or_foreign_cache_is_ignored_and_written_anew(tmp_path: Path, c
     assert cached(root)[1].hits > 0  # written anew
 
 
-def test_an_entry_of_another_shape_is_ignored(tmp_path: Path) -> None:
+@pytest.mark.parametrize("shape", ["short", "types"])
+def test_an_entry_of_another_shape_is_ignored(tmp_path: Path, shape: str) -> None:
     root = copy_bank(SHOP, tmp_path / "memory-bank")
     _, cache = cached(root)
-    for rel, (size, mtime, _) in list(cache._new.items()):
-        cache._new[rel] = (size, mtime, (rel, "not", "a", "brief"))
+    for rel, (size, mtime, b) in list(cache._new.items()):
+        odd = (rel, "not", "a", "brief") if shape == "short" or b is None else (rel, size, 7, *b[3:])
+        cache._new[rel] = (size, mtime, odd)
     cache._changed = True
     cache.save()
     bank, cache = cached(root)
