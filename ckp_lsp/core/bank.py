@@ -21,11 +21,10 @@ from .config import Config
 from .dates import CkpDate, today
 from .discovery import INDEX_NAME, knowledge_files, skip_reason
 from .knowledge import CONCEPT_RE, KnowledgeFile, closest, read_knowledge_file
+from .limits import CLAIM_LIMIT
 from .text import decode
 from .updated import git_dates, mtime_date
 
-#: a keyword claimed by this many other concepts is ambiguous (CKP032)
-CLAIM_LIMIT = 3
 _CHUNK = 1 << 16
 #: changes remembered for ``changed_since``; who asks about older ones starts over
 _LOG_LIMIT = 1 << 16
