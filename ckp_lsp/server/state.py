@@ -124,8 +124,12 @@ class WorkspaceState:
         return path.resolve()
 
     def load_bank(self, root: Path, config: Config) -> Bank:
-        """Read one bank from disk (safe to call off the event loop: touches no shared state)."""
-        return self.read_bank(root, config)[0]
+        """Read one bank from disk, through its cache (safe to call off the event loop: touches
+        no shared state)."""
+        cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
+        bank = Bank.load(root, config, cache)
+        gc.freeze()  # before the collector, re-enabled, walks it (see ``reload_all``)
+        return bank
 
     def read_bank(self, root: Path, config: Config) -> tuple[Bank, dict[str, list[Finding]] | None, int]:
         """Read one bank from disk through its cache (``core.cache``; written only inside a
