@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from bisect import bisect_right
@@ -12,7 +13,6 @@ from functools import cached_property
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
-from .language.scripts import CJK_RUN, KANA
 from .route_table import SEPARATOR, RouteTable, related, table_of_bank
 
 if TYPE_CHECKING:
@@ -160,19 +160,27 @@ def _split_words(texts: list[str], language: str | None = None) -> list[tuple[st
     return out
 
 
+@functools.cache
+def _scripts() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Runs of ideographs and kana, and kana: imported when a text is not ASCII (the language
+    package costs start-up time an English bank need not pay)."""
+    from .language.scripts import CJK_RUN, KANA
+
+    return CJK_RUN, KANA
+
+
+def _has_cjk(text: str) -> bool:
+    """Whether ``text`` has Chinese or Japanese in it (words not separated by spaces)."""
+    return not text.isascii() and _scripts()[0].search(text) is not None
+
+
 def _text_words(text: str, language: str | None) -> list[str]:
     """The words of a normalised text; runs of ideographs and kana segmented into words."""
-    if CJK_RUN.search(text) is None:
+    if not _has_cjk(text):
         return _WORD.findall(text)
     from .language import words as segmented
 
     return [w.casefold() for w in segmented(text, language) if _WORD.search(w)]
-
-
-def _english_stop(word: str) -> bool:
-    from .language import stop_words
-
-    return word in stop_words(("en",))
 
 
 def _keyword_lines(table: RouteTable) -> list[str]:
@@ -233,9 +241,9 @@ class Router:
         """How the bank's Chinese or Japanese is segmented: "ja" when its keywords have kana, "zh"
         when they have ideographs only, None when they have neither."""
         text = self._text
-        if text.isascii() or CJK_RUN.search(text) is None:
+        if not _has_cjk(text):
             return None
-        return "ja" if KANA.search(text) else "zh"
+        return "ja" if _scripts()[1].search(text) else "zh"
 
     @cached_property
     def vocabulary(self) -> frozenset[str]:
@@ -250,7 +258,8 @@ class Router:
     @cached_property
     def _cjk_vocabulary(self) -> list[str]:
         """The words of Chinese or Japanese that match inside a query's run of ideographs and kana."""
-        return sorted(w for w in self.vocabulary if len(w) >= CJK_INSIDE_MIN and CJK_RUN.fullmatch(w))
+        run = _scripts()[0]
+        return sorted(w for w in self.vocabulary if len(w) >= CJK_INSIDE_MIN and run.fullmatch(w))
 
     @cached_property
     def _bank_languages(self) -> tuple[str, ...]:
@@ -261,9 +270,9 @@ class Router:
     def _stops(self, languages: tuple[str, ...]) -> frozenset[str]:
         """The stop words of ``languages`` but English: "для", "với", "または", "の".
 
-        ISO's English list also names topics of a technical bank ("orders", "state", "call"), and
-        an English stop word in a keyword is the bank's choice; English stop words are only kept
-        from matching as typos of other words (see ``matched_tokens``).
+        ISO's English list also names topics of a technical bank ("orders", "state", "call"), so an
+        English stop word in a keyword is the bank's choice. A bank and a question in plain ASCII
+        load no list at all (``matched_tokens``).
         """
         from .language import stop_words
 
@@ -272,8 +281,8 @@ class Router:
     def _content(self, toks: tuple[str, ...]) -> tuple[str, ...]:
         """A keyword's words without its stop words (the query's are not matched either); a keyword
         of stop words alone matches nothing."""
-        if len(toks) < 2:
-            return toks
+        if len(toks) < 2 or self._text.isascii():
+            return toks  # (an English bank: its stop words are its own choice, see ``_stops``)
         stops = self._stops(self._bank_languages)
         return tuple(t for t in toks if t not in stops) or toks
 
@@ -354,14 +363,14 @@ class Router:
         typo), each with the query word it stands for."""
         vocab = self.vocabulary
         norm = normalize(query)
-        cjk = CJK_RUN.search(norm) is not None
+        cjk = _has_cjk(norm)
         # Kana make a query Japanese whatever the bank's keywords look like (kanji alone cannot tell).
-        language = ("ja" if KANA.search(norm) else self.language) if cjk else None
+        language = ("ja" if _scripts()[1].search(norm) else self.language) if cjk else None
         found = _text_words(norm, language) if cjk else _WORD.findall(norm)
         candidates: dict[str, list[str]] = {}
         for q in sorted(set(found), reverse=True):  # ties: the alphabetically first word wins
             hits = [s for s in _stems(q) if s in vocab]
-            if not hits and len(q) >= FUZZY_MIN_LENGTH and not CJK_RUN.search(q) and not _english_stop(q):
+            if not hits and len(q) >= FUZZY_MIN_LENGTH and not _has_cjk(q):
                 # Only a word the bank does not know can be a typo of one it does.
                 hits = sorted(self._typo_of(q))
             if hits:
@@ -375,7 +384,9 @@ class Router:
         out: dict[str, str] = {}
         if not candidates:
             return out
-        stops = self._query_stops(query)
+        # ISO's English list names topics of a technical bank: stop words count only where another
+        # language is (and an English bank and question need not load the lists at all).
+        stops = frozenset() if norm.isascii() and self._text.isascii() else self._query_stops(query)
         for q, hits in candidates.items():
             if q in stops:
                 continue  # "для", "の", "với": no topic of the bank, whatever its language

@@ -174,7 +174,7 @@ class ServedBanks:
 
     def __init__(self, folder: Path, poll_interval: float | None = None) -> None:
         self.folder = folder.resolve()
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
         self.banks: list[ServedBank] = []
         self._pending: dict[Path, set[str]] = {}
         self._pending_lock = threading.Lock()

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import quote
 
+import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
@@ -87,6 +88,18 @@ def _answer(fn: Callable[[], dict[str, Any]]) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=tool_json(value))], structured_content=value)
 
 
+async def _at_once(banks: ServedBanks, fn: Callable[[], dict[str, Any]]) -> CallToolResult:
+    """``_answer(fn)`` on the event loop when no other call holds the banks (the common case: a
+    route takes well under a millisecond, less than the hop to a worker thread), else on a worker
+    thread that waits for them (a compile with an LLM may hold them for seconds)."""
+    if banks.lock.acquire(blocking=False):
+        try:
+            return _answer(fn)
+        finally:
+            banks.lock.release()
+    return await anyio.to_thread.run_sync(lambda: _answer(fn))
+
+
 def build_server(folder: Path, read_only: bool = False, poll_interval: float | None = None) -> CkpServer:
     """The server for the banks under ``folder``; ``read_only`` leaves out the tools that write."""
     banks = ServedBanks(folder, poll_interval)
@@ -96,14 +109,14 @@ def build_server(folder: Path, read_only: bool = False, poll_interval: float | N
     )
 
     @server.tool(annotations=reading)
-    def ckp_route(
+    async def ckp_route(
         query: Annotated[str, Field(description="the user's question, as asked")],
         bank: Bank = None,
         include_content: Annotated[bool, Field(description="also return each loaded file's text")] = False,
     ) -> Answer:
         """Call first for every question about the project: which memory-bank files to load and
         why, the declaration line to state, and whether the question is out of domain."""
-        return _answer(lambda: tools.route(banks, query, bank, include_content))
+        return await _at_once(banks, lambda: tools.route(banks, query, bank, include_content))
 
     @server.tool(annotations=reading)
     def ckp_read(

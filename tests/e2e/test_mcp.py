@@ -231,6 +231,53 @@ async def test_compile_ignores_a_program_an_untrusted_repository_names(workspace
     assert not witness.exists()
 
 
+async def test_compile_uses_the_users_llm_and_the_server_keeps_answering_meanwhile(workspace: Path) -> None:
+    import anyio
+
+    from tests.fake_llm import FakeLLM, Reply
+
+    bank = workspace / MENTAT
+    body = (bank / "patterns" / "jwt.md").read_text(encoding="utf-8").split("\n\n", 1)[1]
+    with FakeLLM() as llm:
+        llm.script(Reply(delay=4.0))
+        user = bank.parent / ".user-config" / "ckp"  # the XDG_CONFIG_HOME serve() gives
+        user.mkdir(parents=True)
+        (user / "config.toml").write_text(
+            f'[llm]\nprovider = "openai"\nbase_url = "{llm.openai_base_url}"\nmodel = "m"\n', encoding="utf-8"
+        )
+        done: dict[str, float] = {}
+        async with serve(bank) as s:
+            start = anyio.current_time()
+            got: dict[str, Any] = {}
+
+            async def compile_jwt() -> None:
+                got.update(await call(s, "ckp_compile", file="patterns/jwt.md"))
+                done["compile"] = anyio.current_time() - start
+
+            async def route_jwt() -> None:
+                got["routed"] = await call(
+                    s, "ckp_route", query="How do the JWT guards protect NestJS routes?"
+                )
+                done["route"] = anyio.current_time() - start
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(compile_jwt)
+                await anyio.sleep(0.5)
+                tg.start_soon(route_jwt)  # waits for the bank, which the compile holds
+                await anyio.sleep(0.3)
+                assert len((await s.list_tools()).tools) == 5
+                done["list"] = anyio.current_time() - start
+            routed = got.pop("routed")
+    # The event loop stayed free while the model thought (4 s) and the route waited for the bank.
+    assert done["list"] < 3.0 < 4.0 <= done["compile"]
+    assert done["route"] >= 4.0
+    assert got["provider"] == "openai" and got["changed"] is True and got["ignored"] == []
+    assert "JWT access tokens" in got["header"] and "http-headers" not in got["header"]
+    assert (bank / "patterns" / "jwt.md").read_text(encoding="utf-8").endswith(body)
+    assert "jwt" in [e["concept"] for e in routed["loaded"]]
+    assert len(llm.received) == 1
+
+
 async def test_index_regenerates_the_index(workspace: Path) -> None:
     bank = workspace / MENTAT
     index = bank / "_index.md"

@@ -206,3 +206,10 @@ def test_a_record_number_is_not_part_of_the_title(title: str, lead: str) -> None
 def test_a_japanese_stack_table_names_its_technologies() -> None:
     keywords = [k.casefold() for k in compile_file("japanese-stack.md").answers_when]
     assert {"postgresql", "redis", "celery"} <= set(keywords)
+
+
+def test_a_line_pasted_twice_counts_once() -> None:
+    line = "- Upload handling respects quota limits for every tenant."
+    text = f"# Uploads\n\n{line}\n\n## Storage\n\nFiles go to S3 buckets per tenant.\n\n{line}\n"
+    keywords = compile_text(text).answers_when
+    assert "handling respects" not in keywords and "respects quota" not in keywords

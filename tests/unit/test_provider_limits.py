@@ -228,3 +228,48 @@ def test_an_answer_with_a_control_character_or_lone_surrogate_is_refused(answer:
     with pytest.raises(CompileError, match=r"nothing was changed") as info:
         parse_answer(answer)
     assert what in str(info.value)
+
+
+# --- through the environment's proxy ---
+
+
+def test_a_remote_endpoint_is_reached_through_the_environments_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """http.client replaced urllib: HTTP(S)_PROXY must still be honoured (a local server never is)."""
+    import http.client
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    seen: list[str] = []
+    with FakeLLM(api_key=KEY) as fake:
+        host, port = fake.url.removeprefix("http://").split(":")
+
+        class Proxy(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                seen.append(self.path)  # a proxy gets the whole URL
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                upstream = http.client.HTTPConnection(host, int(port), timeout=5)
+                path = "/" + self.path.split("/", 3)[3]
+                upstream.request("POST", path, body, dict(self.headers))
+                answer = upstream.getresponse()
+                data = answer.read()
+                self.send_response(answer.status)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        proxy = ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
+        thread = threading.Thread(target=proxy.serve_forever, daemon=True)
+        thread.start()
+        try:
+            monkeypatch.setenv("http_proxy", f"http://127.0.0.1:{proxy.server_address[1]}")
+            monkeypatch.delenv("no_proxy", raising=False)
+            monkeypatch.delenv("NO_PROXY", raising=False)
+            provider = OpenAIProvider(base_url="http://llm.example/v1", model="m", api_key=KEY)
+            text = provider.complete(PROMPT, 5)
+        finally:
+            proxy.shutdown()
+            proxy.server_close()
+    assert seen == ["http://llm.example/v1/chat/completions"]
+    assert parse_answer(text).similar_high == ["oauth2"]

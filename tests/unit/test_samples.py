@@ -30,9 +30,11 @@ def bank_of(sample: str) -> Path:
 
 
 def test_the_samples_include_a_bank_without_spaces_and_a_front_matter_bank() -> None:
-    assert {"mentat", "cline-ja", "adr"} <= set(WITH_QUERIES)
+    assert {"mentat", "cline-ja", "cline-zh", "adr"} <= set(WITH_QUERIES)
     ja = Bank.load(bank_of("cline-ja"))
     assert all(is_japanese(kf.tldr) for kf in ja.files.values())
+    zh = Bank.load(bank_of("cline-zh"))
+    assert all(has_cjk(kf.tldr) and not is_japanese(kf.tldr) for kf in zh.files.values())
     assert {"activeContext.md", "progress.md", "projectbrief.md"} <= set(ja.files)
     adr = Bank.load(bank_of("adr"))
     assert all(kf.header is not None and kf.header.form == "frontmatter" for kf in adr.files.values())
@@ -71,8 +73,9 @@ def test_every_tldr_is_one_sentence_in_the_files_language(sample: str) -> None:
     bank = Bank.load(bank_of(sample))
     for rel, kf in bank.files.items():
         assert len(sentences(kf.tldr)) == 1, (rel, kf.tldr)
-        body = (bank.root / rel).read_text(encoding="utf-8")
-        assert has_cjk(kf.tldr) == is_japanese(body), (rel, kf.tldr)
+        body = body_of((bank.root / rel).read_text(encoding="utf-8"))
+        assert has_cjk(kf.tldr) == has_cjk(body), (rel, kf.tldr)
+        assert is_japanese(kf.tldr) == is_japanese(body), (rel, kf.tldr)
 
 
 @pytest.mark.parametrize("sample", WITH_QUERIES)

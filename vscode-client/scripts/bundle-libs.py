@@ -155,6 +155,11 @@ def wheel_sdists(python: str, requirements: list[str], work: Path) -> Path:
     report = work / "host-report.json"
     pip(
         python,
+        # the first call to the index: offline, fail soon (then the build goes offline)
+        "--retries",
+        "1",
+        "--timeout",
+        "20",
         "install",
         "--quiet",
         "--dry-run",

@@ -159,7 +159,7 @@ def _connection(url: str, timeout: float) -> tuple[http.client.HTTPConnection, s
     if proxy is None:
         return http.client.HTTPConnection(host, port, timeout=timeout), path
     plain = http.client.HTTPConnection(proxy_host, proxy_port, timeout=timeout)
-    return plain, url  # a plain-HTTP proxy takes the whole URL  # pragma: no cover
+    return plain, url  # a plain-HTTP proxy takes the whole URL
 
 
 def _proxy_for(scheme: str, host: str) -> str | None:

@@ -106,15 +106,16 @@ def host_target() -> str:
     return f"linux-{arch}"
 
 
-def ensure_vsix() -> Path:
-    if given := os.environ.get("CKP_VSIX"):
+def ensure_vsix(universal: bool = False) -> Path:
+    """This machine's platform build (or the universal one), rebuilt when older than its sources."""
+    if not universal and (given := os.environ.get("CKP_VSIX")):
         path = Path(given).resolve()
         if not path.is_file():
             pytest.fail(f"CKP_VSIX={given} does not exist", pytrace=False)
         return path
     version = json.loads((CLIENT / "package.json").read_text())["version"]
     # `npm run package` builds this machine's platform .vsix (compiled modules included)
-    path = CLIENT / f"ckp-lsp-{host_target()}-{version}.vsix"
+    path = CLIENT / (f"ckp-lsp-{version}.vsix" if universal else f"ckp-lsp-{host_target()}-{version}.vsix")
     sources = [
         CLIENT / "src",
         CLIENT / "scripts",
@@ -130,7 +131,7 @@ def ensure_vsix() -> Path:
         missing("npm is needed to build the .vsix")
     t0 = time.monotonic()
     steps = [] if (CLIENT / "node_modules" / ".bin" / "vsce").exists() else [["npm", "ci"]]
-    steps.append(["npm", "run", "package"])
+    steps.append(["npm", "run", "package:universal" if universal else "package"])
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     for cmd in steps:
         proc = subprocess.run(cmd, cwd=CLIENT, capture_output=True, text=True, timeout=600, env=env)
@@ -377,6 +378,7 @@ def run_vscode(
     settings: dict | None = None,
     trust: bool = False,
     old_python: bool = False,
+    universal: bool = False,
     timings: dict[str, float] | None = None,
 ) -> Session:
     """Install the .vsix into a fresh code-server, open `ws`, run drive.mjs with `drive`."""
@@ -385,7 +387,7 @@ def run_vscode(
     code_server = ensure_code_server()
     timings["tools"] = time.monotonic() - t_start
     t0 = time.monotonic()
-    vsix = ensure_vsix()
+    vsix = ensure_vsix(universal)
     timings["vsix"] = time.monotonic() - t0
     if artifacts.exists():
         shutil.rmtree(artifacts)
@@ -656,3 +658,28 @@ def test_vscode_without_a_usable_python_says_what_to_do(tmp_path: Path) -> None:
     assert "no server" in checks["statusBar"], checks
     assert "python3: Python 3.8 is too old" in run.output, run.output
     assert not run.summary["servers"], run.summary["servers"]
+
+
+def test_vscode_universal_build_says_it_runs_pure_python(tmp_path: Path) -> None:
+    """The universal .vsix: the server runs on pure-Python fallbacks, its log says so, and a
+    notification says it, what it costs and which build to install instead."""
+    ws = tmp_path / "workspace"
+    bank = ws / "memory-bank"
+    bank.mkdir(parents=True)
+    for name, text in TINY_BANK.items():
+        (bank / name).write_text(text, encoding="utf-8")
+    drive = {"expectNotification": "runs without compiled modules"}
+    run = run_vscode(tmp_path, ws, drive, ARTIFACTS.parent / "vscode-universal", universal=True)
+    assert run.result.get("ok"), (run.result.get("error"), run.output[-3000:])
+    text = run.result["checks"]["notification"]
+    assert "universal (pure-Python) build" in text, text
+    assert f"install the build for {host_target()}" in text, text
+    assert "YAML front matter about 8×" in text, text
+    assert "build: universal build (pure Python" in run.output, run.output
+    assert re.search(
+        r"ckp-lsp [\d.]+: CPython .*pure-Python fallback \(no compiled module for this Python and platform\): "
+        r"yaml, rapidfuzz",
+        run.output,
+    ), run.output
+    assert "compiled modules in use" not in run.output, run.output
+    assert run.output.count("runs without compiled modules") == 1, run.output  # logged once too

@@ -98,27 +98,23 @@ def compile_bank(files: Iterable[BankFile], progress: Progress | None = None) ->
     summaries: list[tuple[str, bool]] = []
     excluded: list[frozenset[str]] = [frozenset() for _ in ordered]
     keyword_lists: list[Chosen] = []
+    name_keys = frozenset(names)  # another concept's name routes to that concept, not here
+    todo = [i for i, f in enumerate(ordered) if f.keywords is None]
+    keyword_lists = [
+        Chosen(list(f.keywords), 0, {}) if f.keywords is not None else Chosen([], 0, {}) for f in ordered
+    ]
     for _ in range(_SHARE_ROUNDS):
-        keyword_lists = [
-            Chosen(list(f.keywords), 0, {})
-            if f.keywords is not None
-            else choose_keywords(
-                reading.terms,
-                keyword_name(concept),
-                corpora[cjk],
-                {k for k, c in names.items() if k != " ".join(part_keys(concept)) or c > 1},
-                reading.headings,
-                excluded[i],
+        for i in todo:
+            reading, concept, cjk = readings[i], concepts[i], cjks[i]
+            keyword_lists[i] = choose_keywords(
+                reading.terms, keyword_name(concept), corpora[cjk], name_keys, reading.headings, excluded[i]
             )
-            for i, (f, reading, concept, cjk) in enumerate(
-                zip(ordered, readings, concepts, cjks, strict=True)
-            )
-        ]
         over = _over_claimed(keyword_lists)
-        if not over:
-            break
         for i, lost in over.items():
             excluded[i] = excluded[i] | lost
+        todo = sorted(over)  # only the files that gave a keyword up choose again
+        if not todo:
+            break
     step("keywords", total, total)
     for n, (f, reading, concept, cjk) in enumerate(zip(ordered, readings, concepts, cjks, strict=True), 1):
         if f.tldr is not None:

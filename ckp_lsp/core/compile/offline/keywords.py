@@ -11,7 +11,7 @@ import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -99,7 +99,12 @@ def count_terms(
     counting = Counting(stops, cjk, syllabic)
     headings = Counting(stops, cjk, syllabic)
     bigrams: Counter[str] = Counter()
+    seen: set[str] = set()
     for block in blocks:
+        if block.kind != "heading":
+            if block.text in seen:
+                continue  # a paragraph or a line pasted twice says nothing new
+            seen.add(block.text)
         if block.kind == "code":
             _count_code(block.text, counting)
             continue
@@ -245,7 +250,7 @@ def choose_keywords(
     terms: dict[str, Term],
     name: str,
     corpus: Corpus,
-    names: Iterable[str],
+    names: Collection[str],
     headings: list[str],
     exclude: frozenset[str] = frozenset(),
 ) -> Chosen:
@@ -254,7 +259,7 @@ def choose_keywords(
     `names` are the other concepts' names as keys: another concept's name as a keyword would
     route that concept's questions here. `exclude` holds keywords (case-folded) left to others.
     """
-    taken = set(names)
+    taken = names
     ranks: dict[str, float] = {}
     chosen = [name] if keyword_key(name, corpus.cjk) else []
     keys = {keyword_key(name, corpus.cjk)} if chosen else set()
