@@ -358,6 +358,8 @@ def test_sentence_count(text: str, count: int) -> None:
         ("C++ / Rust: interop", "c-rust-interop"),
         ("--_.leading", "leading"),
         ("Café Déjà Vu", "cafe-deja-vu"),
+        ("进度报告", "jindu-baogao"),
+        ("Активный контекст", "aktivnyy-kontekst"),
         ("snake_case.name", "snake_case.name"),
         ("API - Gateway -- v2", "api-gateway-v2"),
         ("!!!", ""),

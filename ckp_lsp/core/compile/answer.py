@@ -152,6 +152,10 @@ _TRAILING_SEPARATORS = re.compile(r"[._-]+\Z")
 
 def slugify(text: str) -> str:
     """`text` as a concept name: `JWT Authentication` -> `jwt-authentication` ('' if none left)."""
+    if not text.isascii():
+        from ..language import transliterate  # a name in another script is spelt, not dropped
+
+        text = transliterate(text)
     # Accents fold to their base letter (Café -> cafe) rather than to a dash.
     decomposed = unicodedata.normalize("NFKD", text)
     ascii_ish = "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
