@@ -28,9 +28,13 @@ def no_bank_above_the_temporary_folders(tmp_path_factory: pytest.TempPathFactory
     """Stop at once when a folder above the tests' temporary folders is a bank (an ``_index.md``
     with CKP markers left at ``/`` or ``/tmp``): every command run on a test bank would then take
     that bank, and rewrite files all over the machine."""
-    from ckp_lsp.core.discovery import bank_of
+    from ckp_lsp.core.discovery import is_bank_root
 
-    base = tmp_path_factory.getbasetemp()
-    above = bank_of(base.parent)
-    if above is not None:
-        pytest.exit(f"{above} is a memory bank holding the test folders: remove its _index.md", returncode=3)
+    # Every folder above is looked at, past the limits the commands keep to (the project's root,
+    # never ``/`` or the home folder): a test must not run at all on a machine in that state.
+    base = tmp_path_factory.getbasetemp().resolve()
+    for folder in base.parents:
+        if is_bank_root(folder):
+            pytest.exit(
+                f"{folder} is a memory bank holding the test folders: remove its _index.md", returncode=3
+            )

@@ -21,7 +21,7 @@ from ..core.compile.compiler import compile_header, provider_for
 from ..core.compile.model import CompileError
 from ..core.config import MAX_TIMEOUT, PROVIDERS, LlmConfig, config_for_bank, valid_timeout
 from ..core.dates import current_month
-from ..core.discovery import INDEX_NAME, bank_of, named_bank
+from ..core.discovery import INDEX_NAME, bank_of, named_bank, started_on
 from ..core.text import BOM
 from ..core.writes import WriteRefused, write_atomic
 from . import compile_llm
@@ -96,7 +96,7 @@ def _targets(args: argparse.Namespace) -> list[tuple[Path, str]] | str:
     for f in args.files:
         if not f.is_file():
             return f"{f}: no such file"
-        root = bank_of(f)
+        root = bank_of(f, boundary=started_on(f))
         if root is None:
             return f"{f}: not inside a memory bank"
         rel = f.resolve().relative_to(root).as_posix()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fnmatch
 import os
@@ -9,7 +10,7 @@ import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from .config import banks_named_in, configured_banks
+from .config import CONFIG_NAME, banks_named_in, configured_banks
 
 INDEX_NAME = "_index.md"
 BANK_DIR_NAME = "memory-bank"
@@ -104,22 +105,69 @@ def _walk_banks(root: Path, configured: list[Path], problems: list[str] | None) 
             yield from _walk_banks(Path(e.path), configured, problems)
 
 
-def bank_of(path: Path, configured: Iterable[Path] = (), problems: list[str] | None = None) -> Path | None:
-    """The bank that holds ``path`` (the outermost bank among its ancestors)."""
+def project_boundary(start: Path, boundary: Path | None = None) -> Path | None:
+    """The highest folder the search for ``start``'s bank may look at: the nearest folder at or
+    above ``start`` holding ``.git`` or ``.ckp.toml`` (a project's root), else ``boundary`` (the folder
+    the command or server was started on) when ``start`` lies in it, else None (no project)."""
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists() or (folder / CONFIG_NAME).is_file():
+            return folder
+    if boundary is not None and (boundary == start or boundary in start.parents):
+        return boundary
+    return None
+
+
+def never_banks(path: Path) -> frozenset[Path]:
+    """Folders never taken for a bank found upward from ``path``: its file system's root and the
+    home folder. A stray ``_index.md`` there would make every file below it one bank, and a fix
+    run anywhere would rewrite them all."""
+    out = {Path(path.anchor)}
+    with contextlib.suppress(RuntimeError, KeyError):  # no home folder known
+        out.add(Path.home().resolve())
+    return frozenset(out)
+
+
+def bank_of(
+    path: Path,
+    configured: Iterable[Path] = (),
+    problems: list[str] | None = None,
+    boundary: Path | None = None,
+) -> Path | None:
+    """The bank that holds ``path``: the outermost bank among its ancestors up to the project's
+    boundary (see ``project_boundary``), never ``/``, the home folder or anything above them."""
     path = path.resolve()
     start = path if path.is_dir() else path.parent
+    top = project_boundary(start, boundary.resolve() if boundary is not None else None)
+    never = never_banks(start)
     conf = [c.resolve() for c in configured] + configured_banks(start, problems)
     best = None
     for folder in (start, *start.parents):
+        if folder in never:
+            break
         if is_bank_root(folder, conf):
             best = folder
+        if folder == top:
+            break
     return best
 
 
-def named_bank(path: Path, configured: Iterable[Path] = ()) -> Path | None:
+def started_on(path: Path, cwd: Path | None = None) -> Path:
+    """The folder a command run on ``path`` was started on, where the search for its bank stops
+    when no project root (``.git``, ``.ckp.toml``) is found first: the working folder when ``path``
+    lies in it, else ``path`` itself (its folder, for a file)."""
+    path = path.resolve()
+    cwd = (Path.cwd() if cwd is None else cwd).resolve()
+    if path == cwd or cwd in path.parents:
+        return cwd
+    return path if path.is_dir() else path.parent
+
+
+def named_bank(path: Path, configured: Iterable[Path] = (), boundary: Path | None = None) -> Path | None:
     """The bank a user names on the command line: the bank ``path`` lies in, or else a folder that
-    holds Markdown files directly and no bank below it (``ckp index notes/``); None otherwise."""
-    found = bank_of(path, configured)
+    holds Markdown files directly and no bank below it (``ckp index notes/``); None otherwise.
+
+    The search upward stops at ``boundary`` (default: the folder the command was started on)."""
+    found = bank_of(path, configured, boundary=started_on(path) if boundary is None else boundary)
     if found is not None or not path.is_dir():
         return found
     if not find_banks([path], configured) and _holds_markdown(path):

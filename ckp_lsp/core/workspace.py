@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .bank import Bank
 from .config import Config, config_for_bank
-from .discovery import INDEX_NAME, bank_of, find_banks, named_bank
+from .discovery import INDEX_NAME, bank_of, find_banks, named_bank, started_on
 
 
 @dataclass
@@ -27,7 +27,10 @@ class Targets:
 
 
 def resolve_targets(paths: Iterable[Path], base: Config | None = None) -> Targets:
-    """Banks for ``paths``: a bank, a folder holding banks, or files inside banks."""
+    """Banks for ``paths``: a bank, a folder holding banks, or files inside banks.
+
+    The search for the bank a path lies in stops at its project's root, or else at the folder the
+    command was started on (``started_on``): a bank far above, at ``/`` or in ``/tmp``, is not taken."""
     out = Targets()
     by_root: dict[Path, Target] = {}
 
@@ -46,11 +49,13 @@ def resolve_targets(paths: Iterable[Path], base: Config | None = None) -> Target
         if not path.is_file() and not path.is_dir():
             out.problems.append(f"{path}: not a regular file or a folder: left alone")
             continue
+        boundary = started_on(path)
         if path.is_file():
-            root = bank_of(path, configured, out.problems)
+            root = bank_of(path, configured, out.problems, boundary)
             if root is None:
                 out.problems.append(
-                    f"{path}: not inside a memory bank (no memory-bank folder or _index.md above it)"
+                    f"{path}: not inside a memory bank (no memory-bank folder or _index.md above it, up to "
+                    "the project's root: the nearest folder with .git or .ckp.toml, else the folder ckp runs in)"
                 )
                 continue
             t = target(root)
@@ -60,9 +65,9 @@ def resolve_targets(paths: Iterable[Path], base: Config | None = None) -> Target
             elif t.files is not None:
                 t.files.add(rel)
             continue
-        root = bank_of(path, configured, out.problems)
+        root = bank_of(path, configured, out.problems, boundary)
         roots = [root] if root is not None else find_banks([path], configured, out.problems)
-        if not roots and (named := named_bank(path, configured)) is not None:
+        if not roots and (named := named_bank(path, configured, boundary)) is not None:
             roots = [named]  # a folder of notes the user names is a bank
         if not roots:
             out.problems.append(

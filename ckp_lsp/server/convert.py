@@ -25,16 +25,43 @@ def doc_url(section: str) -> str:
 _CODE_DOCS = {code: types.CodeDescription(href=doc_url(code)) for code in CODES}
 
 
-def to_range(span: Span) -> types.Range:
+def to_range(span: Span, bom: bool = False) -> types.Range:
+    """The LSP range of a core span; ``bom``: the editor's text starts with U+FEFF.
+
+    The core reads a document without its BOM, while an editor that keeps U+FEFF in the text
+    counts it (one UTF-16 unit) on line 0: there every column moves one to the right.
+    """
+    if bom:
+        return _after_bom(span)
     return types.Range(
         start=types.Position(line=span.start_line, character=span.start_col),
         end=types.Position(line=span.end_line, character=span.end_col),
     )
 
 
-def to_diagnostic(f: Finding) -> types.Diagnostic:
+def _after_bom(span: Span) -> types.Range:
+    start_col = span.start_col + (1 if span.start_line == 0 else 0)
+    end_col = span.end_col + (1 if span.end_line == 0 else 0)
+    return types.Range(
+        start=types.Position(line=span.start_line, character=start_col),
+        end=types.Position(line=span.end_line, character=end_col),
+    )
+
+
+def to_span(r: types.Range, bom: bool = False) -> Span:
+    """The core span of an editor's range: ``to_range`` undone."""
+    shift = 1 if bom else 0
+    return Span(
+        r.start.line,
+        max(r.start.character - (shift if r.start.line == 0 else 0), 0),
+        r.end.line,
+        max(r.end.character - (shift if r.end.line == 0 else 0), 0),
+    )
+
+
+def to_diagnostic(f: Finding, bom: bool = False) -> types.Diagnostic:
     return types.Diagnostic(
-        range=to_range(f.span),
+        range=to_range(f.span, bom),
         message=f.message,
         severity=types.DiagnosticSeverity(int(f.severity)),
         code=f.code,

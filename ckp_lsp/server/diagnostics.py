@@ -110,7 +110,8 @@ class Publisher:
     def diagnostics(self, doc: Doc) -> list[types.Diagnostic]:
         found = self.state.findings(doc)
         self._count(uri_in(doc.bank.root, doc.rel), found)
-        return [to_diagnostic(f) for f in found]
+        bom = doc.bank.root / doc.rel in self.state.boms
+        return [to_diagnostic(f, bom) for f in found]
 
     def _count(self, key: str, found: list[Finding]) -> None:
         if not found:
@@ -139,7 +140,8 @@ class Publisher:
         self._count(uri, found)
         if not found and (only_nonempty or uri not in self.pushed):
             return
-        diags = [to_diagnostic(f) for f in found]
+        bom = doc.bank.root / doc.rel in self.state.boms
+        diags = [to_diagnostic(f, bom) for f in found]
         self._publish(types.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=self._versions(uri)))
         if diags:
             self.pushed.add(uri)

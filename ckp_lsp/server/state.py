@@ -90,7 +90,10 @@ class WorkspaceState:
         self.discovery_problems: list[str] = []  # banks a .ckp.toml named outside its folder
         self.settings: dict[str, Any] = {}
         self.banks: dict[Path, Bank] = {}
-        self.open: dict[Path, str] = {}  # path -> editor text of open documents
+        self.open: dict[Path, str] = {}  # path -> editor text of open documents (without a BOM)
+        # Open documents whose editor text starts with U+FEFF: on their line 0 the editor counts
+        # one column more than the core, which reads the text without it.
+        self.boms: set[Path] = set()
         self.version = 0  # bumped by every change: what caches of derived tables key on
         # Findings computed elsewhere (``preload``) of banks just read: bank root -> (the bank,
         # rel -> findings, the rels changed since, whose findings are no longer known)
@@ -236,17 +239,23 @@ class WorkspaceState:
             dirty.indexes.add(doc.bank.root)
         return self._changed(dirty)
 
-    def opened(self, path: Path, text: str) -> Dirty:
+    def opened(self, path: Path, text: str, bom: bool = False) -> Dirty:
+        """The editor opened (or changed) a document; ``text`` without the BOM ``bom`` says it had."""
         self.open[path] = text
+        if bom:
+            self.boms.add(path)
+        else:
+            self.boms.discard(path)
         doc = self.doc(path)
         return self._set_text(doc, text) if doc is not None else Dirty()
 
-    def changed(self, path: Path, text: str) -> Dirty:
-        return self.opened(path, text)
+    def changed(self, path: Path, text: str, bom: bool = False) -> Dirty:
+        return self.opened(path, text, bom)
 
     def closed(self, path: Path) -> Dirty:
         """The editor closed a document: the disk's text is the truth again."""
         self.open.pop(path, None)
+        self.boms.discard(path)
         return self.disk_changed(path)
 
     def disk_changed(self, path: Path) -> Dirty:

@@ -32,7 +32,8 @@ def did_open(ls: CkpServer, params: types.DidOpenTextDocumentParams) -> None:
     path = path_of(params.text_document.uri)
     if path is None:
         return
-    dirty = ls.state.opened(path.resolve(), params.text_document.text.removeprefix(BOM))
+    text = params.text_document.text
+    dirty = ls.state.opened(path.resolve(), text.removeprefix(BOM), text.startswith(BOM))
     if ls.publisher.pull:
         ls.publisher.clear(params.text_document.uri)
     _changed(ls, params.text_document.uri, dirty)
@@ -46,7 +47,7 @@ def did_change(ls: CkpServer, params: types.DidChangeTextDocumentParams) -> None
     if path is None:
         return
     text = ls.workspace.get_text_document(uri).source
-    _changed(ls, uri, ls.state.changed(path.resolve(), text.removeprefix(BOM)))
+    _changed(ls, uri, ls.state.changed(path.resolve(), text.removeprefix(BOM), text.startswith(BOM)))
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)

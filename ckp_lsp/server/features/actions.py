@@ -15,7 +15,7 @@ from ...core.fixes import Edit, Fix, fix_text, fixes_for, revalidate_all
 from ...core.header_changes import describe
 from ...core.rewrite import header_region
 from ...core.text import BOM, Span, split_lines, utf16_len
-from ..convert import to_range
+from ..convert import to_range, to_span
 from .index_upkeep import index_edit
 
 FIX_ALL = "source.fixAll.ckp"
@@ -24,17 +24,24 @@ REGENERATE_INDEX = "ckp.regenerateIndex"
 
 
 def text_edit(
-    uri: str, version: int | None, edits: list[Edit], confirm: types.ChangeAnnotation | None = None
+    uri: str,
+    version: int | None,
+    edits: list[Edit],
+    confirm: types.ChangeAnnotation | None = None,
+    bom: bool = False,
 ) -> types.WorkspaceEdit:
     """A WorkspaceEdit of core edits on one document (versioned when the editor has it open).
+
+    ``bom``: the edits' spans are the core's (the text without the BOM the editor's text starts
+    with), as a fix's are; an edit of a prefix the BOM is part of (``replace_prefix_edit``) is not.
 
     With ``confirm`` every edit carries that change annotation: an editor that supports them
     (VS Code's refactor preview) shows the change and applies it only once the user agrees.
     """
     changes: list[types.TextEdit | types.AnnotatedTextEdit] = [
-        types.TextEdit(range=to_range(e.span), new_text=e.text)
+        types.TextEdit(range=to_range(e.span, bom), new_text=e.text)
         if confirm is None
-        else types.AnnotatedTextEdit(range=to_range(e.span), new_text=e.text, annotation_id=RECOMPILE)
+        else types.AnnotatedTextEdit(range=to_range(e.span, bom), new_text=e.text, annotation_id=RECOMPILE)
         for e in edits
     ]
     return types.WorkspaceEdit(
@@ -137,7 +144,7 @@ def quick_fixes(
     offline: bool,
     text: str,
 ) -> list[types.CodeAction]:
-    """Quick fixes for the diagnostics in the request's context."""
+    """Quick fixes for the diagnostics in the request's context (``text``: the editor's)."""
     kf = bank.files.get(rel)
     if kf is None:
         return []
@@ -147,29 +154,31 @@ def quick_fixes(
     for f in findings:
         by_key.setdefault((f.code, f.span), []).append(f)
     actions: list[types.CodeAction] = []
+    bom = text.startswith(BOM)  # the diagnostics' ranges count it on line 0, the findings' not
     for diag in context:
-        r = diag.range
-        key = (str(diag.code), Span(r.start.line, r.start.character, r.end.line, r.end.character))
+        key = (str(diag.code), to_span(diag.range, bom))
         for f in by_key.get(key, ()):
             if f.code == "CKP001":
                 actions.append(_insert_header(bank, rel, uri, version, diag, offline, text))
                 continue
             for fx in fixes_for(bank, kf, f):
-                actions.append(_action(fx, uri, version, [diag]))
+                actions.append(_action(fx, uri, version, [diag], bom))
     every = revalidate_all(kf, findings)
     if every is not None and any(str(d.code) == "CKP050" for d in context):
         stale = [d for d in context if str(d.code) == "CKP050"]
-        actions.append(_action(every, uri, version, stale))
+        actions.append(_action(every, uri, version, stale, bom))
     return actions
 
 
-def _action(fx: Fix, uri: str, version: int | None, diags: list[types.Diagnostic]) -> types.CodeAction:
+def _action(
+    fx: Fix, uri: str, version: int | None, diags: list[types.Diagnostic], bom: bool
+) -> types.CodeAction:
     return types.CodeAction(
         title=fx.title,
         kind=types.CodeActionKind.QuickFix,
         diagnostics=diags,
         is_preferred=fx.preferred or None,
-        edit=text_edit(uri, version, fx.edits),
+        edit=text_edit(uri, version, fx.edits, bom=bom),
     )
 
 

@@ -1,0 +1,172 @@
+"""The search for a file's bank looks upward no further than its project: a CKP ``_index.md`` far
+above (at ``/``, in ``/tmp``, in the home folder) never makes everything below it one bank.
+
+A temporary folder stands in for ``/``: nothing is written outside the tests' temporary folders.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ckp_lsp.core.discovery import INDEX_END, INDEX_START, bank_of, find_banks, named_bank, project_boundary
+from ckp_lsp.core.workspace import resolve_targets
+from ckp_lsp.mcp.banks import ServedBanks
+from ckp_lsp.server.state import WorkspaceState
+from tests.unit.builders import bare_header, run_cli, write_files
+
+REPO = Path(__file__).resolve().parents[2]
+#: a CKP index left where it has no business (a bank of the whole machine, were it taken)
+STRAY_INDEX = f"# Index\n\n{INDEX_START}\n{INDEX_END}\n"
+#: a header `ckp fix` rewrites (a duplicate keyword) and `ckp check` reports
+FIXABLE = bare_header(CONCEPT="mine", ANSWERS_WHEN="secret, secret")
+FOREIGN = bare_header(CONCEPT="foreign", ANSWERS_WHEN="elsewhere, elsewhere")
+
+
+@pytest.fixture
+def machine(tmp_path: Path) -> Path:
+    """A stand-in for ``/`` holding a stray CKP index, another user's notes, and a project (``.git``)."""
+    root = write_files(
+        tmp_path / "root",
+        {
+            "_index.md": STRAY_INDEX,
+            "elsewhere/notes.md": FOREIGN,
+            "project/memory-bank/a.md": FIXABLE,
+            "project/docs/readme.md": FOREIGN,
+        },
+    )
+    (root / "project/.git").mkdir()
+    return root
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_the_boundary_is_the_nearest_folder_with_git_or_ckp_toml(machine: Path) -> None:
+    project = machine / "project"
+    assert project_boundary(project / "memory-bank") == project
+    write_files(project, {"memory-bank/.ckp.toml": "exclude = []\n"})
+    assert project_boundary(project / "memory-bank") == project / "memory-bank"
+    # Without a project root, the folder the command was started on, when the path lies in it.
+    assert project_boundary(machine / "elsewhere", machine / "elsewhere") == machine / "elsewhere"
+    assert project_boundary(machine / "elsewhere", project) is None
+
+
+def test_a_bank_far_above_a_project_with_git_is_not_taken(machine: Path) -> None:
+    project = machine / "project"
+    assert bank_of(machine / "_index.md") == machine  # it is a bank, when one looks from inside it
+    assert bank_of(project / "memory-bank/a.md") == project / "memory-bank"
+    assert bank_of(project / "docs/readme.md") is None
+    assert bank_of(project) is None
+    assert resolve_targets([project / "docs/readme.md"]).targets == []
+
+
+def test_a_bank_far_above_a_project_with_ckp_toml_is_not_taken(machine: Path) -> None:
+    (machine / "project/.git").rmdir()
+    write_files(machine / "project", {".ckp.toml": "exclude = ['README.md']\n"})
+    assert bank_of(machine / "project/docs/readme.md") is None
+    assert bank_of(machine / "project/memory-bank/a.md") == machine / "project/memory-bank"
+
+
+def test_without_a_project_root_the_search_stops_at_the_folder_given_as_boundary(machine: Path) -> None:
+    (machine / "project/.git").rmdir()
+    project = machine / "project"
+    assert bank_of(project / "docs/readme.md") == machine  # what an unbounded search finds
+    assert bank_of(project / "docs/readme.md", boundary=project) is None
+    assert bank_of(project / "memory-bank/a.md", boundary=project) == project / "memory-bank"
+    assert bank_of(project / "memory-bank/a.md", boundary=project / "memory-bank") == project / "memory-bank"
+
+
+def test_a_command_started_in_a_project_without_git_keeps_to_it(
+    machine: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (machine / "project/.git").rmdir()
+    monkeypatch.chdir(machine / "project")
+    targets = resolve_targets([Path("."), Path("docs/readme.md")])
+    assert [t.bank.root for t in targets.targets] == [machine / "project/memory-bank"]
+    assert any("readme.md: not inside a memory bank" in p for p in targets.problems)
+    assert named_bank(Path("docs")) == machine / "project/docs"  # a folder of notes named as a bank
+
+
+def test_the_home_folder_is_never_a_bank_found_upward(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = write_files(
+        tmp_path / "home",
+        {"_index.md": STRAY_INDEX, "notes/memory-bank/a.md": FIXABLE, "drafts/loose.md": FOREIGN},
+    )
+    monkeypatch.setenv("HOME", str(home))
+    assert bank_of(home / "drafts/loose.md") is None
+    assert bank_of(home / "drafts/loose.md", boundary=home) is None
+    assert bank_of(home / "notes/memory-bank/a.md") == home / "notes/memory-bank"
+    # A bank named on the command line still is one (``ckp check ~/notes/memory-bank``).
+    assert named_bank(home / "notes/memory-bank") == home / "notes/memory-bank"
+    (home / ".git").mkdir()  # a home folder kept in git (dotfiles): its root is still no bank
+    assert bank_of(home / "drafts/loose.md") is None
+
+
+def test_the_language_server_and_mcp_server_see_only_the_projects_bank(machine: Path) -> None:
+    project = machine / "project"
+    state = WorkspaceState()
+    state.folders = [project]
+    assert state.discover() == [project / "memory-bank"]
+    assert [sb.root for sb in ServedBanks(project).banks] == [project / "memory-bank"]
+    assert [sb.root for sb in ServedBanks(project / "docs").banks] == []
+    assert find_banks([project]) == [project / "memory-bank"]
+
+
+def test_ckp_check_and_fix_in_a_project_leave_a_bank_far_above_alone(machine: Path) -> None:
+    """The commands themselves, run as a user runs them, in the project's folder."""
+    project = machine / "project"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+
+    def ckp(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "ckp_lsp.cli.main", *argv],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    before = snapshot(machine)
+    check = ckp("check")
+    assert check.returncode == 0, check.stderr  # warnings only
+    assert "memory-bank/a.md:3:" in check.stdout and "'secret' appears twice" in check.stdout
+    assert "memory-bank/_index.md" in check.stdout  # the project's bank has no index yet
+    assert "../_index.md" not in check.stdout  # the stray index is no index of this bank
+    assert "readme.md" not in check.stdout and "notes.md" not in check.stdout
+    assert "elsewhere" not in check.stdout + check.stderr
+
+    fix = ckp("fix")
+    assert fix.returncode in (0, 1), fix.stderr
+    after = snapshot(machine)
+    changed = {rel for rel in before.keys() | after.keys() if before.get(rel) != after.get(rel)}
+    assert changed <= {"project/memory-bank/a.md", "project/memory-bank/_index.md"}
+    assert "project/memory-bank/a.md" in changed
+    assert "secret, secret" not in (project / "memory-bank/a.md").read_text()
+
+    refused = ckp("fix", "docs/readme.md")
+    assert refused.returncode != 0 and "not inside a memory bank" in refused.stderr
+    assert snapshot(machine) == after
+
+
+def test_ckp_index_and_compile_in_a_project_leave_a_bank_far_above_alone(
+    machine: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(machine / "project")
+    code, _, err = run_cli(
+        capsys, "compile", "--provider", "offline", str(machine / "project/docs/readme.md")
+    )
+    assert code == 2 and "not inside a memory bank" in err
+    assert (machine / "project/docs/readme.md").read_text() == FOREIGN
+    code, _, err = run_cli(capsys, "index", "docs")
+    assert code == 0, err
+    assert (machine / "project/docs/_index.md").exists()  # the folder named, not the bank above
+    assert (machine / "_index.md").read_text() == STRAY_INDEX
