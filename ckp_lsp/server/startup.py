@@ -79,6 +79,9 @@ def _watch_parent(ls: CkpServer, pid: int) -> None:
 @server.feature(types.INITIALIZED)
 async def initialized(ls: CkpServer, params: types.InitializedParams) -> None:
     ls.log(f"ckp-lsp {__version__}: {native.describe()}", types.MessageType.Info)
+    languages = native.describe_languages()
+    if languages:
+        ls.log(f"ckp-lsp: {languages}", types.MessageType.Warning)
     await pull_settings(ls)
     await _watch_files(ls)
     ls.spawn(_index_workspace(ls))
