@@ -14,7 +14,11 @@ Planted for the checks and the editor features:
 - ``platform-core``, the first concept, is named by the SIMILAR_MID of up to 1,000 files (a
   rename that touches 1,000 files).
 
-Generation is deterministic for a given N and seed. ``prepare(n, seed)`` caches a bank, with its
+``bodies="real"`` (``--bodies real`` in ``run.py``) draws body sizes as real banks have them
+instead: a median of about 5 KB (log-normal), one file in a hundred of 20–100 KB, and one in
+5,000 (at least one from 1,000 files on) of about 1 MB.
+
+Generation is deterministic for a given N, seed and kind of bodies. ``prepare(n, seed)`` caches a bank, with its
 ``_index.md``, under ``benchmarks/.banks/`` (git-ignored).
 """
 
@@ -115,8 +119,27 @@ def _path(i: int, concept: str) -> str:
     return f"{FOLDERS[i % len(FOLDERS)]}/part-{i // (PER_FOLDER * len(FOLDERS)):03d}/{concept}.md"
 
 
-def _body(rng: random.Random, concept: str, domain: str, codename: str, links: list[tuple[str, str]]) -> str:
-    size = rng.randint(1000, 3000)
+BODIES = ("uniform", "real")
+
+
+def real_size(rng: random.Random, i: int, n: int) -> int:
+    """A body size as in real banks: log-normal around 5 KB, a long tail, a few of 1 MB."""
+    if n >= 1000 and i % 5000 == 777:
+        return 1_000_000
+    if rng.random() < 0.01:
+        return int(20_000 * 5 ** rng.random())  # 20-100 KB, log-uniform
+    return min(int(rng.lognormvariate(8.35, 0.25)), 20_000)  # median e^8.35: a 5 KB file
+
+
+def _body(
+    rng: random.Random,
+    concept: str,
+    domain: str,
+    codename: str,
+    links: list[tuple[str, str]],
+    size: int | None = None,
+) -> str:
+    size = rng.randint(1000, 3000) if size is None else size
     title = f"{codename.capitalize()} {domain}"
     out = [f"# {title}", ""]
     length = 0
@@ -148,9 +171,10 @@ def _body(rng: random.Random, concept: str, domain: str, codename: str, links: l
     return "\n".join(out)
 
 
-def generate(folder: Path, n: int, seed: int = 0) -> list[Path]:
+def generate(folder: Path, n: int, seed: int = 0, bodies: str = "uniform") -> list[Path]:
     """Write ``n`` knowledge files (and nothing else) below ``folder``; returns their paths."""
     rng = random.Random(seed)
+    sizes = random.Random(seed + 1)
     codenames = _codenames(rng, n)
     domains = [rng.choice(WORDS) for _ in range(n)]
     names = [f"{d}-{c}" for d, c in zip(domains, codenames, strict=True)]
@@ -199,22 +223,23 @@ def generate(folder: Path, n: int, seed: int = 0) -> list[Path]:
         if path.parent not in made:
             path.parent.mkdir(parents=True, exist_ok=True)
             made.add(path.parent)
-        body = _body(rng, concept, domains[i], codenames[i], links)
+        size = real_size(sizes, i, n) if bodies == "real" else None
+        body = _body(rng, concept, domains[i], codenames[i], links, size)
         with open(path, "w", encoding="utf-8") as fh:
             fh.write("\n".join(header) + "\n\n" + body + "\n")
         out.append(path)
     return out
 
 
-def prepare(n: int, seed: int = 0) -> Path:
+def prepare(n: int, seed: int = 0, bodies: str = "uniform") -> Path:
     """A cached ``memory-bank`` of ``n`` generated files with a current ``_index.md``."""
-    home = BANKS / f"n{n}-seed{seed}-v{VERSION}"
+    home = BANKS / f"n{n}-seed{seed}-v{VERSION}{'' if bodies == 'uniform' else '-' + bodies}"
     bank = home / "memory-bank"
     marker = home / ".complete"
     if marker.exists():
         return bank
     shutil.rmtree(home, ignore_errors=True)
-    generate(bank, n, seed)
+    generate(bank, n, seed, bodies)
     from ckp_lsp.core.bank import Bank
     from ckp_lsp.core.index import update_index_text
 
@@ -225,11 +250,14 @@ def prepare(n: int, seed: int = 0) -> Path:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) not in (2, 3):
-        print("usage: python benchmarks/genbank.py DIR N [SEED]", file=sys.stderr)
+    bodies = "uniform"
+    if argv and argv[0].startswith("--bodies="):
+        bodies = argv.pop(0).split("=", 1)[1]
+    if len(argv) not in (2, 3) or bodies not in BODIES:
+        print("usage: python benchmarks/genbank.py [--bodies=uniform|real] DIR N [SEED]", file=sys.stderr)
         return 2
     folder, n = Path(argv[0]), int(argv[1])
-    generate(folder, n, int(argv[2]) if len(argv) > 2 else 0)
+    generate(folder, n, int(argv[2]) if len(argv) > 2 else 0, bodies)
     print(f"Wrote {n} knowledge files to {folder}.")
     return 0
 

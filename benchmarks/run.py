@@ -34,12 +34,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from genbank import HUB, prepare
+from genbank import BODIES, HUB, prepare
 
 #: targets at 10,000 files on a 2-core machine (seconds, or MB for memory)
 TARGETS_10K = {
     "check": 1.0,
+    "check_warm": 0.4,
     "spawn": 1.5,
+    "spawn_warm": 1.0,
     "change_p99": 0.005,
     "completion_p99": 0.005,
     "hover_p99": 0.002,
@@ -139,11 +141,25 @@ def timed_run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int]:
     return wall, usage.ru_maxrss / 1024, proc.returncode
 
 
-def median_run(cmd: list[str], env: dict[str, str], runs: int = RUNS) -> tuple[float, float]:
-    """Median wall seconds of ``runs`` warm runs (after one warm-up), and the peak RSS in MB."""
+def median_run(
+    cmd: list[str], env: dict[str, str], runs: int = RUNS, before: Callable[[], None] | None = None
+) -> tuple[float, float]:
+    """Median wall seconds of ``runs`` warm runs (after one warm-up), and the peak RSS in MB;
+    ``before`` is called before each run (untimed)."""
+    if before is not None:
+        before()
     timed_run(cmd, env)
-    results = [timed_run(cmd, env) for _ in range(runs)]
+    results = []
+    for _ in range(runs):
+        if before is not None:
+            before()
+        results.append(timed_run(cmd, env))
     return statistics.median(r[0] for r in results), max(r[1] for r in results)
+
+
+def drop_cache(bank: Path) -> None:
+    """Delete the bank's ``.ckp-cache``: the next ``ckp check`` or server start is a cold one."""
+    shutil.rmtree(bank / ".ckp-cache", ignore_errors=True)
 
 
 def machine() -> dict[str, str]:
@@ -370,9 +386,13 @@ class Bench:
         return sorted(self.bank.rglob("*.md"))
 
     def cli(self) -> None:
-        wall, rss = median_run([*tool("ckp"), "check", str(self.bank)], self.env)
+        check = [*tool("ckp"), "check", str(self.bank)]
+        wall, rss = median_run(check, self.env, before=lambda: drop_cache(self.bank))
         self.results["check"] = wall
         self.results["check_rss"] = rss
+        wall, rss = median_run(check, self.env)  # the first run fills the cache
+        self.results["check_warm"] = wall
+        self.results["check_warm_rss"] = rss
         queries = self.route_queries()
         walls = [median_run([*tool("ckp"), "route", str(self.bank), q], self.env)[0] for q in queries]
         self.results["route"] = statistics.median(walls)
@@ -388,13 +408,8 @@ class Bench:
             out.append(f"How do the {codename} retries and limits work?")
         return [*out, "kubernetes deploy webhook", "How do I bake sourdough bread?"]
 
-    async def server(self) -> None:
-        from lsprotocol import types
-
-        expected = expected_published(self.bank)
-        command = [*tool("ckp-lsp"), "--stdio"]
-        if self.profile is not None:
-            command = [sys.executable, "-m", "cProfile", "-o", str(self.profile), "-m", "ckp_lsp", "--stdio"]
+    async def spawned(self, command: list[str], expected: set[str]) -> tuple[Session, float]:
+        """A server started, and the seconds from its spawn to every diagnostic published."""
         session = Session(command, self.bank.parent, self.env)
         await session.start()
         timeout = 60 + self.n / 500
@@ -402,7 +417,22 @@ class Bench:
             lambda: session.progress_end is not None and expected <= session.published.keys(), timeout
         )
         last = max([session.progress_end or 0.0, *(session.published[u] for u in expected)])
-        self.results["spawn"] = last - session.started
+        return session, last - session.started
+
+    async def server(self) -> None:
+        from lsprotocol import types
+
+        expected = expected_published(self.bank)
+        command = [*tool("ckp-lsp"), "--stdio"]
+        if self.profile is not None:
+            command = [sys.executable, "-m", "cProfile", "-o", str(self.profile), "-m", "ckp_lsp", "--stdio"]
+        # Warm: with the cache the previous start left (a start fills it first).
+        drop_cache(self.bank)
+        for _ in range(2):
+            warm, self.results["spawn_warm"] = await self.spawned(command, expected)
+            await warm.stop()
+        drop_cache(self.bank)
+        session, self.results["spawn"] = await self.spawned(command, expected)
         self.notes.append(f"{len(expected):,} documents with findings published at start")
         if self.spawn_only:
             self.results["rss"] = session.peak_rss()
@@ -544,6 +574,11 @@ class Bench:
         wall, rss = median_run(cmd, self.env)
         self.results["rumdl_check"] = wall
         self.results["rumdl_check_rss"] = rss
+        cached = [c for c in cmd if c != "--no-cache"]
+        cache_dir = self.bank.parent / ".rumdl_cache"
+        self.results["rumdl_check_warm"] = median_run(
+            [*cached[:2], "--cache-dir", str(cache_dir), *cached[2:]], self.env
+        )[0]
 
     async def rumdl_server(self) -> None:
         """rumdl's language server: spawn to its first diagnostics of an opened file, and didChange."""
@@ -585,9 +620,12 @@ def ensure_rumdl() -> None:
 # --- the report -------------------------------------------------------------------------------
 
 ROWS = (
-    ("check", "`ckp check` (wall, median of 3)", "s"),
-    ("check_rss", "`ckp check` peak RSS", "MB"),
-    ("spawn", "server spawn → all diagnostics published", "s"),
+    ("check", "`ckp check`, cold: no cache (wall, median of 3)", "s"),
+    ("check_rss", "`ckp check` peak RSS, cold", "MB"),
+    ("check_warm", "`ckp check`, warm: nothing changed since the last (wall, median of 3)", "s"),
+    ("check_warm_rss", "`ckp check` peak RSS, warm", "MB"),
+    ("spawn", "server spawn → all diagnostics published, cold: no cache", "s"),
+    ("spawn_warm", "server spawn → all diagnostics published, warm", "s"),
     ("change_p50", "didChange → publish p50", "ms"),
     ("change_p99", "didChange → publish p99", "ms"),
     ("completion_p50", "completion p50", "ms"),
@@ -604,8 +642,9 @@ ROWS = (
 )
 #: rumdl's figures: (key, the ckp figure it compares with or "" when none does, label, unit)
 RUMDL_ROWS = (
-    ("rumdl_check", "check", "rumdl check (link rules, wall, median of 3)", "s"),
+    ("rumdl_check", "check", "rumdl check (link rules, no cache, wall, median of 3)", "s"),
     ("rumdl_check_rss", "check_rss", "rumdl check peak RSS", "MB"),
+    ("rumdl_check_warm", "check_warm", "rumdl check, its cache warm (wall, median of 3)", "s"),
     ("rumdl_first", "", "rumdl server: spawn → an opened file's diagnostics (it indexes nothing)", "s"),
     ("rumdl_change_p50", "change_p50", "rumdl server: didChange → publish p50", "ms"),
     ("rumdl_change_p99", "change_p99", "rumdl server: didChange → publish p99", "ms"),
@@ -644,7 +683,9 @@ def report(benches: list[Bench], compare: bool, info: dict[str, str]) -> str:
     runs = int(info.get("runs", "1"))
     out = [
         f"Machine: {info['cpu']}, {info['cores']} cores; Python {info['python']}; {info['date']}; "
-        f"load average at start {info['load']}, at end " + " ".join(f"{x:.2f}" for x in os.getloadavg()),
+        f"load average at start {info['load']}, at end "
+        + " ".join(f"{x:.2f}" for x in os.getloadavg())
+        + f"; bodies: {info.get('bodies', 'uniform')}",
         *([f"Each figure is the median of {runs} runs."] if runs > 1 else []),
         "",
     ]
@@ -664,7 +705,8 @@ def report(benches: list[Bench], compare: bool, info: dict[str, str]) -> str:
                     row += ["", ""]
             out.append("| " + " | ".join(row) + " |")
         if compare and "rumdl_first" in b.results:
-            row = [RUMDL_ROWS[2][2], "", "", fmt(b.results["rumdl_first"], "s"), ""]
+            label = next(r[2] for r in RUMDL_ROWS if r[0] == "rumdl_first")
+            row = [label, "", "", fmt(b.results["rumdl_first"], "s"), ""]
             out.append("| " + " | ".join(row) + " |")
     else:
         head = ["measure", *(f"{b.n:,} files" for b in benches)]
@@ -697,6 +739,12 @@ def main(argv: list[str] | None = None) -> int:
         "--sizes", default=None, help="comma-separated sizes for a scaling run, e.g. 100,1000,10000"
     )
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--bodies",
+        choices=BODIES,
+        default="uniform",
+        help="body sizes: uniform 1-3 KB (default) or real (median 5 KB, a tail to 100 KB, a few of 1 MB)",
+    )
     p.add_argument("--compare", action="store_true", help="run rumdl on the same bank and print the ratios")
     p.add_argument("--no-server", action="store_true", help="only the command-line measurements")
     p.add_argument("--out", type=Path, default=None, help="also write the table to this file")
@@ -716,10 +764,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.compare:
         ensure_rumdl()
     info = machine()
+    info["bodies"] = args.bodies
     benches = []
     for n in sizes:
         print(f"== {n:,} files: preparing the bank…", file=sys.stderr)
-        bank = prepare(n, args.seed)
+        bank = prepare(n, args.seed, args.bodies)
         runs = []
         for run in range(max(1, args.repeat)):
             b = Bench(

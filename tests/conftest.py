@@ -1,5 +1,5 @@
 """Fixtures for every test: the user's own ckp configuration and trust decisions never leak in,
-nor what one test's fake LLM server taught the providers."""
+nor what one test's fake LLM server taught the providers, nor one test's cache of banks."""
 
 from __future__ import annotations
 
@@ -16,6 +16,9 @@ def isolated_user_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: 
     """An empty user configuration folder (``$XDG_CONFIG_HOME``), also for the servers tests start."""
     home = tmp_path_factory.mktemp("xdg-config")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    # Caches of banks (``core.cache``) go to a folder of the test's own, never into the checkout's
+    # samples; tests of the cache's place unset this.
+    monkeypatch.setenv("CKP_CACHE_DIR", str(tmp_path_factory.mktemp("ckp-cache")))
     for name in LLM_ENVIRONMENT:
         monkeypatch.delenv(name, raising=False)
     # A loopback port is reused by later tests: what an earlier fake server rejected is forgotten.

@@ -7,14 +7,10 @@ import gc
 import json
 import os
 import sys
-from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ..core import other_core
-from ..core.bank import PARALLEL_HALF, Bank
-from ..core.checks import check_file, check_index
-from ..core.discovery import INDEX_NAME
+from ..core.checked import cached_findings, findings_of, unchanged_findings
 from ..core.findings import Finding, Severity
 from ..core.workspace import resolve_targets
 from .output import display_path, paint
@@ -36,6 +32,11 @@ def add_parser(sub: Any) -> None:
         "--select", default="", help="only these codes (comma-separated; a prefix selects a group)"
     )
     p.add_argument("--ignore", default="", help="leave out these codes (comma-separated prefixes)")
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="read every file again, and leave the cache (.ckp-cache/ or $CKP_CACHE_DIR) alone",
+    )
     p.set_defaults(run=run)
 
 
@@ -43,51 +44,41 @@ def _codes(value: str) -> tuple[str, ...]:
     return tuple(c.strip().upper() for c in value.split(",") if c.strip())
 
 
-def collect(paths: list[Path]) -> tuple[list[tuple[Path, Finding]], list[str], int]:
+def collect(paths: list[Path], cached: bool = False) -> tuple[list[tuple[Path, Finding]], list[str], int]:
     """Findings of ``paths`` as (file, finding), the problems met, and how many files were checked."""
-    targets = resolve_targets(paths)
+    targets = resolve_targets(paths, cached=cached)
     results: list[tuple[Path, Finding]] = []
     checked = 0
     for t in targets.targets:
-        bank = t.bank
-        rels = sorted(bank.files) if t.files is None else sorted(t.files)
+        kept = None
+        if t.cache is not None and t.files is None:
+            kept = unchanged_findings(t.root, t.config, t.cache, t.with_index)
+        if kept is not None:
+            rels, unreadable, found = kept
+        else:
+            bank = t.bank
+            rels = sorted(bank.files) if t.files is None else sorted(t.files)
+            unreadable = bank.unreadable
+            if t.cache is not None and t.files is None:
+                found = cached_findings(bank, t.cache, t.with_index)
+            else:
+                found = findings_of(bank, rels, t.with_index)
         checked += len(rels)
-        for rel, why in sorted(bank.unreadable.items()):
-            targets.problems.append(f"{bank.root / rel}: skipped ({why})")
-        # A large bank's later files and its index are checked on the other core meanwhile.
-        half = len(rels) // 2 if len(bank.files) >= 2 * PARALLEL_HALF else len(rels)
-        child = (
-            other_core.start(partial(_findings, bank, rels[half:], t.with_index))
-            if half < len(rels)
-            else None
-        )
-        found = _findings(bank, rels[:half] if child else rels, t.with_index and not child)
-        if child is not None:
-            try:
-                found += child.result()
-            except other_core.ChildFailed:
-                found += _findings(bank, rels[half:], t.with_index)
-        results.extend((bank.root / rel, f) for rel, findings in found for f in findings)
+        for rel, why in sorted(unreadable.items()):
+            targets.problems.append(f"{t.root / rel}: skipped ({why})")
+        results.extend((t.root / rel, f) for rel, findings in found for f in findings)
     return results, targets.problems + _config_problems(targets), checked
-
-
-def _findings(bank: Bank, rels: list[str], with_index: bool) -> list[tuple[str, list[Finding]]]:
-    """The findings of ``rels`` (with the index's last when ``with_index``), per file."""
-    out = [(rel, check_file(bank, rel)) for rel in rels]
-    if with_index:
-        out.append((INDEX_NAME, check_index(bank)))
-    return out
 
 
 def _config_problems(targets: Any) -> list[str]:
     seen = set(targets.problems)
-    problems = (p for t in targets.targets for p in t.bank.config.problems if p not in seen)
+    problems = (p for t in targets.targets for p in t.config.problems if p not in seen)
     return [f"configuration: {p}" for p in dict.fromkeys(problems)]
 
 
 def run(args: argparse.Namespace) -> int:
     gc.disable()  # a short run that frees little: collecting would only walk the bank again and again
-    results, problems, checked = collect(args.paths)
+    results, problems, checked = collect(args.paths, cached=not args.no_cache)
     select, ignore = _codes(args.select), _codes(args.ignore)
     results = [
         (p, f)

@@ -7,30 +7,29 @@ so a language server re-checks exactly those.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import copy
+import gc
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from . import other_core
+from .cache import FileCache
 from .config import Config
 from .dates import CkpDate, today
 from .discovery import INDEX_NAME, knowledge_files, skip_reason
-from .knowledge import CONCEPT_RE, KnowledgeFile, brief, closest, from_brief, read_knowledge_file
+from .knowledge import CONCEPT_RE, KnowledgeFile, closest, read_knowledge_file
+from .limits import CLAIM_LIMIT
 from .text import decode
 from .updated import git_dates, mtime_date
 
-#: a keyword claimed by this many other concepts is ambiguous (CKP032)
-CLAIM_LIMIT = 3
 _CHUNK = 1 << 16
 #: changes remembered for ``changed_since``; who asks about older ones starts over
 _LOG_LIMIT = 1 << 16
 #: most concepts an unknown one is compared with for a suggestion (CKP041)
 SUGGEST_POOL = 1000
-#: a bank of twice this many files is read on two cores (``Bank.load(parallel=True)``)
-PARALLEL_HALF = 1000
 _NAME_WORD = re.compile(r"[-._]+")
 
 
@@ -59,20 +58,18 @@ def read_file(base: str, rel: str) -> KnowledgeFile | tuple[str, str]:
     return read_knowledge_file(rel, text, utf8)
 
 
-def _item(got: KnowledgeFile | tuple[str, str]) -> Any:
-    """What ``read_file`` got, as sent to another process: a clean file's ``brief``, another
-    file itself, or (path, why) unchanged."""
-    return got if isinstance(got, tuple) else brief(got) or got
-
-
-def read_items(base: str, rels: list[str]) -> list[Any]:
-    """The files ``rels`` below ``base`` as items that ``Bank.add_part`` adds in another process:
-    a clean file's ``brief``, another file itself, (path, why) for one that cannot be read."""
-    out: list[Any] = []
-    for rel in rels:
-        got = read_file(base, rel)
-        out.append(_item(got))
-    return out
+@contextlib.contextmanager
+def paused_collection() -> Iterator[None]:
+    """No cyclic garbage collection meanwhile: reading a bank allocates many objects and frees
+    few, none in cycles, and the collector would only walk them again and again (half the time
+    of a large bank)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 class Claims(Mapping[str, "set[str]"]):
@@ -181,55 +178,38 @@ class Bank:
         return snap
 
     @classmethod
-    def load(cls, root: Path, config: Config | None = None, parallel: bool = False) -> Bank:
-        """A bank read from disk; with ``parallel``, a large one on two cores (see ``other_core``)."""
+    def load(cls, root: Path, config: Config | None = None, cache: FileCache | None = None) -> Bank:
+        """A bank read from disk; with a ``cache``, unchanged files are taken from it (and the
+        cache is saved with what was read)."""
         bank = cls(root, config)
         base = os.path.join(root, "")
         rels = knowledge_files(root, bank.config.exclude, bank.unreadable)
-        half = len(rels) // 2
-        child = (
-            other_core.start(lambda: read_items(base, rels[half:]))
-            if parallel and half >= PARALLEL_HALF
-            else None
-        )
-        with other_core.paused_collection():
-            if child is None:
+        with paused_collection():
+            if cache is None:
                 bank._read(base, rels)
             else:
-                bank._read(base, rels[:half])
-                try:
-                    bank.add_part(child.result())
-                except other_core.ChildFailed:
-                    bank._read(base, rels[half:])
+                bank._read_cached(base, rels, cache)
         bank.reload_index()
+        if cache is not None:
+            cache.save()
         return bank
 
-    def read_parts(self, size: int) -> Iterator[list[Any]]:
-        """Read this new bank from disk, ``size`` files at a time, handing each part on as items
-        for ``add_part`` (a bank in another process is built of them meanwhile)."""
-        base = os.path.join(self.root, "")
-        rels = knowledge_files(self.root, self.config.exclude, self.unreadable)
-        yield list(self.unreadable.items())
-        with other_core.paused_collection():
-            for start in range(0, len(rels), size):
-                part: list[Any] = []
-                for rel in rels[start : start + size]:
-                    got = self._take(read_file(base, rel))
-                    part.append(_item(got))
-                yield part
-        self.reload_index()
-
-    def add_part(self, items: list[Any]) -> None:
-        """Add the files of a part that ``read_parts`` or ``read_items`` made."""
-        base = os.path.join(self.root, "")
-        with other_core.paused_collection():
-            for item in items:
-                if isinstance(item, KnowledgeFile) or len(item) == 2:
-                    self._take(item)
-                elif (kf := from_brief(item)) is not None:
-                    self._add(kf)
-                else:  # a date no longer valid (a new day): read it again
-                    self._read(base, [item[0]])
+    def _read_cached(self, base: str, rels: list[str], cache: FileCache) -> None:
+        get, put, add = cache.get, cache.put, self._add
+        for rel in rels:
+            path = base + rel
+            try:
+                st = os.stat(path)
+            except OSError:
+                self._take(read_file(base, rel))  # says why it cannot be read
+                continue
+            kf = get(rel, st)
+            if kf is not None:
+                add(kf)
+                continue
+            got = self._take(read_file(base, rel))
+            if not isinstance(got, tuple):
+                put(rel, st, got)
 
     def _read(self, base: str, rels: list[str]) -> None:
         for rel in rels:

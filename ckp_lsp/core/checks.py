@@ -7,7 +7,7 @@ import functools
 from collections.abc import Callable, Iterable
 from weakref import WeakKeyDictionary
 
-from .bank import CLAIM_LIMIT, Bank
+from .bank import Bank
 from .discovery import INDEX_END, INDEX_START, is_excluded
 from .findings import Finding, apply_overrides
 from .index import (
@@ -23,6 +23,7 @@ from .index import (
     tokens,
 )
 from .knowledge import KnowledgeFile
+from .limits import CLAIM_LIMIT
 from .text import Span, split_lines, utf16_len
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .findings import CODES, Severity
+from .limits import INDEX_BUDGET_TOKENS
 from .trust import TrustStore, sensitive_settings, shown_value, user_config_path
 
 if sys.version_info >= (3, 11):
@@ -84,7 +85,7 @@ class Config:
     session_files: tuple[str, ...] = DEFAULT_SESSION_FILES
     staleness: str = "validated"
     index_format: str = "table"
-    index_budget_tokens: int = 4000
+    index_budget_tokens: int = INDEX_BUDGET_TOKENS
     file_budget_tokens: int = 8000  # a routed file above this is flagged (it costs more than the index)
     index_update_on_save: bool = False
     diagnostics: dict[str, Severity | None] = field(default_factory=dict)

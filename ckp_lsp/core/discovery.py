@@ -5,9 +5,11 @@ from __future__ import annotations
 import contextlib
 import errno
 import fnmatch
+import functools
 import os
+import re
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from .config import CONFIG_NAME, banks_named_in, configured_banks
@@ -176,9 +178,19 @@ def named_bank(path: Path, configured: Iterable[Path] = (), boundary: Path | Non
 
 
 def is_excluded(relpath: str, exclude: Iterable[str]) -> bool:
-    """Whether a bank-relative path matches one of the ``exclude`` globs."""
-    name = relpath.rsplit("/", 1)[-1]
-    return any(fnmatch.fnmatch(relpath, g) or fnmatch.fnmatch(name, g) for g in exclude)
+    """Whether a bank-relative path (or its file name) matches one of the ``exclude`` globs."""
+    if not exclude:
+        return False
+    match = _globs(exclude if isinstance(exclude, tuple) else tuple(exclude))
+    relpath = os.path.normcase(relpath)
+    return match(relpath) is not None or match(relpath.rsplit("/", 1)[-1]) is not None
+
+
+@functools.lru_cache(maxsize=64)
+def _globs(exclude: tuple[str, ...]) -> Callable[[str], re.Match[str] | None]:
+    """One regex for all the globs (as ``fnmatch`` has them): a bank's files are tested against
+    the configured excludes one by one, and a glob at a time was a fifth of reading a bank."""
+    return re.compile("|".join(fnmatch.translate(os.path.normcase(g)) for g in exclude)).match
 
 
 def is_knowledge_path(relpath: str, exclude: Iterable[str]) -> bool:

@@ -24,6 +24,7 @@ from .config import config_for_bank
 from .dates import current_month
 from .discovery import SKIP_DIRS
 from .index import update_index_text
+from .limits import MAX_TLDR
 from .text import newline_of
 from .writes import write_atomic
 
@@ -34,7 +35,6 @@ else:  # pragma: no cover
 
 RULES_START = "<!-- ckp:rules:start -->"
 RULES_END = "<!-- ckp:rules:end -->"
-MAX_TLDR = 200
 MAX_WALK = 20_000  # files looked at in the source tree: bounded time on any project
 _SKIP = SKIP_DIRS | {"dist", "build", "target", "out", "coverage", "site-packages", "vendor"}
 LANGUAGES = {

@@ -24,14 +24,12 @@ from .header import (
     _split_items,
     parse_header,
 )
+from .limits import MAX_KEYWORDS, MAX_TLDR, TIER_CAPS
 from .text import Span, span_of, split_lines, utf16_len
 
 CONCEPT_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _BARE_KEY = re.compile(r"([A-Z][A-Z0-9_]*):")
 _ENTRY_RE = re.compile(r"^([^:\s]+)(?::(.*))?$")
-TIER_CAPS = {"HIGH": 3, "MID": 5}
-MAX_KEYWORDS = 20
-MAX_TLDR = 200
 CONFIDENCES = ("high", "medium", "low")
 _SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z0-9])")
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .bank import Bank
+from .cache import FileCache
 from .config import Config, config_for_bank
 from .discovery import INDEX_NAME, bank_of, find_banks, named_bank, started_on
 
@@ -15,9 +16,20 @@ from .discovery import INDEX_NAME, bank_of, find_banks, named_bank, started_on
 class Target:
     """A bank, and the files of it that were asked for (None: all of them)."""
 
-    bank: Bank
+    root: Path
+    config: Config
     files: set[str] | None = None
     with_index: bool = True
+    #: the cache the bank is read through (None: none)
+    cache: FileCache | None = None
+    _bank: Bank | None = None
+
+    @property
+    def bank(self) -> Bank:
+        """The bank, read when first asked for (``ckp check`` may not need to)."""
+        if self._bank is None:
+            self._bank = Bank.load(self.root, self.config, self.cache)
+        return self._bank
 
 
 @dataclass
@@ -26,17 +38,21 @@ class Targets:
     problems: list[str] = field(default_factory=list)
 
 
-def resolve_targets(paths: Iterable[Path], base: Config | None = None) -> Targets:
-    """Banks for ``paths``: a bank, a folder holding banks, or files inside banks.
+def resolve_targets(paths: Iterable[Path], base: Config | None = None, cached: bool = False) -> Targets:
+    """Banks for ``paths``: a bank, a folder holding banks, or files inside banks. ``cached``:
+    banks are read through their cache (``core.cache``), written only inside a folder named.
 
     The search for the bank a path lies in stops at its project's root, or else at the folder the
     command was started on (``started_on``): a bank far above, at ``/`` or in ``/tmp``, is not taken."""
     out = Targets()
     by_root: dict[Path, Target] = {}
+    paths = list(paths)
+    folders = [p.resolve() for p in paths if p.is_dir()]
 
     def target(root: Path) -> Target:
         if root not in by_root:
-            by_root[root] = Target(Bank.load(root, config_for_bank(root, base), parallel=True), set(), False)
+            cache = FileCache.for_bank(root, folders) if cached else None
+            by_root[root] = Target(root, config_for_bank(root, base), set(), False, cache)
             out.targets.append(by_root[root])
         return by_root[root]
 

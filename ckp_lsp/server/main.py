@@ -18,9 +18,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address instead, for debugging")
     p.add_argument("--log-file", metavar="FILE", help="write the server's own log to FILE")
     p.add_argument(
-        "--one-core",
+        "--no-cache",
         action="store_true",
-        help="read the banks in this process only, after its start (no child on another core)",
+        help="read every file of the banks, and leave their cache (.ckp-cache/) alone",
     )
     p.add_argument("--version", action="version", version=f"ckp-lsp {__version__}")
     args = p.parse_args(argv)
@@ -29,28 +29,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         # Editors show a server's stderr as errors: keep pygls's routine warnings out of it.
         logging.getLogger("pygls").setLevel(logging.ERROR)
-    # The child that reads the banks is forked before the protocol libraries are imported (a large
-    # part of the start): those imports come below, after it.
-    from .preload import Preload
-
-    pipe = reads_pipe()
-    preload = Preload.start() if not args.tcp and not args.one_core and pipe else None
-    from . import pygls_compat, startup
+    from . import pygls_compat
     from .handlers import server
 
-    consumed = b""
-    if preload is not None:
-        consumed = preload.consumed()
-        startup.preload = preload
-        preload.adopt()
-        del preload  # the server lets go of it once indexed
+    server.state.use_cache = not args.no_cache
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")
         if not port.isdigit():
             p.error("--tcp takes HOST:PORT, e.g. 127.0.0.1:2087")
         server.start_tcp(host or "127.0.0.1", int(port))
     else:
-        pygls_compat.serve_stdio(server, pipe, consumed)
+        pygls_compat.serve_stdio(server, reads_pipe())
     # LSP: exit code 0 after a shutdown request, 1 when the client exits (or goes away) without one.
     return 0 if pygls_compat.shut_down_cleanly(server) else 1
 

@@ -2,7 +2,8 @@
 
 PyYAML and RapidFuzz both run without their compiled modules, on pure-Python code that reads a
 large bank several times slower. A server bundled without them (or for another Python) still
-works, so the log says which code runs.
+works, so the log says which code runs. The language libraries (Chinese and Japanese words,
+sentences, ASCII names) fall back to simpler methods where they cannot load; the log names those.
 """
 
 from __future__ import annotations
@@ -46,3 +47,13 @@ def describe() -> str:
             + "; reading a bank at start is slower (YAML front matter about 8×, bare headers about 1.2×)"
         )
     return f"{python}; " + "; ".join(parts)
+
+
+def describe_languages() -> str:
+    """One line naming the language libraries that cannot load here and fall back, or ''.
+
+    Imported here, not at the top: the language package is not needed before the first bank.
+    """
+    from ..core.language.libraries import describe_missing
+
+    return describe_missing()

@@ -258,8 +258,8 @@ def wait_for(event: asyncio.Event) -> Generator[Any, Any, None]:
 HEADER_LIMIT = 1 << 16
 
 
-def serve_stdio(server: LanguageServer, stdin_is_pipe: bool, consumed: bytes = b"") -> None:
-    """Serve over stdio, reading stdin on the event loop when it is a pipe, starting with ``consumed``.
+def serve_stdio(server: LanguageServer, stdin_is_pipe: bool) -> None:
+    """Serve over stdio, reading stdin on the event loop when it is a pipe.
 
     pygls reads stdin on a worker thread, one hand-off per header line and per body: most of a
     request's round trip on a small machine. Where stdin is a pipe the event loop reads it itself
@@ -273,7 +273,6 @@ def serve_stdio(server: LanguageServer, stdin_is_pipe: bool, consumed: bytes = b
     async def serve() -> None:
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader(limit=HEADER_LIMIT)
-        reader.feed_data(consumed)  # what was read before (see ``preload``)
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
         await read_messages(reader, server.protocol, stop)
 

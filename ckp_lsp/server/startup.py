@@ -1,10 +1,9 @@
 """Start-up and the server's life: initialize, settings, workspace folders, the first indexing,
-shutdown; and the wiring of the banks read while the server started (``preload``)."""
+shutdown."""
 
 from __future__ import annotations
 
 import asyncio
-import gc
 import os
 import sys
 import threading
@@ -18,13 +17,8 @@ from ..core.discovery import INDEX_NAME
 from . import native, pygls_compat
 from .client import ClientCapabilities, Settings
 from .convert import path_of
-from .preload import Preload
 from .server import CkpServer, server
 from .state import Doc, settings_of
-from .watch import Snapshot, diff, scan
-
-#: the banks read while the server started, if a child read them (set by ``main``)
-preload: Preload | None = None
 
 
 @server.feature(types.INITIALIZE)
@@ -85,6 +79,9 @@ def _watch_parent(ls: CkpServer, pid: int) -> None:
 @server.feature(types.INITIALIZED)
 async def initialized(ls: CkpServer, params: types.InitializedParams) -> None:
     ls.log(f"ckp-lsp {__version__}: {native.describe()}", types.MessageType.Info)
+    languages = native.describe_languages()
+    if languages:
+        ls.log(f"ckp-lsp: {languages}", types.MessageType.Warning)
     await pull_settings(ls)
     await _watch_files(ls)
     ls.spawn(_index_workspace(ls))
@@ -131,7 +128,6 @@ async def _watch_files(ls: CkpServer) -> None:
 
 async def _index_workspace(ls: CkpServer) -> None:
     """Find and load every bank in the background, reporting progress, then publish."""
-    global preload
     indexer = ls.indexer
     token = f"ckp-index-{id(ls)}"
     progress = ls.caps.work_done_progress
@@ -149,15 +145,11 @@ async def _index_workspace(ls: CkpServer) -> None:
         banks = []
         for i, root in enumerate(roots):
             config = ls.state.config_for(root)
-            preloaded = await asyncio.to_thread(preload.bank, root, config) if preload else None
-            if preloaded is not None:
-                gc.freeze()  # as ``load_bank`` does
-                bank, found = preloaded
-                ls.log(f"ckp-lsp: {root}: {len(bank.files)} files read while the server started")
+            bank, found, cached = await asyncio.to_thread(ls.state.read_bank, root, config)
+            if found is not None:
+                ls.log(f"ckp-lsp: {root}: {len(bank.files)} files, {cached} files from the cache")
                 ls.state.know(bank, found)
-                banks.append(bank)
-            else:
-                banks.append(await asyncio.to_thread(ls.state.load_bank, root, config))
+            banks.append(bank)
             if progress:
                 pct = int(100 * (i + 1) / max(len(roots), 1))
                 ls.work_done_progress.report(
@@ -171,16 +163,11 @@ async def _index_workspace(ls: CkpServer) -> None:
         ls.publisher.clear_all()
         ls.publisher.publish_all(ls.state.all_docs())
         if ls.state.forget():
-            # Findings came from the child: what checking builds on the way (the index's table)
+            # Findings came with the banks: what checking builds on the way (the index's table)
             # is built once now, rather than by the first edit.
             ls.spawn(_warm_up(ls))
-        if preload is not None:
-            await _catch_up(ls, preload.snapshot, roots)
     finally:
         ls.state.forget()
-        if preload is not None:
-            preload.cancel()
-            preload = None
         indexer.first_done()
         if progress:
             n = sum(len(b.files) for b in ls.state.banks.values())
@@ -194,15 +181,6 @@ async def _warm_up(ls: CkpServer) -> None:
     for bank in list(ls.state.banks.values()):
         await asyncio.sleep(0)  # a request that came meanwhile first
         ls.state.findings(Doc(bank, INDEX_NAME))
-
-
-async def _catch_up(ls: CkpServer, before: Snapshot, roots: list[Path]) -> None:
-    """Changes on disk since the banks were read at start, before anyone watched: applied once
-    indexing is done."""
-    if before:
-        events = diff(before, await asyncio.to_thread(scan, roots))
-        if any(events):
-            ls.indexer.postponed.append(events)
 
 
 @server.feature(types.SHUTDOWN)

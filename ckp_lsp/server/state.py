@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ..core.bank import Bank, read_text
+from ..core.cache import FileCache
+from ..core.checked import cached_findings
 from ..core.checks import check_file, check_index
 from ..core.config import Config, config_for_bank
 from ..core.discovery import INDEX_NAME, find_banks, is_knowledge_path, skip_reason
@@ -95,7 +97,8 @@ class WorkspaceState:
         # one column more than the core, which reads the text without it.
         self.boms: set[Path] = set()
         self.version = 0  # bumped by every change: what caches of derived tables key on
-        # Findings computed elsewhere (``preload``) of banks just read: bank root -> (the bank,
+        self.use_cache = True  # banks are read through ``core.cache`` (``ckp-lsp --no-cache``: not)
+        # Findings computed as banks were read (``read_bank``): bank root -> (the bank,
         # rel -> findings, the rels changed since, whose findings are no longer known)
         self._known: dict[Path, tuple[Bank, dict[str, list[Finding]], set[str]]] = {}
 
@@ -123,12 +126,26 @@ class WorkspaceState:
             path = self.folders[0] / path
         return path.resolve()
 
-    @staticmethod
-    def load_bank(root: Path, config: Config) -> Bank:
-        """Read one bank from disk (safe to call off the event loop: touches no shared state)."""
-        bank = Bank.load(root, config)
+    def load_bank(self, root: Path, config: Config) -> Bank:
+        """Read one bank from disk, through its cache (safe to call off the event loop: touches
+        no shared state)."""
+        cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
+        bank = Bank.load(root, config, cache)
         gc.freeze()  # before the collector, re-enabled, walks it (see ``reload_all``)
         return bank
+
+    def read_bank(self, root: Path, config: Config) -> tuple[Bank, dict[str, list[Finding]] | None, int]:
+        """Read one bank from disk through its cache (``core.cache``; written only inside a
+        workspace folder): the bank, the findings of its documents when the cache was used (those
+        with none left out; see ``know``), and how many files came from the cache. Safe to call
+        off the event loop: touches no shared state."""
+        cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
+        bank = Bank.load(root, config, cache)
+        found = None
+        if cache is not None:
+            found = {rel: f for rel, f in cached_findings(bank, cache, True) if f}
+        gc.freeze()  # before the collector, re-enabled, walks it (see ``reload_all``)
+        return bank, found, cache.hits if cache is not None else 0
 
     def install(self, bank: Bank) -> Dirty:
         self.version += 1

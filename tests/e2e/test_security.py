@@ -347,10 +347,11 @@ async def test_a_model_answer_smuggling_header_lines_gives_a_valid_header_and_th
 
 
 def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file below ``root`` but the banks' caches (``.ckp-cache/``, which the server writes)."""
     return {
         str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mtime_ns)
         for p in sorted(root.rglob("*"))
-        if p.is_file()
+        if p.is_file() and ".ckp-cache" not in p.relative_to(root).parts
     }
 
 

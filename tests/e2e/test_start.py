@@ -1,5 +1,5 @@
-"""The server's start: its banks are read while it starts, with the findings ``ckp check`` has,
-and a file written meanwhile is not missed."""
+"""The server's start: its banks are read through their cache, with the findings ``ckp check``
+has, and a file written meanwhile is not missed."""
 
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ NEW_NOTE = (
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
+def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.delenv("CKP_CACHE_DIR")  # the cache in its own place: .ckp-cache/ of each bank
     ws = (tmp_path / "ws").resolve()
     shutil.copytree(SAMPLES, ws)
     return ws
@@ -37,7 +38,14 @@ def published(session: Session) -> dict[str, list[tuple[str, int, int, str]]]:
     }
 
 
-async def test_the_banks_are_read_while_the_server_starts_with_the_findings_of_ckp_check(workspace: Path):
+def from_the_cache(session: Session) -> list[int]:
+    """How many files of each bank came from the cache, as the server logged it."""
+    return [int(m.split(", ")[-1].split()[0]) for m in session.logs() if m.endswith("files from the cache")]
+
+
+async def test_a_second_start_reads_the_banks_from_the_cache_with_the_findings_of_ckp_check(
+    workspace: Path,
+):
     results, _, _ = collect([workspace])
     expected: dict[str, list[tuple[str, int, int, str]]] = {}
     for path, f in results:
@@ -45,13 +53,27 @@ async def test_the_banks_are_read_while_the_server_starts_with_the_findings_of_c
             (f.code, f.span.start_line, f.span.start_col, f.message)
         )
     expected = {uri: sorted(found) for uri, found in expected.items()}
+    banks = find_banks([workspace])
+    assert not any((b / ".ckp-cache").exists() for b in banks)
+    for start in ("cold", "warm"):
+        await _start_and_compare(workspace, start, expected, banks)
+
+
+async def _start_and_compare(
+    workspace: Path, start: str, expected: dict[str, list[tuple[str, int, int, str]]], banks: list[Path]
+) -> None:
     session = await Session.start(workspace, "vscode")
     try:
         await session.wait_indexed()
         await wait_for(lambda: published(session).keys() >= expected.keys(), "every finding was published")
-        assert published(session) == expected
-        started = [m for m in session.logs() if "read while the server started" in m]
-        assert len(started) == len(find_banks([workspace]))  # every sample bank
+        assert published(session) == expected, start
+        counts = from_the_cache(session)
+        assert len(counts) == len(banks)  # every sample bank
+        if start == "cold":
+            assert counts == [0] * len(banks)
+        else:
+            assert sum(counts) > 0, counts  # (the files with findings of their own are read again)
+        assert all((b / ".ckp-cache" / ".gitignore").is_file() for b in banks)
         assert await session.stop() == 0
     finally:
         await session.kill()
@@ -59,12 +81,13 @@ async def test_the_banks_are_read_while_the_server_starts_with_the_findings_of_c
 
 async def test_a_file_written_while_the_server_starts_is_not_missed(workspace: Path):
     note = workspace / "mentat" / "memory-bank" / "notes.md"
-    # Written after the banks were read at start and before indexing, with no notification:
-    # a client with file watchers (this one) reports only what changes once they are registered.
+    collect([workspace], cached=True)  # a warm cache, which the new file is not in
+    # Written before indexing, with no notification: a client with file watchers (this one)
+    # reports only what changes once they are registered.
     session = await Session.start(workspace, "vscode", before_initialized=lambda _: note.write_text(NEW_NOTE))
     try:
         await session.wait_indexed()
-        assert any("read while the server started" in m for m in session.logs())
+        assert sum(from_the_cache(session)) > 0
         uri = note.as_uri()
         await wait_for(
             lambda: "CKP041" in [d.code for d in session.client.diagnostics.get(uri, [])], "CKP041"
@@ -98,15 +121,16 @@ async def test_a_request_sent_before_the_banks_are_read_is_answered_once_they_ar
         await session.kill()
 
 
-async def test_with_one_core_the_server_reads_its_banks_itself_and_finds_the_same(workspace: Path):
-    session = await Session.start(workspace, "vscode", command=[*SERVER, "--one-core"])
+async def test_with_no_cache_the_server_reads_every_file_and_writes_no_cache(workspace: Path):
+    session = await Session.start(workspace, "vscode", command=[*SERVER, "--no-cache"])
     try:
         await session.wait_indexed()
         results, _, _ = collect([workspace])
         uris = {path.as_uri() for path, _ in results}
         await wait_for(lambda: published(session).keys() >= uris, "every finding was published")
         assert published(session).keys() == uris
-        assert not any("read while the server started" in m for m in session.logs())
+        assert not from_the_cache(session)
+        assert not any((b / ".ckp-cache").exists() for b in find_banks([workspace]))
         assert await session.stop() == 0
     finally:
         await session.kill()

@@ -13,9 +13,9 @@ import re
 from collections.abc import Collection
 
 from ..knowledge import KnowledgeFile
+from ..limits import MAX_HIGH, MAX_MID, MAX_TLDR
 from .answer import sentence_count
 from .model import Answer
-from .offline import MAX_HIGH, MAX_MID, MAX_TLDR
 from .offline.summary import acceptable
 
 Values = dict[str, str | list[str]]

@@ -9,11 +9,9 @@ from typing import Any
 
 from ckp_lsp.core.compile.model import CompileInput, ConceptSummary
 from ckp_lsp.core.compile.offline.reading import body_languages
+from ckp_lsp.core.limits import MAX_HIGH, MAX_KEYWORDS, MAX_MID
+from ckp_lsp.core.limits import MAX_TLDR as MAX_TLDR_CHARS
 
-MAX_HIGH = 3
-MAX_MID = 5
-MAX_KEYWORDS = 20
-MAX_TLDR_CHARS = 200
 # A rejected answer is shown back to the model; a runaway one is cut to keep the prompt small.
 MAX_ECHOED_ANSWER_CHARS = 4000
 # What of the file's text a prompt carries (about 3,000 tokens): the head is what a header is made

@@ -1,7 +1,8 @@
 """Language support for any script: words, stop words, sentences, languages and ASCII names.
 
 Each library behind it is imported on first use, so the language server and ``ckp check`` pay
-nothing for what they do not call.
+nothing for what they do not call. Where a library cannot be imported its feature falls back to a
+simpler method (see ``libraries``); ``missing_libraries()`` names those that cannot.
 
 - ``words(text)``: the words of a text; Chinese and Japanese segmented.
 - ``content_words(text)``: its words without the stop words of its languages.
@@ -14,6 +15,7 @@ nothing for what they do not call.
 from __future__ import annotations
 
 from .detect import languages
+from .libraries import missing_libraries
 from .names import MAX_SLUG, slug, transliterate
 from .scripts import has_cjk, is_japanese
 from .segment import words
@@ -35,6 +37,7 @@ __all__ = [
     "is_japanese",
     "is_stop_word",
     "languages",
+    "missing_libraries",
     "sentences",
     "slug",
     "stop_words",

@@ -2,7 +2,9 @@
 
 anyascii transliterates every script (`caffè` → `caffe`, `Активный` → `Aktivnyy`, Chinese to
 pinyin); Japanese is read with pykakasi (`進捗状況` → `shinchokujoukyou`), since its kanji read
-differently from Chinese. Both are imported on first use.
+differently from Chinese. Both are imported on first use. Without pykakasi Japanese is spelled as
+Chinese; without anyascii a word is decomposed and loses its accents (`caffè` → `caffe`) and letters
+with no ASCII spelling are dropped.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
+from .libraries import LOAD_ERRORS, failed
 from .scripts import CJK_RUN, is_japanese
 from .segment import words
 
@@ -27,8 +30,10 @@ def transliterate(text: str, language: str | None = None) -> str:
     """
     text = unicodedata.normalize("NFKC", text)
     if CJK_RUN.search(text):
-        if language == "ja" or (language is None and is_japanese(text)):
-            text = " ".join(_kakasi()(text))
+        japanese = language == "ja" or (language is None and is_japanese(text))
+        read = _kakasi() if japanese else None
+        if read is not None:
+            text = " ".join(read(text))
         else:
             text = CJK_RUN.sub(lambda m: " " + " ".join(words(m.group(), "zh")) + " ", text)
     # Per word, so that anyascii's capitals between syllables (`HanGugEo`) do not read as words.
@@ -53,17 +58,29 @@ def slug(text: str, language: str | None = None) -> str:
 
 @functools.cache
 def _anyascii() -> Callable[[str], str]:
-    """anyascii, imported on first use."""
-    from anyascii import anyascii
-
+    """anyascii, imported on first use; the accents-off decomposition where it cannot be."""
+    try:
+        from anyascii import anyascii
+    except LOAD_ERRORS:
+        failed("anyascii")
+        return _without_marks
     return anyascii
 
 
-@functools.cache
-def _kakasi() -> Callable[[str], list[str]]:
-    """Japanese text to its Hepburn reading, word by word (pykakasi, about 0.4 s to load)."""
-    import pykakasi
+def _without_marks(text: str) -> str:
+    """The ASCII left of a text decomposed (NFKD) without its combining marks: `caffè` → `caffe`."""
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
 
+
+@functools.cache
+def _kakasi() -> Callable[[str], list[str]] | None:
+    """Japanese text to its Hepburn reading, word by word (pykakasi, about 0.4 s to load); None
+    where pykakasi cannot be imported."""
+    try:
+        import pykakasi
+    except LOAD_ERRORS:
+        failed("pykakasi")
+        return None
     kakasi = pykakasi.kakasi()
 
     def read(text: str) -> list[str]:

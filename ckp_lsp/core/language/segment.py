@@ -4,7 +4,9 @@ Text in scripts with spaces is split at anything that is not a letter, digit, ma
 an apostrophe inside a word. Runs of ideographs and kana are given to a segmenter: TinySegmenter
 for Japanese (the text has kana), jieba (rjieba, its Rust port) for Chinese. jieba's dictionary is
 Simplified Chinese: Traditional text is segmented through its Simplified spelling (OpenCC, one
-character for one), then cut at the same places. All are imported on first use only.
+character for one), then cut at the same places. All are imported on first use only; where a
+segmenter cannot be imported, a run is cut into its overlapping pairs of characters
+(``libraries``), the same way on every side of a comparison.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
+from .libraries import LOAD_ERRORS, failed
 from .scripts import CJK_CHARS, CJK_RUN, MARK_CHARS, is_japanese
 
 _WORD_CHAR = f"[^\\W{CJK_CHARS}]|[{MARK_CHARS}]"
@@ -44,11 +47,23 @@ def words(text: str, language: str | None = None) -> list[str]:
     return out
 
 
+def pairs(run: str) -> list[str]:
+    """A run of ideographs or kana as its overlapping pairs of characters (`用户认证` → `用户`,
+    `户认`, `认证`), a lone character as itself: the cut when no segmenter can be imported. A
+    keyword's pairs are among the pairs of any query that contains it."""
+    if len(run) < 2:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
 @functools.cache
 def _japanese() -> Callable[[str], list[str]]:
     """TinySegmenter's cut (a compact trained model: no dictionary, no download)."""
-    import tinysegmenter
-
+    try:
+        import tinysegmenter
+    except LOAD_ERRORS:
+        failed("tinysegmenter")
+        return pairs
     segmenter = tinysegmenter.TinySegmenter()
     return segmenter.tokenize
 
@@ -56,10 +71,14 @@ def _japanese() -> Callable[[str], list[str]]:
 @functools.cache
 def _chinese() -> Callable[[str], list[str]]:
     """jieba's cut, through rjieba (its dictionary is compiled in), for either script."""
-    import opencc
-    import rjieba
-
-    simplified = opencc.OpenCC("t2s").convert
+    try:
+        import rjieba
+    except LOAD_ERRORS:
+        failed("rjieba")
+        return pairs
+    simplified = _simplified()
+    if simplified is None:
+        return lambda text: list(rjieba.cut(text))
 
     def cut(text: str) -> list[str]:
         plain = simplified(text)
@@ -72,3 +91,15 @@ def _chinese() -> Callable[[str], list[str]]:
         return out
 
     return cut
+
+
+@functools.cache
+def _simplified() -> Callable[[str], str] | None:
+    """OpenCC's Traditional-to-Simplified conversion, or None where OpenCC cannot load."""
+    try:
+        import opencc
+
+        return opencc.OpenCC("t2s").convert
+    except LOAD_ERRORS:
+        failed("opencc")
+        return None

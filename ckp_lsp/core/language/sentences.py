@@ -1,7 +1,8 @@
 """Sentences of a text in any language, by sentencex (rules for about 300 languages).
 
 It knows each language's abbreviations (`e.g.`, `Dr.`, `т.е.`), decimals and versions (`v1.2`)
-and the full stops of Chinese and Japanese (`。！？`), which need no space after them.
+and the full stops of Chinese and Japanese (`。！？`), which need no space after them. Where it
+cannot be imported, a text is split after `.!?` followed by a space or the end and after `。！？`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from .detect import languages
+from .libraries import LOAD_ERRORS, failed
 from .scripts import CJK_RUN, is_japanese
 
 # Abbreviations that sentencex's rules split after (`Dr. Who`, `approx. 5 pm`).
@@ -50,7 +52,22 @@ def _language(text: str) -> str:
 
 @functools.cache
 def _segment() -> Callable[[str, str], Iterable[str]]:
-    """sentencex.segment, imported on first use."""
-    import sentencex
-
+    """sentencex.segment, imported on first use; the plain split where it cannot be."""
+    try:
+        import sentencex
+    except LOAD_ERRORS:
+        failed("sentencex")
+        return _plain_split
     return sentencex.segment
+
+
+# A full stop and its closing quotes or brackets: `.!?` before a space or the end, `。！？` anywhere.
+_STOP = re.compile(r"[.!?][\"'”’)\]]*(?=\s|$)|[。！？][」』”’）]*")
+
+
+def _plain_split(language: str, text: str) -> list[str]:
+    """Sentences without sentencex: cut after each full stop followed by a space or the end (or
+    after a Chinese or Japanese one); the only abbreviations known are ``_ABBREVIATION``'s."""
+    del language  # the same rule for every language
+    cuts = [m.end() for m in _STOP.finditer(text)]
+    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]

@@ -1,6 +1,7 @@
 """Stop words of every language: the ISO lists of ``stopwordsiso`` (58 languages).
 
-The lists are loaded on first use. English is the one exception: ISO's English list was made for
+The lists are loaded on first use; where ``stopwordsiso`` cannot be imported there are none, and
+where OpenCC cannot, the Chinese list is in Simplified characters only. English is the one exception: ISO's English list was made for
 web search and also lists words that are topics in a technical bank (``auth``, ``index``,
 ``test``, ``system``…); those few are kept as words.
 """
@@ -9,6 +10,8 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
+
+from .libraries import LOAD_ERRORS, failed
 
 # Words of ISO's English list that name a topic in a technical bank, so never stop words here.
 _ENGLISH_TOPICS_TEXT = """
@@ -23,8 +26,11 @@ _ENGLISH_TOPICS = frozenset(_ENGLISH_TOPICS_TEXT.split())
 @functools.cache
 def _lists() -> dict[str, frozenset[str]]:
     """Every ISO stop-word list, case-folded, by ISO 639-1 code."""
-    import stopwordsiso  # about 40 ms and 250 KB of lists: loaded only when stop words are asked for
-
+    try:
+        import stopwordsiso  # about 40 ms and 250 KB of lists: loaded only when stop words are asked for
+    except LOAD_ERRORS:
+        failed("stopwordsiso")
+        return {}
     lists = {}
     for code in sorted(stopwordsiso.langs()):
         words = frozenset(w.casefold() for w in stopwordsiso.stopwords(code))
@@ -47,9 +53,13 @@ def _stop_words(languages: tuple[str, ...]) -> frozenset[str]:
 @functools.cache
 def _traditional() -> frozenset[str]:
     """The Chinese list (written in Simplified characters) in Traditional ones as well."""
-    import opencc
+    try:
+        import opencc
 
-    convert = opencc.OpenCC("s2t").convert
+        convert = opencc.OpenCC("s2t").convert
+    except LOAD_ERRORS:
+        failed("opencc")
+        return frozenset()
     return frozenset(convert(word) for word in _lists().get("zh", ()))
 
 

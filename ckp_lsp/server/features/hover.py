@@ -14,11 +14,12 @@ from urllib.parse import quote
 
 from lsprotocol import types
 
-from ...core.bank import CLAIM_LIMIT, Bank
+from ...core.bank import Bank
 from ...core.dates import parse_date, today
 from ...core.discovery import INDEX_NAME
 from ...core.index import index_lines, row_at
-from ...core.knowledge import MAX_KEYWORDS, MAX_TLDR, TIER_CAPS, KnowledgeFile, Relationship, closest
+from ...core.knowledge import KnowledgeFile, Relationship, closest
+from ...core.limits import CLAIM_LIMIT, MAX_KEYWORDS, MAX_TLDR, TIER_CAPS
 from ...core.locate import at
 from ...core.references import bank_file
 from ...core.text import Span, utf16_len

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from ...language import languages as text_languages
+from ...limits import CLAIM_LIMIT
 from ..model import Answer
 from .concept import derive_concept, file_stem
 from .keywords import Chosen, choose_keywords, keyword_name
@@ -24,7 +25,6 @@ from .text import clean
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 
-CLAIM_LIMIT = 3  # files that may share one keyword before routing on it is ambiguous (CKP032)
 _SHARE_ROUNDS = 3
 
 

@@ -16,11 +16,10 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from ...limits import MAX_HIGH, MAX_MID
 from .reading import Reading
 from .terms import PART, Corpus, content_keys, part_keys, stem
 
-MAX_HIGH = 3
-MAX_MID = 5
 _HIGH_OVERLAP = 0.45  # keyword overlap that makes a repeated one-way dependency HIGH
 _OVERLAP = 0.25  # keyword overlap that counts as shared topics
 

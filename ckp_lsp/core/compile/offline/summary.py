@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 
 from ...language import sentences, words
+from ...limits import MAX_TLDR
 from .terms import Corpus, content_keys
 from .text import IMAGE, LINK, WIKI_LINK, WS, Block, plain
 
-MAX_TLDR = 200
 NO_TEXT = "Notes without explanatory text yet."
 
 _STOPS = ".!?。！？"

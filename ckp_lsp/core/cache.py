@@ -1,0 +1,198 @@
+"""What reading a bank's files gave, kept on disk so that the next reading skips unchanged files.
+
+One file per bank, in a folder users may delete: ``.ckp-cache/`` at the bank's root (its own
+``.gitignore`` says ``*``, so git ignores it), or ``$CKP_CACHE_DIR`` when set. An entry is a
+file's path, size and modification time (ns) with the fields the fast scan read from its header
+(``knowledge.brief``); a file the full parser read (one with findings of its own) is read again
+each time. The whole is keyed by the tool's version, Python's and the parsing code's: a cache
+written by anything else, or that cannot be read, is ignored and written anew, never a crash.
+
+``marshal`` holds plain values only (loading never runs code, unlike ``pickle``) and is the
+quickest of the standard formats to read: 10,000 entries in about 20 ms.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from .knowledge import Brief, KnowledgeFile, brief, from_brief
+
+#: the folder at a bank's root
+FOLDER = ".ckp-cache"
+#: bump when what an entry holds changes
+FORMAT = 1
+_MAGIC = "ckp-cache"
+_FILE = "bank.marshal"
+_STAMP: list[tuple[Any, ...]] = []
+#: the types of a ``brief``'s fields: an entry of any other shape is not used
+_BRIEF_TYPES = (str, int, str, str, str, str, list, list, str, tuple)
+
+
+def _stamp() -> tuple[Any, ...]:
+    """The tool's version, Python's, and the core's modules (size and mtime: a checkout whose
+    code was edited does not trust what the code before it wrote)."""
+    if not _STAMP:
+        here = os.path.dirname(__file__)
+        stamp: list[Any] = [_MAGIC, FORMAT, __version__, tuple(sys.version_info[:2])]
+        try:
+            for e in sorted(os.scandir(here), key=lambda e: e.name):
+                if e.name.endswith(".py"):
+                    st = e.stat()
+                    stamp.append((e.name, st.st_size, st.st_mtime_ns))
+        except OSError:
+            pass
+        _STAMP.append(tuple(stamp))
+    return _STAMP[0]
+
+
+def cache_disabled() -> bool:
+    """Whether the environment turns the cache off (``CKP_NO_CACHE=1``)."""
+    return os.environ.get("CKP_NO_CACHE", "") not in ("", "0")
+
+
+def cache_path(root: Path) -> Path:
+    """Where the cache of the bank at ``root`` is kept."""
+    folder = os.environ.get("CKP_CACHE_DIR")
+    if folder:
+        digest = hashlib.blake2b(str(root).encode("utf-8", "surrogateescape"), digest_size=10)
+        return Path(folder).expanduser() / f"{digest.hexdigest()}.marshal"
+    return root / FOLDER / _FILE
+
+
+class FileCache:
+    """The cache of one bank: ``get`` what a file's reading gave, ``put`` a new one, ``save``."""
+
+    def __init__(self, path: Path, writable: bool = True) -> None:
+        self.path = path
+        self.writable = writable
+        self._old: dict[str, tuple[int, int, Brief | None]] = {}
+        self._new: dict[str, tuple[int, int, Brief | None]] = {}
+        self._changed = False
+        # the last check's findings of the whole bank, and what they were of (see ``findings``)
+        self._memo: tuple[bytes, Any] | None = None
+        self._old_memo: tuple[bytes, Any] | None = None
+        self.hits = 0
+        self.load()
+
+    @classmethod
+    def for_bank(cls, root: Path, within: list[Path] | None = None) -> FileCache | None:
+        """The cache of the bank at ``root``; None when turned off. It is written only inside
+        one of the folders ``within`` (None: anywhere) unless ``$CKP_CACHE_DIR`` names its place."""
+        if cache_disabled():
+            return None
+        path = cache_path(root)
+        writable = (
+            within is None
+            or bool(os.environ.get("CKP_CACHE_DIR"))
+            or any(path.is_relative_to(w) for w in within)
+        )
+        return cls(path, writable)
+
+    def load(self) -> None:
+        """Read the cache file; anything unexpected in it leaves the cache empty."""
+        try:
+            with open(self.path, "rb") as f:
+                data = f.read()
+            stamp, digest, payload = marshal.loads(data)
+            if stamp != _stamp() or hashlib.blake2b(payload, digest_size=16).digest() != digest:
+                return
+            entries, memo = marshal.loads(payload)
+            if type(entries) is dict:
+                self._old = entries
+                self._old_memo = memo
+        except Exception:  # missing, truncated, foreign or of another Python: start afresh
+            self._old = {}
+
+    def get(self, rel: str, st: os.stat_result) -> KnowledgeFile | None:
+        """The file ``rel`` as its last reading gave it, when its size and mtime are unchanged."""
+        entry = self._old.get(rel)
+        if entry is None:
+            return None
+        try:
+            size, mtime, b = entry
+            if size != st.st_size or mtime != st.st_mtime_ns or b is None or b[0] != rel:
+                return None
+            if tuple(map(type, b)) != _BRIEF_TYPES:
+                return None
+            kf = from_brief(b)
+        except Exception:  # an entry of another shape: read the file
+            return None
+        if kf is None:  # a date that is no longer valid (a new day): read again
+            return None
+        self._new[rel] = entry
+        self.hits += 1
+        return kf
+
+    def unchanged(self, rel: str, st: os.stat_result) -> bool:
+        """Whether ``rel`` has the size and mtime it had when last read (kept as it was if so)."""
+        entry = self._old.get(rel)
+        if entry is None or entry[0] != st.st_size or entry[1] != st.st_mtime_ns:
+            return False
+        self._new[rel] = entry
+        return True
+
+    def put(self, rel: str, st: os.stat_result, kf: KnowledgeFile) -> None:
+        """Remember how ``rel`` was read (a file with findings of its own is not kept)."""
+        entry = (st.st_size, st.st_mtime_ns, brief(kf))
+        self._new[rel] = entry
+        if self._old.get(rel) != entry:
+            self._changed = True
+
+    def fingerprint(self, *more: Any) -> bytes:
+        """A digest of every file read through this cache (path, size, mtime) and ``more``."""
+        files = marshal.dumps(sorted((rel, e[0], e[1]) for rel, e in self._new.items()))
+        h = hashlib.blake2b(files, digest_size=16)
+        try:
+            h.update(marshal.dumps(more))
+        except ValueError:
+            h.update(repr(more).encode("utf-8", "surrogateescape"))
+        return h.digest()
+
+    def findings(self, key: bytes) -> Any:
+        """The findings kept under ``key`` (see ``keep_findings``), or None."""
+        memo = self._memo or self._old_memo
+        if memo is not None and memo[0] == key:
+            self._memo = memo
+            return memo[1]
+        return None
+
+    def keep_findings(self, key: bytes, value: Any) -> None:
+        """Keep ``value`` (plain values only) as the findings of ``key``: a bank with no file
+        changed since gives the same findings again, found without checking."""
+        try:
+            marshal.dumps(value)
+        except ValueError:
+            return
+        self._memo = (key, value)
+        self._changed = True
+
+    def save(self) -> None:
+        """Write the cache (atomically) when it changed; a folder that cannot be written is left."""
+        if not self.writable or (not self._changed and self._new.keys() == self._old.keys()):
+            return
+        try:
+            payload = marshal.dumps((self._new, self._memo))
+            data = marshal.dumps((_stamp(), hashlib.blake2b(payload, digest_size=16).digest(), payload))
+            folder = self.path.parent
+            if not folder.is_dir():
+                folder.mkdir(parents=True, exist_ok=True)
+                if folder.name == FOLDER:
+                    (folder / ".gitignore").write_text("# written by ckp: delete at will\n*\n")
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                os.replace(tmp, self.path)
+            except BaseException:
+                os.unlink(tmp)
+                raise
+        except OSError:
+            return
+        self._old, self._old_memo, self._changed = self._new, self._memo, False
