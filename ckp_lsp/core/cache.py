@@ -8,7 +8,7 @@ each time. The whole is keyed by the tool's version, Python's and the parsing co
 written by anything else, or that cannot be read, is ignored and written anew, never a crash.
 
 ``marshal`` holds plain values only (loading never runs code, unlike ``pickle``) and is the
-quickest of the standard formats to read: 10,000 entries in about 20 ms.
+quickest of the standard formats to read: 10,000 entries in about 50 ms.
 """
 
 from __future__ import annotations
@@ -27,9 +27,11 @@ from .knowledge import Brief, KnowledgeFile, brief, from_brief
 #: the folder at a bank's root
 FOLDER = ".ckp-cache"
 #: bump when what an entry holds changes
-FORMAT = 1
+FORMAT = 2
 _MAGIC = "ckp-cache"
 _FILE = "bank.marshal"
+#: entries written at a time
+_PART = 1000
 _STAMP: list[tuple[Any, ...]] = []
 #: the types of a ``brief``'s fields: an entry of any other shape is not used
 _BRIEF_TYPES = (str, int, str, str, str, str, list, list, str, tuple)
@@ -99,16 +101,21 @@ class FileCache:
         """Read the cache file; anything unexpected in it leaves the cache empty."""
         try:
             with open(self.path, "rb") as f:
-                data = f.read()
-            stamp, digest, payload = marshal.loads(data)
-            if stamp != _stamp() or hashlib.blake2b(payload, digest_size=16).digest() != digest:
+                data = memoryview(f.read())
+            size = int.from_bytes(data[-4:], "little")
+            stamp, digest, parts = marshal.loads(data[-4 - size : -4])
+            body = data[: -4 - size]
+            if stamp != _stamp() or hashlib.blake2b(body, digest_size=16).digest() != digest:
                 return
-            entries, memo = marshal.loads(payload)
-            if type(entries) is dict:
-                self._old = entries
-                self._old_memo = memo
+            entries: dict[str, tuple[int, int, Brief | None]] = {}
+            at = 0
+            for n in parts[:-1]:
+                entries.update(marshal.loads(body[at : at + n]))
+                at += n
+            self._old_memo = marshal.loads(body[at:])
+            self._old = entries
         except Exception:  # missing, truncated, foreign or of another Python: start afresh
-            self._old = {}
+            self._old, self._old_memo = {}, None
 
     def get(self, rel: str, st: os.stat_result) -> KnowledgeFile | None:
         """The file ``rel`` as its last reading gave it, when its size and mtime are unchanged."""
@@ -173,13 +180,32 @@ class FileCache:
         self._memo = (key, value)
         self._changed = True
 
+    def _write(self, f: Any) -> None:
+        """The entries in parts of ``_PART`` files, the findings, then what says how to read them:
+        a part at a time, writing needs little more memory than the entries themselves.
+        Version 2 of marshal: no references between objects, half the memory to write and a
+        third of the time to read of the newest version, for a file a tenth larger."""
+        h = hashlib.blake2b(digest_size=16)
+        parts = []
+        items = list(self._new.items())
+        for start in range(0, len(items), _PART):
+            part = marshal.dumps(dict(items[start : start + _PART]), 2)
+            h.update(part)
+            f.write(part)
+            parts.append(len(part))
+        memo = marshal.dumps(self._memo, 2)
+        h.update(memo)
+        f.write(memo)
+        parts.append(len(memo))
+        trailer = marshal.dumps((_stamp(), h.digest(), parts), 2)
+        f.write(trailer)
+        f.write(len(trailer).to_bytes(4, "little"))
+
     def save(self) -> None:
         """Write the cache (atomically) when it changed; a folder that cannot be written is left."""
         if not self.writable or (not self._changed and self._new.keys() == self._old.keys()):
             return
         try:
-            payload = marshal.dumps((self._new, self._memo))
-            data = marshal.dumps((_stamp(), hashlib.blake2b(payload, digest_size=16).digest(), payload))
             folder = self.path.parent
             if not folder.is_dir():
                 folder.mkdir(parents=True, exist_ok=True)
@@ -188,7 +214,7 @@ class FileCache:
             fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
             try:
                 with os.fdopen(fd, "wb") as f:
-                    f.write(data)
+                    self._write(f)
                 os.replace(tmp, self.path)
             except BaseException:
                 os.unlink(tmp)
