@@ -6,7 +6,10 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 # The oldest and newest Python the project supports, besides $(PYTHON): the unit tests run on
 # each (in .venv-<version>). With pyenv: OTHER_PYTHONS="$$(pyenv root)/versions/3.10.13/bin/python ..."
-OTHER_PYTHONS ?= python3.10 python3.13
+# python3.X on PATH, else the newest pyenv build of 3.X; the plain name when neither runs.
+find_python = $(shell for c in python$(1) $$(ls -d $${PYENV_ROOT:-$$HOME/.pyenv}/versions/$(1).*/bin/python$(1) 2>/dev/null | sort -V | tail -n 1); do \
+    if "$$c" -c '' >/dev/null 2>&1; then echo "$$c"; exit 0; fi; done; echo python$(1))
+OTHER_PYTHONS ?= $(call find_python,3.10) $(call find_python,3.13)
 
 .PHONY: demo test test-deps test-pythons venv venv-test lint bench clean
 

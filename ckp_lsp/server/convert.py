@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Container
 from pathlib import Path
 from urllib.parse import quote
 
@@ -59,6 +60,20 @@ def to_span(r: types.Range, bom: bool = False) -> Span:
     )
 
 
+def to_position(p: types.Position, bom: bool = False) -> tuple[int, int]:
+    """The core (line, UTF-16 column) of an editor's position: a BOM's column on line 0 dropped."""
+    col = p.character - 1 if bom and p.line == 0 else p.character
+    return p.line, max(col, 0)
+
+
+def after_bom(r: types.Range, bom: bool = True) -> types.Range:
+    """An LSP range computed on the text without the BOM, in the editor's columns (``to_range``'s
+    shift, for a range a feature built itself)."""
+    if not bom or (r.start.line != 0 and r.end.line != 0):
+        return r
+    return _after_bom(Span(r.start.line, r.start.character, r.end.line, r.end.character))
+
+
 def to_diagnostic(f: Finding, bom: bool = False) -> types.Diagnostic:
     return types.Diagnostic(
         range=to_range(f.span, bom),
@@ -100,8 +115,9 @@ def path_of(uri: str) -> Path | None:
     return Path(fs) if fs else None
 
 
-def location(path: Path, span: Span) -> types.Location:
-    return types.Location(uri=uri_of(path), range=to_range(span))
+def location(path: Path, span: Span, boms: Container[Path] = ()) -> types.Location:
+    """The location of ``span`` in the file ``path``; ``boms``: the open documents starting with a BOM."""
+    return types.Location(uri=uri_of(path), range=to_range(span, path in boms))
 
 
 def uri_arg(args: tuple[object, ...] | list[object]) -> str | None:

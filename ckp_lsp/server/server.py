@@ -23,7 +23,7 @@ from ..core.bank import read_text
 from ..core.text import BOM
 from . import pygls_compat
 from .client import ClientCapabilities, Settings
-from .convert import path_of
+from .convert import path_of, to_position
 from .diagnostics import Publisher
 from .indexer import Indexer
 from .state import Doc, WorkspaceState
@@ -62,6 +62,17 @@ class CkpServer(LanguageServer):
     def doc_at(self, uri: str) -> Doc | None:
         path = path_of(uri)
         return self.state.doc(path) if path is not None else None
+
+    def has_bom(self, doc: Doc) -> bool:
+        """Whether the editor's text of ``doc`` starts with U+FEFF (its line 0 counts one column more)."""
+        return doc.bank.root / doc.rel in self.state.boms
+
+    def position(self, uri: str, at: types.Position) -> tuple[Doc, int, int] | None:
+        """The document at ``uri`` and the core (line, column) of the editor's position ``at``."""
+        doc = self.doc_at(uri)
+        if doc is None:
+            return None
+        return (doc, *to_position(at, self.has_bom(doc)))
 
     def source_of(self, uri: str, doc: Doc) -> str | None:
         """The text of ``doc``: the editor's when it is open, else the disk's if the bank reads it.

@@ -16,17 +16,19 @@ def lens_title(high: int, mid: int, tokens: int) -> str:
     return f"{high} HIGH · {mid} MID backlinks · ~{tokens:,} tokens"
 
 
-def code_lenses(doc: Doc) -> list[types.CodeLens]:
-    """The lens on the CONCEPT value of a knowledge file (none for the index or a file without one)."""
+def code_lenses(doc: Doc, bom: bool = False) -> list[types.CodeLens]:
+    """The lens on the CONCEPT value of a knowledge file (none for the index or a file without one).
+
+    ``bom``: the editor's text of ``doc`` starts with U+FEFF (counted on line 0).
+    """
     kf = doc.file
     if kf is None or not kf.concept or kf.concept_span is None:
         return []
     counts = backlink_counts(doc.bank, kf.concept)
-    span = kf.concept_span
-    position = types.Position(line=span.start_line, character=span.start_col)
+    rng = to_range(kf.concept_span, bom)
     command = types.Command(
         title=lens_title(counts["HIGH"], counts["MID"], kf.tokens),
         command=SHOW_REFERENCES,
-        arguments=[uri_of(doc.bank.root / kf.path), position],
+        arguments=[uri_of(doc.bank.root / kf.path), rng.start],
     )
-    return [types.CodeLens(range=to_range(span), command=command)]
+    return [types.CodeLens(range=rng, command=command)]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Container
+from pathlib import Path
+
 from lsprotocol import types
 
 from ...core.references import Mention, declarations, entries_naming, index_declarations, token_at
@@ -9,8 +12,13 @@ from ..convert import to_range, uri_in
 from ..state import Doc
 
 
-def references(doc: Doc, line: int, col: int, include_declaration: bool) -> list[types.Location] | None:
-    """Entries naming the concept at (line, col) and its index row (and its CONCEPT values if asked)."""
+def references(
+    doc: Doc, line: int, col: int, include_declaration: bool, boms: Container[Path] = ()
+) -> list[types.Location] | None:
+    """Entries naming the concept at (line, col) and its index row (and its CONCEPT values if asked).
+
+    ``boms``: the open documents whose editor text starts with a BOM (their line 0 counts it).
+    """
     token = token_at(doc.bank, doc.rel, line, col)
     if token is None:
         return None
@@ -18,4 +26,10 @@ def references(doc: Doc, line: int, col: int, include_declaration: bool) -> list
     found: list[Mention] = declarations(bank, concept) if include_declaration else []
     found += entries_naming(bank, concept)
     found += index_declarations(bank, concept)
-    return [types.Location(uri=uri_in(bank.root, m.path), range=to_range(m.span)) for m in found]
+    return [
+        types.Location(
+            uri=uri_in(bank.root, m.path),
+            range=to_range(m.span, bool(boms) and m.span.start_line == 0 and bank.root / m.path in boms),
+        )
+        for m in found
+    ]

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
@@ -28,12 +29,16 @@ def _token(doc: Doc, line: int, col: int) -> Token | None:
     return token if token.concept in doc.bank.by_concept else None
 
 
-def prepare_rename(doc: Doc, line: int, col: int) -> types.PrepareRenamePlaceholder | None:
+def prepare_rename(
+    doc: Doc, line: int, col: int, boms: Container[Path] = ()
+) -> types.PrepareRenamePlaceholder | None:
     """The range and text of the concept name under the cursor; None where nothing can be renamed."""
     token = _token(doc, line, col)
     if token is None:
         return None
-    return types.PrepareRenamePlaceholder(range=to_range(token.span), placeholder=token.concept)
+    return types.PrepareRenamePlaceholder(
+        range=to_range(token.span, doc.bank.root / doc.rel in boms), placeholder=token.concept
+    )
 
 
 def edit_support(caps: types.ClientCapabilities | None) -> tuple[bool, bool]:
@@ -52,8 +57,12 @@ def rename(
     new_name: str,
     caps: types.ClientCapabilities | None = None,
     version_of: Callable[[str], int | None] = lambda uri: None,
+    boms: Container[Path] = (),
 ) -> types.WorkspaceEdit:
-    """The workspace edit that renames the concept at (line, col); raises RenameRejected with the reason."""
+    """The workspace edit that renames the concept at (line, col); raises RenameRejected with the reason.
+
+    ``boms``: the open documents whose editor text starts with a BOM (their line 0 counts it).
+    """
     token = _token(doc, line, col)
     if token is None:
         raise RenameRejected(
@@ -68,7 +77,8 @@ def rename(
     plan = plan_rename(bank, token.concept, new_name, moves)
     edits = {
         uri_of(bank.root / path): [
-            types.TextEdit(range=to_range(span), new_text=text) for span, text in spans
+            types.TextEdit(range=to_range(span, bank.root / path in boms), new_text=text)
+            for span, text in spans
         ]
         for path, spans in sorted(plan.edits.items())
     }

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
+from pathlib import Path
 
 from lsprotocol import types
 from rapidfuzz import fuzz, process, utils
@@ -127,7 +128,9 @@ def flatten(
     return out
 
 
-def workspace_symbols(banks: Iterable[Bank], query: str) -> list[types.WorkspaceSymbol]:
+def workspace_symbols(
+    banks: Iterable[Bank], query: str, boms: Container[Path] = ()
+) -> list[types.WorkspaceSymbol]:
     """Concepts of every bank that fuzzy-match ``query`` (all of them for an empty query), best first."""
     files = [(bank, kf) for bank in banks for kf in bank.sorted_files() if kf.concept and kf.concept_span]
     query = query.strip()
@@ -149,7 +152,7 @@ def workspace_symbols(banks: Iterable[Bank], query: str) -> list[types.Workspace
         types.WorkspaceSymbol(
             name=kf.concept or "",
             kind=types.SymbolKind.Key,
-            location=location(bank.root / kf.path, kf.concept_span or Span(0, 0, 0, 0)),
+            location=location(bank.root / kf.path, kf.concept_span or Span(0, 0, 0, 0), boms),
             container_name=kf.tldr or None,
         )
         for bank, kf in chosen

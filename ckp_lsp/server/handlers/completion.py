@@ -10,6 +10,7 @@ from lsprotocol import types
 
 from ...core.dates import current_month
 from ...core.text import split_lines
+from ..convert import after_bom, to_position
 from ..server import UNCHANGED, CkpServer, guarded, server, when_ready
 
 
@@ -30,7 +31,24 @@ def completion(ls: CkpServer, params: types.CompletionParams) -> Generator[Any, 
         return None
     lines = split_lines(text)
     resolves = ls.caps.completion_resolves_documentation
-    return complete(doc.bank, doc.file, lines, at.line, at.character, current_month(), resolves)
+    bom = ls.has_bom(doc)
+    line, col = to_position(at, bom)
+    return editor_items(complete(doc.bank, doc.file, lines, line, col, current_month(), resolves), bom)
+
+
+def editor_items(found: types.CompletionList, bom: bool) -> types.CompletionList:
+    """The items' edits in the editor's columns: computed on the text without its BOM."""
+    if not bom:
+        return found
+    for item in found.items:
+        edit = item.text_edit
+        if isinstance(edit, types.TextEdit):
+            edit.range = after_bom(edit.range)
+        elif isinstance(edit, types.InsertReplaceEdit):
+            edit.insert, edit.replace = after_bom(edit.insert), after_bom(edit.replace)
+        for extra in item.additional_text_edits or ():
+            extra.range = after_bom(extra.range)
+    return found
 
 
 @server.feature(types.COMPLETION_ITEM_RESOLVE)

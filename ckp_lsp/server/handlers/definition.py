@@ -15,5 +15,5 @@ from ..server import CkpServer, guarded, server, when_ready
 @guarded(None)
 def goto_definition(ls: CkpServer, params: types.DefinitionParams) -> Generator[Any, Any, Any]:
     yield from when_ready(ls)
-    doc = ls.doc_at(params.text_document.uri)
-    return definition(doc, params.position.line, params.position.character) if doc else None
+    at = ls.position(params.text_document.uri, params.position)
+    return definition(*at, ls.state.boms) if at is not None else None

@@ -7,6 +7,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from ..convert import after_bom
 from ..features.hover import hover_in
 from ..server import CkpServer, guarded, server, when_ready
 
@@ -15,5 +16,11 @@ from ..server import CkpServer, guarded, server, when_ready
 @guarded(None)
 def hover(ls: CkpServer, params: types.HoverParams) -> Generator[Any, Any, Any]:
     yield from when_ready(ls)
-    doc = ls.doc_at(params.text_document.uri)
-    return hover_in(doc.bank, doc.rel, params.position.line, params.position.character) if doc else None
+    at = ls.position(params.text_document.uri, params.position)
+    if at is None:
+        return None
+    doc, line, col = at
+    found = hover_in(doc.bank, doc.rel, line, col)
+    if found is not None and found.range is not None:
+        found.range = after_bom(found.range, ls.has_bom(doc))
+    return found

@@ -16,7 +16,7 @@ from ..server import CkpServer, guarded, server
 async def code_lens(ls: CkpServer, params: types.CodeLensParams) -> list[types.CodeLens]:
     await ls.indexer.ready.wait()
     doc = ls.doc_at(params.text_document.uri)
-    return code_lenses(doc) if doc else []
+    return code_lenses(doc, ls.has_bom(doc)) if doc else []
 
 
 @server.command(SHOW_REFERENCES)
@@ -32,6 +32,6 @@ async def show_references(ls: CkpServer, *args: Any) -> list[types.Location]:
     uri, at = (args[0], args[1]) if len(args) >= 2 else (None, None)
     if not isinstance(uri, str) or not isinstance(at, dict):
         return []
-    doc = ls.doc_at(uri)
-    line, col = int(at.get("line", 0)), int(at.get("character", 0))
-    return (references(doc, line, col, include_declaration=False) or []) if doc else []
+    position = types.Position(line=int(at.get("line", 0)), character=int(at.get("character", 0)))
+    found = ls.position(uri, position)  # the lens's position: the editor's, as every position sent
+    return (references(*found, False, ls.state.boms) or []) if found is not None else []

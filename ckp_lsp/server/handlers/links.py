@@ -13,4 +13,4 @@ from ..server import CkpServer, guarded, server
 async def document_link(ls: CkpServer, params: types.DocumentLinkParams) -> list[types.DocumentLink]:
     await ls.indexer.ready.wait()
     doc = ls.doc_at(params.text_document.uri)
-    return document_links(doc, ls.caps.link_tooltips) if doc else []
+    return document_links(doc, ls.caps.link_tooltips, ls.has_bom(doc)) if doc else []

@@ -15,6 +15,6 @@ from ..server import CkpServer, guarded, server, when_ready
 @guarded(None)
 def find_references(ls: CkpServer, params: types.ReferenceParams) -> Generator[Any, Any, Any]:
     yield from when_ready(ls)
-    doc = ls.doc_at(params.text_document.uri)
-    pos, declaration = params.position, params.context.include_declaration
-    return references(doc, pos.line, pos.character, declaration) if doc else None
+    at = ls.position(params.text_document.uri, params.position)
+    declaration = params.context.include_declaration
+    return references(*at, declaration, ls.state.boms) if at is not None else None

@@ -14,16 +14,16 @@ async def prepare_rename(
     ls: CkpServer, params: types.PrepareRenameParams
 ) -> types.PrepareRenameResult | None:
     await ls.indexer.ready.wait()
-    doc = ls.doc_at(params.text_document.uri)
-    return rename.prepare_rename(doc, params.position.line, params.position.character) if doc else None
+    at = ls.position(params.text_document.uri, params.position)
+    return rename.prepare_rename(*at, ls.state.boms) if at is not None else None
 
 
 @server.feature(types.TEXT_DOCUMENT_RENAME)
 @guarded(None)
 async def rename_concept(ls: CkpServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
     await ls.indexer.ready.wait()
-    doc = ls.doc_at(params.text_document.uri)
-    if doc is None:
+    at = ls.position(params.text_document.uri, params.position)
+    if at is None:
         return None
-    pos = params.position
-    return rename.rename(doc, pos.line, pos.character, params.new_name, ls.client_capabilities, ls.version_of)
+    caps = ls.client_capabilities
+    return rename.rename(*at, params.new_name, caps, ls.version_of, ls.state.boms)

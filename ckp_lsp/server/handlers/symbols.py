@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from lsprotocol import types
 
+from ..convert import after_bom
 from ..server import CkpServer, guarded, server
 
 
@@ -22,6 +25,8 @@ async def document_symbol(
     if doc is None or text is None:
         return []
     symbols = document_symbols(doc, text)
+    if ls.has_bom(doc):
+        _after_bom(symbols)
     return symbols if ls.caps.hierarchical_symbols else flatten(symbols, uri)
 
 
@@ -31,4 +36,11 @@ async def workspace_symbol(ls: CkpServer, params: types.WorkspaceSymbolParams) -
     await ls.indexer.ready.wait()
     from ..features.symbols import workspace_symbols
 
-    return workspace_symbols(ls.state.banks.values(), params.query)
+    return workspace_symbols(ls.state.banks.values(), params.query, ls.state.boms)
+
+
+def _after_bom(symbols: Sequence[types.DocumentSymbol]) -> None:
+    """The symbols' ranges (built on the text without its BOM) in the editor's columns."""
+    for s in symbols:
+        s.range, s.selection_range = after_bom(s.range), after_bom(s.selection_range)
+        _after_bom(s.children or ())
