@@ -396,7 +396,7 @@ def adopt_bank(bank_root: Path) -> Adopted:
     phased run over the whole bank, bodies untouched), then the index is written."""
     from .bank import read_text
     from .compile.compile_all import compile_all
-    from .writes import WriteRefused
+    from .writes import WriteRefused, refusal
 
     bank = Bank.load(bank_root, config_for_bank(bank_root))
     texts: dict[str, str] = {}
@@ -411,7 +411,8 @@ def adopt_bank(bank_root: Path) -> Adopted:
         except OSError as exc:
             failed.append((rel, str(exc)))
     compiled: list[str] = []
-    for out in compile_all(bank, texts, current_month()):
+    unwritable = {rel: why for rel in texts if (why := refusal(bank_root / rel, bank_root))}
+    for out in compile_all(bank, texts, current_month(), unwritable=unwritable):
         if out.error:
             failed.append((out.rel, out.error))
             continue

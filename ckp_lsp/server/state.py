@@ -141,10 +141,12 @@ class WorkspaceState:
         off the event loop: touches no shared state."""
         cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
         bank = Bank.load(root, config, cache)
+        # Before the collector walks it (see ``reload_all``), and before checking it: collections
+        # while 100,000 files are checked would each walk the whole bank again.
+        gc.freeze()
         found = None
         if cache is not None:
             found = {rel: f for rel, f in cached_findings(bank, cache, True) if f}
-        gc.freeze()  # before the collector, re-enabled, walks it (see ``reload_all``)
         return bank, found, cache.hits if cache is not None else 0
 
     def install(self, bank: Bank) -> Dirty:
