@@ -23,7 +23,7 @@ from ..core.config import MAX_TIMEOUT, PROVIDERS, LlmConfig, config_for_bank, va
 from ..core.dates import current_month
 from ..core.discovery import INDEX_NAME, bank_of, named_bank, started_on
 from ..core.text import BOM
-from ..core.writes import WriteRefused, write_atomic
+from ..core.writes import WriteRefused, refusal, write_atomic
 from . import compile_llm
 from .output import display_path
 
@@ -198,14 +198,20 @@ def _run_all_offline(args: argparse.Namespace, bank: Bank, rels: list[str]) -> i
             print(f"ckp: {display_path(bank.root / rel)}: {exc}", file=sys.stderr)
     started = time.monotonic()
     show = _Progress(len(texts))
-    outcomes = compile_all(bank, texts, current_month(), force=args.force, progress=show)
+    unwritable = {rel: why for rel in texts if (why := refusal(bank.root / rel, bank.root))}
+    outcomes = compile_all(
+        bank, texts, current_month(), force=args.force, progress=show, unwritable=unwritable
+    )
     show.done()
     changed = 0
     for out in outcomes:
         path = bank.root / out.rel
         if out.error:
             failed += 1
-            print(f"ckp: {display_path(path)}: {out.error}", file=sys.stderr)
+            named = out.rel in unwritable  # a refused write names its file already
+            print(
+                f"ckp: {out.error}" if named else f"ckp: {display_path(path)}: {out.error}", file=sys.stderr
+            )
             continue
         if not out.changed:
             continue

@@ -69,17 +69,39 @@ def write_atomic(
     unless that target lies outside ``within`` (the bank). Every refusal and every error of the
     system is a ``WriteRefused`` naming the file; the file is then as it was.
     """
-    if within is not None and leaves(path, within):
-        raise WriteRefused(
-            f"{path} is a symbolic link that leads outside the bank (to {os.path.realpath(path)}): "
-            "nothing was written; replace the link by a file inside the bank"
-        )
+    _refuse_leaving(path, within)
     if path.is_symlink():
         path = Path(os.path.realpath(path))
     try:
         _write(path, ((BOM if bom else "") + text).encode("utf-8"), expected, new_file)
     except OSError as exc:
         raise CannotWrite(f"{path}: cannot be written ({exc.strerror or exc}): nothing was changed") from None
+
+
+def refusal(path: Path, within: Path | None = None) -> str:
+    """Why ``write_atomic`` would refuse to rewrite ``path`` whatever its text ("" if it would not):
+    said before a change that depends on the write is made (a link out of the bank, a special,
+    read-only or hard-linked file)."""
+    try:
+        _refuse_leaving(path, within)
+        if path.is_symlink():
+            path = Path(os.path.realpath(path))
+        with contextlib.suppress(FileNotFoundError):
+            _refuse_unsafe(path, path.lstat())
+    except WriteRefused as exc:
+        return str(exc)
+    except OSError:
+        return ""  # an error of the system: the write itself will say it
+    return ""
+
+
+def _refuse_leaving(path: Path, within: Path | None) -> None:
+    """Refuse a symbolic link whose target lies outside the bank."""
+    if within is not None and leaves(path, within):
+        raise WriteRefused(
+            f"{path} is a symbolic link that leads outside the bank (to {os.path.realpath(path)}): "
+            "nothing was written; replace the link by a file inside the bank"
+        )
 
 
 def _write(path: Path, data: bytes, expected: str | None, new_file: bool) -> None:

@@ -196,3 +196,67 @@ def test_a_front_matter_bank_gets_its_fields_in_the_front_matter_and_titles_from
     )
     outbox = header((root / "0004-outbox.md").read_text())["TLDR"]
     assert outbox.startswith("An event must reach Kafka exactly when")  # it names the title's words
+
+
+# ---------------------------------------------------------------- a file whose header will not be written
+
+_MENTIONED = {
+    "geography.md": "---\ntitle: [broken\n---\n# Geography\n\n"
+    "Geography of the coastline: rivers, mountains and the coastline maps used by the routing service.\n",
+    "routing.md": "# Routing\n\n"
+    "The routing service reads the geography maps: rivers, mountains and coastline maps decide each route.\n",
+    "maps.md": "# Maps\n\n"
+    "Maps of the coastline, rivers and mountains come from the geography data; the routing service draws them.\n",
+}
+
+
+def _similar(path: Path) -> str:
+    written = header(path.read_text(encoding="utf-8"))
+    return written.get("SIMILAR_HIGH", "") + written.get("SIMILAR_MID", "")
+
+
+def _mentioned_bank(tmp_path: Path) -> Path:
+    root = tmp_path / "memory-bank"
+    root.mkdir()
+    for rel, text in _MENTIONED.items():
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def test_a_file_with_broken_front_matter_fails_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _mentioned_bank(tmp_path)
+    assert main(["compile", "--all", str(root)]) == 1
+    err = capsys.readouterr().err
+    failures = [line for line in err.splitlines() if "nothing was changed" in line]
+    assert len(failures) == 1 and "geography.md" in failures[0] and "CKP006" in failures[0]
+    assert "CKP041" not in err
+    assert "3 file(s): 2 filled, 1 failed" in err
+    assert (root / "geography.md").read_text(encoding="utf-8") == _MENTIONED["geography.md"]
+    loaded = Bank.load(root)
+    for rel in ("routing.md", "maps.md"):
+        kf = loaded.files[rel]
+        assert kf.concept == rel.removesuffix(".md")
+        assert "geography" not in _similar(root / rel)
+        assert not [f for f in check_file(loaded, rel) if f.severity == Severity.ERROR]
+
+
+def test_a_read_only_file_is_no_relationship_target_and_fails_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _mentioned_bank(tmp_path)
+    geography = root / "geography.md"
+    geography.write_text(_MENTIONED["geography.md"].replace("[broken", "Geography"), encoding="utf-8")
+    geography.chmod(0o444)
+    try:
+        assert main(["compile", "--all", str(root)]) == 1
+    finally:
+        geography.chmod(0o644)
+    err = capsys.readouterr().err
+    failed = [line for line in err.splitlines() if line.startswith("ckp: ") and "file(s)" not in line]
+    assert len(failed) == 1 and "geography.md" in failed[0] and "read-only" in failed[0]
+    assert "3 file(s): 2 filled, 1 failed" in err
+    for rel in ("routing.md", "maps.md"):
+        assert "maps" in _similar(root / "routing.md")  # relationships are still made, to the others
+        assert "geography" not in _similar(root / rel)

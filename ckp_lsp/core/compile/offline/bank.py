@@ -56,6 +56,7 @@ class BankFile:
     tldr: str | None = None  # a TLDR to keep; None: one is compiled
     keywords: tuple[str, ...] | None = None  # ANSWERS_WHEN to keep; None: compiled
     title: str = ""  # the title its front matter gives, if any
+    target: bool = True  # False: its header will not be written, so no header may name its concept
 
 
 def compile_bank(files: Iterable[BankFile], progress: Progress | None = None) -> dict[str, Answer]:
@@ -146,7 +147,7 @@ def compile_bank(files: Iterable[BankFile], progress: Progress | None = None) ->
         for b in sorted(set(evidence[a]) | set(back[a])):
             ab, ba = evidence[a].get(b, none), back[a].get(b, none)
             level = tier(ab, ba)
-            if level and concepts[b] != concepts[a]:
+            if level and concepts[b] != concepts[a] and ordered[b].target:
                 candidates.append((concepts[b], level, ab.strength + ba.strength / 2))
         high, mid = ranked_tiers(candidates)
         keywords, strong, _ = keyword_lists[a]
