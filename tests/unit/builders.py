@@ -20,6 +20,8 @@ from ckp_lsp.core.text import Span, decode, split_lines, utf16_len
 DATA = Path(__file__).resolve().parent.parent / "data"
 SHOP = DATA / "shop" / "memory-bank"
 FAULTY = DATA / "faulty" / "memory-bank"
+#: the bank the compile tests write to, at ``memory-bank`` in this folder
+COMPILE = DATA / "compile" / "bank"
 HEADERS = DATA / "headers"
 
 #: a complete, valid bare header; ``bare_header`` overrides its fields
