@@ -73,6 +73,12 @@ def copy_to_cwd(source: Path, dest: Path, monkeypatch: pytest.MonkeyPatch) -> Pa
     return copy_bank(source, dest)
 
 
+def bank_in_cwd(folder: Path, files: Mapping[str, str | bytes], monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A bank of ``files`` at ``folder/memory-bank``, ``folder`` the current folder, no bank above it."""
+    monkeypatch.chdir(folder)
+    return alone(write_files(folder / "memory-bank", files))
+
+
 def snapshot_files(root: Path) -> dict[str, bytes]:
     """Every file below ``root``, by its POSIX path relative to ``root``, with its bytes."""
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
