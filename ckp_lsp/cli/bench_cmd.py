@@ -49,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from ..core.bank import Bank
     from ..core.bench import BenchError, load_queries, run_bench
     from ..core.config import config_for_bank
+    from ..faces.updated import DISK
 
     root = bank_root(args.bank)
     if root is None:
@@ -58,7 +59,9 @@ def run(args: argparse.Namespace) -> int:
     except BenchError as exc:
         print(f"ckp: {exc}", file=sys.stderr)
         return 2
-    report = run_bench(Bank.load(root, config_for_bank(root)), queries, args.sizes, args.index_format)
+    report = run_bench(
+        Bank.load(root, config_for_bank(root), dates=DISK), queries, args.sizes, args.index_format
+    )
     for n in report.skipped_sizes:
         print(f"ckp: --sizes {n}: the bank has {report.files} files, size skipped", file=sys.stderr)
     if args.format == "json":

@@ -13,6 +13,7 @@ from typing import Any
 from ..core.checked import cached_findings, findings_of, unchanged_findings
 from ..core.findings import Finding, Severity
 from ..core.workspace import resolve_targets
+from ..faces.updated import DISK
 from .output import display_path, paint
 
 _NAMES = {
@@ -46,7 +47,7 @@ def _codes(value: str) -> tuple[str, ...]:
 
 def collect(paths: list[Path], cached: bool = False) -> tuple[list[tuple[Path, Finding]], list[str], int]:
     """Findings of ``paths`` as (file, finding), the problems met, and how many files were checked."""
-    targets = resolve_targets(paths, cached=cached)
+    targets = resolve_targets(paths, cached=cached, dates=DISK)
     results: list[tuple[Path, Finding]] = []
     checked = 0
     for t in targets.targets:

@@ -24,6 +24,7 @@ from ..core.compile.providers import Provider
 from ..core.config import LlmConfig, config_for_bank
 from ..core.text import BOM
 from ..core.writes import WriteRefused, write_atomic
+from ..faces.updated import DISK
 from .output import display_path
 
 DEFAULT_JOBS = 4
@@ -209,7 +210,7 @@ def run_with_provider(
     fill = args.all is not None and not args.force and not args.files
     code = 0
     for root, rels in by_bank.items():
-        bank = Bank.load(root, config_for_bank(root))
+        bank = Bank.load(root, config_for_bank(root), dates=DISK)
         tell(bank)
         llm = llm_of(bank)
         try:

@@ -15,6 +15,7 @@ from ..core.index import ADDED_SECTION, adds_section, update_index_text
 from ..core.text import BOM
 from ..core.workspace import resolve_targets
 from ..core.writes import WriteRefused, write_atomic
+from ..faces.updated import DISK
 from .output import display_path
 
 
@@ -26,7 +27,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    targets = resolve_targets(args.paths)
+    targets = resolve_targets(args.paths, dates=DISK)
     seen = set(targets.problems)
     config = [p for t in targets.targets for p in t.bank.config.problems if p not in seen]
     for problem in dict.fromkeys([*targets.problems, *config]):

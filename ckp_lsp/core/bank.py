@@ -23,7 +23,7 @@ from .discovery import INDEX_NAME, knowledge_files, skip_reason
 from .knowledge import CONCEPT_RE, KnowledgeFile, closest, read_knowledge_file
 from .limits import CLAIM_LIMIT
 from .text import decode
-from .updated import git_dates, mtime_date
+from .updated import UpdatedDates
 
 _CHUNK = 1 << 16
 #: changes remembered for ``changed_since``; who asks about older ones starts over
@@ -137,9 +137,12 @@ class Claims(Mapping[str, "set[str]"]):
 class Bank:
     """The knowledge files of one bank, indexed for the checks and the editor features."""
 
-    def __init__(self, root: Path, config: Config | None = None) -> None:
+    def __init__(self, root: Path, config: Config | None = None, dates: UpdatedDates | None = None) -> None:
         self.root = root
         self.config = config or Config()
+        # Where the git and mtime staleness sources read (given by a face): without one, git mode
+        # falls back to VALIDATED as outside a repository, and mtime mode knows no date.
+        self.dates = dates
         self.files: dict[str, KnowledgeFile] = {}
         self.by_concept: dict[str, list[str]] = {}
         self.backlinks: dict[str, set[str]] = {}
@@ -178,10 +181,16 @@ class Bank:
         return snap
 
     @classmethod
-    def load(cls, root: Path, config: Config | None = None, cache: FileCache | None = None) -> Bank:
+    def load(
+        cls,
+        root: Path,
+        config: Config | None = None,
+        cache: FileCache | None = None,
+        dates: UpdatedDates | None = None,
+    ) -> Bank:
         """A bank read from disk; with a ``cache``, unchanged files are taken from it (and the
-        cache is saved with what was read)."""
-        bank = cls(root, config)
+        cache is saved with what was read); ``dates`` serves the git and mtime staleness sources."""
+        bank = cls(root, config, dates)
         base = os.path.join(root, "")
         rels = knowledge_files(root, bank.config.exclude, bank.unreadable)
         with paused_collection():
@@ -450,10 +459,10 @@ class Bank:
         if mode == "validated":
             return kf.validated
         if mode == "mtime":
-            return mtime_date(self.root / kf.path)
-        if self._dates is None:
-            dates = git_dates(self.root)
-            self._in_git, self._dates = dates is not None, dates or {}
+            # No source given: no modification time can be read, as of a file only in memory.
+            return self.dates.modified(self.root / kf.path) if self.dates is not None else None
+        self.read_dates()
+        assert self._dates is not None
         if not self._in_git:
             return kf.validated  # not in a git repository: nothing to ask, fall back to VALIDATED
         if kf.path in self._edited:
@@ -480,13 +489,20 @@ class Bank:
         else:
             self._edited.add(rel)
 
+    def read_dates(self) -> None:
+        """Git mode: ask the dates source for the commit dates, unless known (a face calls this
+        off its event loop, so that the checks find them there)."""
+        if self.config.staleness == "git" and self._dates is None:
+            dates = self.dates.committed(self.root) if self.dates is not None else None
+            self._in_git, self._dates = dates is not None, dict(dates or {})
+
     def refresh_dates(self) -> None:
         """Forget cached commit dates (after a commit, a checkout)."""
         self._dates = None
 
 
-def load_banks(roots: Iterable[Path], config: Config) -> list[Bank]:
+def load_banks(roots: Iterable[Path], config: Config, dates: UpdatedDates | None = None) -> list[Bank]:
     """Every bank below ``roots``, loaded."""
     from .discovery import find_banks
 
-    return [Bank.load(b, config) for b in find_banks(roots, [Path(p) for p in config.banks])]
+    return [Bank.load(b, config, dates=dates) for b in find_banks(roots, [Path(p) for p in config.banks])]

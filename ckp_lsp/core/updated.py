@@ -1,73 +1,56 @@
-"""The updated date of a knowledge file (SPEC §3): its VALIDATED, its last commit, or its mtime."""
+"""The updated date of a knowledge file (SPEC §3): its VALIDATED, its last commit, or its mtime.
+
+The core reads neither git nor the file system for these: a face hands the bank an
+``UpdatedDates`` (``ckp_lsp.faces.updated.DISK`` asks git and the disk), so the checks are
+functions of what they are given.
+"""
 
 from __future__ import annotations
 
-import datetime as _dt
-import os
-import subprocess
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Protocol
 
-from .dates import CkpDate, from_date, parse_date, today
+from .dates import CkpDate, parse_date
 
 
-def git_dates(bank_root: Path) -> dict[str, CkpDate] | None:
-    """Last-commit day of every file under ``bank_root``, uncommitted changes as today; None outside git."""
-    try:
-        log = subprocess.run(
-            [
-                "git",
-                "-C",
-                str(bank_root),
-                "-c",
-                "core.quotepath=off",  # non-ASCII names as they are, not "caf\303\251.md"
-                "log",
-                "--format=%x00%cs",
-                "--name-only",
-                "--relative",
-                "--",
-                ".",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
-        if log.returncode != 0:
-            return None
-        dirty = subprocess.run(
-            [
-                "git",
-                "-C",
-                str(bank_root),
-                "-c",
-                "core.quotepath=off",
-                "ls-files",
-                "-m",
-                "-o",
-                "--exclude-standard",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
+class UpdatedDates(Protocol):
+    """Where the ``git`` and ``mtime`` staleness sources read their dates."""
+
+    def committed(self, bank_root: Path) -> Mapping[str, CkpDate] | None:
+        """Last-commit day of every file under ``bank_root`` (uncommitted ones as today); None outside git."""
+
+    def modified(self, path: Path) -> CkpDate | None:
+        """The modification day of ``path``, or None when it cannot be read."""
+
+
+class GivenDates:
+    """Dates known in advance (tests, callers that read them elsewhere): no git, no clock."""
+
+    def __init__(
+        self, committed: Mapping[str, CkpDate] | None = None, modified: Mapping[Path, CkpDate] | None = None
+    ) -> None:
+        self._committed = committed  # None: not in a git repository
+        self._modified = dict(modified or {})
+
+    def committed(self, bank_root: Path) -> Mapping[str, CkpDate] | None:
+        return self._committed
+
+    def modified(self, path: Path) -> CkpDate | None:
+        return self._modified.get(path)
+
+
+def parse_git_dates(log: str, dirty: str, today: CkpDate) -> dict[str, CkpDate]:
+    """The dates in ``git log --format=%x00%cs --name-only`` output, the files ``git ls-files -m -o``
+    lists (uncommitted changes) as ``today``."""
     dates: dict[str, CkpDate] = {}
     current: CkpDate | None = None
-    for line in log.stdout.splitlines():
+    for line in log.splitlines():
         if line.startswith("\0"):
             current = parse_date(line[1:])
         elif line and current is not None and line not in dates:
             dates[line] = current
-    now = today()
-    for line in dirty.stdout.splitlines():
+    for line in dirty.splitlines():
         if line:
-            dates[line] = now
+            dates[line] = today
     return dates
-
-
-def mtime_date(path: Path) -> CkpDate | None:
-    """The modification day of ``path``, or None when it cannot be read."""
-    try:
-        return from_date(_dt.date.fromtimestamp(os.stat(path).st_mtime))
-    except OSError:
-        return None

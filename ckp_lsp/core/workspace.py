@@ -10,6 +10,7 @@ from .bank import Bank
 from .cache import FileCache
 from .config import Config, config_for_bank
 from .discovery import INDEX_NAME, bank_of, find_banks, named_bank, started_on
+from .updated import UpdatedDates
 
 
 @dataclass
@@ -22,13 +23,15 @@ class Target:
     with_index: bool = True
     #: the cache the bank is read through (None: none)
     cache: FileCache | None = None
+    #: where the git and mtime staleness sources read (None: VALIDATED)
+    dates: UpdatedDates | None = None
     _bank: Bank | None = None
 
     @property
     def bank(self) -> Bank:
         """The bank, read when first asked for (``ckp check`` may not need to)."""
         if self._bank is None:
-            self._bank = Bank.load(self.root, self.config, self.cache)
+            self._bank = Bank.load(self.root, self.config, self.cache, self.dates)
         return self._bank
 
 
@@ -38,7 +41,9 @@ class Targets:
     problems: list[str] = field(default_factory=list)
 
 
-def resolve_targets(paths: Iterable[Path], base: Config | None = None, cached: bool = False) -> Targets:
+def resolve_targets(
+    paths: Iterable[Path], base: Config | None = None, cached: bool = False, dates: UpdatedDates | None = None
+) -> Targets:
     """Banks for ``paths``: a bank, a folder holding banks, or files inside banks. ``cached``:
     banks are read through their cache (``core.cache``), written only inside a folder named.
 
@@ -52,7 +57,7 @@ def resolve_targets(paths: Iterable[Path], base: Config | None = None, cached: b
     def target(root: Path) -> Target:
         if root not in by_root:
             cache = FileCache.for_bank(root, folders) if cached else None
-            by_root[root] = Target(root, config_for_bank(root, base), set(), False, cache)
+            by_root[root] = Target(root, config_for_bank(root, base), set(), False, cache, dates)
             out.targets.append(by_root[root])
         return by_root[root]
 

@@ -22,6 +22,7 @@ from ..core.bank import Bank, read_text
 from ..core.config import config_for_bank
 from ..core.discovery import INDEX_NAME, SKIP_DIRS, bank_of, find_banks, is_knowledge_path, skip_reason
 from ..core.route import Router
+from ..faces.updated import DISK
 
 #: seconds between two stat scans of every file
 POLL_INTERVAL = 1.0
@@ -191,7 +192,7 @@ class ServedBanks:
             if any(b.root == root for b in self.banks):
                 continue
             files, folders = scan(root)
-            bank = Bank.load(root, config_for_bank(root))
+            bank = Bank.load(root, config_for_bank(root), dates=DISK)
             known = {p: s for p, s in files.items() if p in bank.files or p == INDEX_NAME}
             self.banks.append(ServedBank(self._name(root), bank, known, folders))
             self._seen[root] = files

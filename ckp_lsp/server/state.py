@@ -23,6 +23,7 @@ from ..core.discovery import INDEX_NAME, find_banks, is_knowledge_path, skip_rea
 from ..core.findings import Finding
 from ..core.index import row_values
 from ..core.knowledge import KnowledgeFile
+from ..faces.updated import DISK
 
 
 @dataclass
@@ -130,7 +131,8 @@ class WorkspaceState:
         """Read one bank from disk, through its cache (safe to call off the event loop: touches
         no shared state)."""
         cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
-        bank = Bank.load(root, config, cache)
+        bank = Bank.load(root, config, cache, DISK)
+        bank.read_dates()  # git mode: git runs here, on this worker thread, not on the event loop
         gc.freeze()  # before the collector, re-enabled, walks it (see ``reload_all``)
         return bank
 
@@ -140,7 +142,8 @@ class WorkspaceState:
         with none left out; see ``know``), and how many files came from the cache. Safe to call
         off the event loop: touches no shared state."""
         cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
-        bank = Bank.load(root, config, cache)
+        bank = Bank.load(root, config, cache, DISK)
+        bank.read_dates()  # git mode: git runs here, on this worker thread, not on the event loop
         # Before the collector walks it (see ``reload_all``), and before checking it: collections
         # while 100,000 files are checked would each walk the whole bank again.
         gc.freeze()

@@ -17,6 +17,7 @@ from ckp_lsp.core.config import Config
 from ckp_lsp.core.dates import CkpDate, today
 from ckp_lsp.core.findings import Finding
 from ckp_lsp.core.text import Span
+from ckp_lsp.faces.updated import DISK
 from tests.unit.builders import SHOP, bank_of_texts, bare_header, git, span_of_text, write_files
 
 SHOP_FILES = [
@@ -257,7 +258,7 @@ def test_mtime_uses_the_modification_day(tmp_path: Path, modified: dt.date, stal
     for rel in ("cart.md", "billing.md"):
         _set_mtime(root / rel, dt.date(2025, 6, 1))
     _set_mtime(root / "redis.md", modified)
-    bank = Bank.load(root, Config(staleness="mtime"))
+    bank = Bank.load(root, Config(staleness="mtime"), dates=DISK)
     assert stale_dates(bank) == stale
     if stale:
         (finding,) = [f for f in check_file(bank, "cart.md") if f.code == "CKP050"]
@@ -277,10 +278,10 @@ def repo(tmp_path: Path) -> Path:
 
 
 def test_git_uses_the_last_commit_that_touched_the_file(repo: Path) -> None:
-    assert stale_dates(Bank.load(repo, Config(staleness="git"))) == {}
+    assert stale_dates(Bank.load(repo, Config(staleness="git"), dates=DISK)) == {}
     (repo / "redis.md").write_text(REDIS + "More body.\n", encoding="utf-8")
     git(repo, "commit", "-q", "-am", "redis", date="2025-08-01T12:00:00")
-    bank = Bank.load(repo, Config(staleness="git"))
+    bank = Bank.load(repo, Config(staleness="git"), dates=DISK)
     assert stale_dates(bank) == {"redis": "2025-08-01"}
     (finding,) = [f for f in check_file(bank, "cart.md") if f.code == "CKP050"]
     assert "'redis' was last committed on 2025-08-01" in finding.message
@@ -288,7 +289,7 @@ def test_git_uses_the_last_commit_that_touched_the_file(repo: Path) -> None:
 
 def test_git_counts_an_uncommitted_change_as_today(repo: Path) -> None:
     (repo / "billing.md").write_text(BILLING + "Edited, not committed.\n", encoding="utf-8")
-    bank = Bank.load(repo, Config(staleness="git"))
+    bank = Bank.load(repo, Config(staleness="git"), dates=DISK)
     assert stale_dates(bank) == {"billing": str(today())}
 
 
@@ -298,12 +299,12 @@ def test_git_counts_an_untracked_file_as_today(repo: Path) -> None:
         CART.replace("billing:2025-06", "billing:2025-06, new:2025-06"), encoding="utf-8"
     )
     git(repo, "commit", "-q", "-am", "cart", date="2025-06-11T12:00:00")
-    bank = Bank.load(repo, Config(staleness="git"))
+    bank = Bank.load(repo, Config(staleness="git"), dates=DISK)
     assert stale_dates(bank) == {"new": str(today())}
 
 
 def test_git_opening_a_file_unchanged_keeps_its_commit_date(repo: Path) -> None:
-    bank = Bank.load(repo, Config(staleness="git"))
+    bank = Bank.load(repo, Config(staleness="git"), dates=DISK)
     assert stale_dates(bank) == {}
     # An editor opening redis.md hands the bank the same text: nothing was changed.
     affected = bank.set_file("redis.md", REDIS)
@@ -315,7 +316,7 @@ def test_git_opening_a_file_unchanged_keeps_its_commit_date(repo: Path) -> None:
 
 
 def test_git_refresh_dates_sees_a_new_commit(repo: Path) -> None:
-    bank = Bank.load(repo, Config(staleness="git"))
+    bank = Bank.load(repo, Config(staleness="git"), dates=DISK)
     assert stale_dates(bank) == {}
     (repo / "redis.md").write_text(REDIS + "More.\n", encoding="utf-8")
     git(repo, "commit", "-q", "-am", "redis", date="2025-09-02T12:00:00")
@@ -327,7 +328,7 @@ def test_git_reads_non_ascii_file_names(repo: Path) -> None:
     (repo / "redis.md").rename(repo / "café.md")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "rename", date="2025-06-12T12:00:00")
-    bank = Bank.load(repo, Config(staleness="git"))
+    bank = Bank.load(repo, Config(staleness="git"), dates=DISK)
     redis = bank.file_of("redis")
     assert redis is not None and redis.path == "café.md"
     assert bank.updated_date(redis) == CkpDate(2025, 6, 12)
@@ -336,7 +337,7 @@ def test_git_reads_non_ascii_file_names(repo: Path) -> None:
 
 def test_git_outside_a_repository_falls_back_to_validated(tmp_path: Path) -> None:
     root = write_files(tmp_path / "memory-bank", {"redis.md": REDIS, "cart.md": CART, "billing.md": BILLING})
-    bank = Bank.load(root, Config(staleness="git"))
+    bank = Bank.load(root, Config(staleness="git"), dates=DISK)
     assert stale_dates(bank) == {}
     bank.set_file("redis.md", bare_header(CONCEPT="redis", VALIDATED="2025-07"))
     assert stale_dates(bank) == {"redis": "2025-07"}

@@ -196,7 +196,7 @@ def _validate(bank: Bank, rel: str, text: str) -> None:
     """The compiled header must carry no error-level finding (SPEC §7)."""
     kf = read_knowledge_file(rel, text)
     errors = [f for f in kf.local if f.severity == Severity.ERROR]
-    scratch = Bank(bank.root, bank.config)
+    scratch = Bank(bank.root, bank.config, bank.dates)
     scratch.files, scratch.by_concept = dict(bank.files), {k: list(v) for k, v in bank.by_concept.items()}
     scratch.files.pop(rel, None)
     for paths in scratch.by_concept.values():
