@@ -8,26 +8,19 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .discovery import INDEX_END, INDEX_START
+from .header import CKP_FIELDS, LIST_FIELDS
 from .text import newline_of, split_lines, utf16_len
 
 if TYPE_CHECKING:
     from .bank import Bank
     from .knowledge import KnowledgeFile
 
-COLUMNS = (
-    "CONCEPT",
-    "FILE",
-    "TLDR",
-    "ANSWERS_WHEN",
-    "SIMILAR_HIGH",
-    "SIMILAR_MID",
-    "CONFIDENCE",
-    "VALIDATED",
-)
+#: a row is the header's fields (SPEC §2) with the file's path after the concept
+COLUMNS = ("CONCEPT", "FILE", *CKP_FIELDS[1:])
 #: what routing reads of a row (SPEC §6): the ``compact`` index (``index_format = "compact"``)
 #: keeps only these, and writes the relationships without their dates
 COMPACT_COLUMNS = ("CONCEPT", "FILE", "TLDR", "ANSWERS_WHEN", "SIMILAR_HIGH", "SIMILAR_MID")
-_LISTS = frozenset({"ANSWERS_WHEN", "SIMILAR_HIGH", "SIMILAR_MID"})
+_LISTS = LIST_FIELDS
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _BLOCK_KEY = re.compile(r"^([A-Z][A-Z_]*):[ \t]*(.*)$")
 

@@ -353,17 +353,22 @@ def init_bank(project_dir: Path, bank_dir: Path | None = None) -> InitResult:
     target.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(target, text, new_file=True, within=bank_root)
     bank = Bank.load(bank_root, config_for_bank(bank_root))
+    return InitResult(bank_root, target, project.concept, _write_index(bank))
+
+
+def _write_index(bank: Bank) -> bool:
+    """Brings the bank's ``_index.md`` up to date; whether it had to be written."""
     index = update_index_text(bank.index_text, bank)
-    written = index != bank.index_text
-    if written:
-        write_atomic(
-            bank.index_path,
-            index,
-            expected=bank.index_text,
-            new_file=bank.index_text is None,
-            within=bank_root,
-        )
-    return InitResult(bank_root, target, project.concept, written)
+    if index == bank.index_text:
+        return False
+    write_atomic(
+        bank.index_path,
+        index,
+        expected=bank.index_text,
+        new_file=bank.index_text is None,
+        within=bank.root,
+    )
+    return True
 
 
 @dataclass
@@ -420,17 +425,7 @@ def adopt_bank(bank_root: Path) -> Adopted:
             continue
         bank.set_file(out.rel, out.new)
         compiled.append(out.rel)
-    index = update_index_text(bank.index_text, bank)
-    written = index != bank.index_text
-    if written:
-        write_atomic(
-            bank.index_path,
-            index,
-            expected=bank.index_text,
-            new_file=bank.index_text is None,
-            within=bank_root,
-        )
-    return Adopted(bank_root, compiled, failed, written)
+    return Adopted(bank_root, compiled, failed, _write_index(bank))
 
 
 # --- the agent rules ----------------------------------------------------------------------------

@@ -20,6 +20,8 @@ from ckp_lsp.core.text import Span, decode, split_lines, utf16_len
 DATA = Path(__file__).resolve().parent.parent / "data"
 SHOP = DATA / "shop" / "memory-bank"
 FAULTY = DATA / "faulty" / "memory-bank"
+#: the bank the compile tests write to, at ``memory-bank`` in this folder
+COMPILE = DATA / "compile" / "bank"
 HEADERS = DATA / "headers"
 
 #: a complete, valid bare header; ``bare_header`` overrides its fields
@@ -69,6 +71,12 @@ def copy_to_cwd(source: Path, dest: Path, monkeypatch: pytest.MonkeyPatch) -> Pa
     """A writable copy of ``source`` at ``dest``, whose parent becomes the current folder."""
     monkeypatch.chdir(dest.parent)
     return copy_bank(source, dest)
+
+
+def bank_in_cwd(folder: Path, files: Mapping[str, str | bytes], monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A bank of ``files`` at ``folder/memory-bank``, ``folder`` the current folder, no bank above it."""
+    monkeypatch.chdir(folder)
+    return alone(write_files(folder / "memory-bank", files))
 
 
 def snapshot_files(root: Path) -> dict[str, bytes]:

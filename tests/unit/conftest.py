@@ -1,11 +1,14 @@
-"""Unit-test fixtures shared by several modules: data banks copied into the current folder."""
+"""Unit-test fixtures shared by several modules: data banks copied into the current folder, an
+empty compiler cache."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from ckp_lsp.core.compile import compiler
 from tests.unit.builders import FAULTY, SHOP, copy_to_cwd
 
 
@@ -30,3 +33,12 @@ def not_a_bank_in_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     notes = tmp_path / "notes"
     notes.mkdir()
     return notes
+
+
+@pytest.fixture
+def empty_compile_cache() -> Iterator[None]:
+    """No answers remembered from another test, and none left for the next (the compiler's
+    cache is the process's)."""
+    compiler._CACHE.clear()
+    yield
+    compiler._CACHE.clear()

@@ -13,23 +13,18 @@ from ckp_lsp.cli import compile_cmd
 from ckp_lsp.cli.main import main
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.checks import check_file
-from ckp_lsp.core.compile import compiler
 from ckp_lsp.core.findings import Severity
 from ckp_lsp.core.header import parse_header
 from ckp_lsp.core.rewrite import body_of
 from ckp_lsp.core.text import BOM
 from tests.fake_llm import FakeLLM, Reply, every_time
-from tests.unit.builders import copy_to_cwd, edit_on_disk_during, snapshot_files
+from tests.unit.builders import COMPILE, copy_to_cwd, edit_on_disk_during, snapshot_files
 
-SOURCE = Path(__file__).resolve().parent.parent / "data" / "compile" / "bank"
+SOURCE = COMPILE
 KEY = "sk-cli-compile-key-9d2e7b-SECRET"
 
 
-@pytest.fixture(autouse=True)
-def empty_cache() -> Iterator[None]:
-    compiler._CACHE.clear()
-    yield
-    compiler._CACHE.clear()
+pytestmark = pytest.mark.usefixtures("empty_compile_cache")
 
 
 @pytest.fixture

@@ -6,24 +6,18 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from ckp_lsp.core.compile import compiler
 from tests.fake_llm import GOOD_ANSWER, FakeLLM, Reply
-from tests.unit.builders import copy_to_cwd, run_cli, snapshot_files
+from tests.unit.builders import COMPILE, copy_to_cwd, run_cli, snapshot_files
 
-SOURCE = Path(__file__).resolve().parent.parent / "data" / "compile" / "bank"
+SOURCE = COMPILE
 FLAVOURS = ["openai", "anthropic"]
 
 
-@pytest.fixture(autouse=True)
-def empty_cache() -> Iterator[None]:
-    compiler._CACHE.clear()
-    yield
-    compiler._CACHE.clear()
+pytestmark = pytest.mark.usefixtures("empty_compile_cache")
 
 
 @pytest.fixture

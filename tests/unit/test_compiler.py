@@ -45,12 +45,7 @@ def answer(**fields: Any) -> str:
     return json.dumps({k: v for k, v in base.items() if v is not None})
 
 
-@pytest.fixture(autouse=True)
-def empty_cache() -> Iterator[None]:
-    """Every test starts without remembered answers (the cache is the process's)."""
-    compiler._CACHE.clear()
-    yield
-    compiler._CACHE.clear()
+pytestmark = pytest.mark.usefixtures("empty_compile_cache")
 
 
 @pytest.fixture(scope="module")

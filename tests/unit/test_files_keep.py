@@ -13,7 +13,7 @@ import pytest
 from ckp_lsp.cli.main import main
 from ckp_lsp.core import writes
 from ckp_lsp.core.writes import WriteRefused, write_atomic
-from tests.unit.builders import alone, bare_header, write_files
+from tests.unit.builders import bank_in_cwd, bare_header
 
 FIXABLE = bare_header(CONCEPT="menu", ANSWERS_WHEN="menu, menu, food")
 FIXED = bare_header(CONCEPT="menu", ANSWERS_WHEN="menu, food")
@@ -21,8 +21,7 @@ FIXED = bare_header(CONCEPT="menu", ANSWERS_WHEN="menu, food")
 
 @pytest.fixture
 def bank(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(tmp_path)
-    return alone(write_files(tmp_path / "memory-bank", {"menu.md": FIXABLE}))
+    return bank_in_cwd(tmp_path, {"menu.md": FIXABLE}, monkeypatch)
 
 
 def test_owner_and_group_are_kept(bank: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,7 +8,6 @@ import json
 import shutil
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,17 +18,14 @@ from ckp_lsp.core.compile.compiler import compile_header
 from ckp_lsp.core.compile.job import Job
 from ckp_lsp.core.compile.providers import AnthropicProvider, OpenAIProvider, Provider, ProviderError
 from tests.fake_llm import FakeLLM, Received, Reply
+from tests.unit.builders import COMPILE
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCE = ROOT / "tests" / "data" / "compile" / "bank" / "memory-bank"
+SOURCE = COMPILE / "memory-bank"
 FLAVOURS = ["openai", "anthropic"]
 
 
-@pytest.fixture(autouse=True)
-def empty_cache() -> Iterator[None]:
-    compiler._CACHE.clear()
-    yield
-    compiler._CACHE.clear()
+pytestmark = pytest.mark.usefixtures("empty_compile_cache")
 
 
 def generated(dest: Path, n: int) -> Path:

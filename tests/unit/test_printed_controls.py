@@ -13,7 +13,7 @@ import pytest
 
 from ckp_lsp.cli.main import main
 from ckp_lsp.cli.output import Shown, escape_controls, paint
-from tests.unit.builders import alone, bare_header, write_files
+from tests.unit.builders import bank_in_cwd, bare_header
 
 HOSTILE = "\x1b]0;pwned\x07\x1b[2J\x00\x9b31m\u202egnp.exe\x0c"
 #: what a terminal would act on: every C0 control but tab and newline, DEL, C1, bidi overrides
@@ -22,21 +22,16 @@ RAW = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u206
 
 @pytest.fixture
 def bank(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(tmp_path)
-    return alone(
-        write_files(
-            tmp_path / "memory-bank",
-            {
-                "evil.md": bare_header(
-                    CONCEPT="evil",
-                    TLDR=f"Looks fine {HOSTILE}. Second sentence.",
-                    ANSWERS_WHEN=f"evil, {HOSTILE}, evil",
-                    SIMILAR_HIGH=f"gho{HOSTILE}st:2025-05",
-                ),
-                f"n\x1b[31mame{chr(0x9B)}.md": bare_header(CONCEPT="named", ANSWERS_WHEN="named, named"),
-            },
-        )
-    )
+    files = {
+        "evil.md": bare_header(
+            CONCEPT="evil",
+            TLDR=f"Looks fine {HOSTILE}. Second sentence.",
+            ANSWERS_WHEN=f"evil, {HOSTILE}, evil",
+            SIMILAR_HIGH=f"gho{HOSTILE}st:2025-05",
+        ),
+        f"n\x1b[31mame{chr(0x9B)}.md": bare_header(CONCEPT="named", ANSWERS_WHEN="named, named"),
+    }
+    return bank_in_cwd(tmp_path, files, monkeypatch)
 
 
 @pytest.mark.parametrize(

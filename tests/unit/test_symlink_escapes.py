@@ -12,19 +12,16 @@ from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.writes import WriteRefused, leaves, write_atomic
 from ckp_lsp.server.features.actions import regenerate_index
 from ckp_lsp.server.features.index_upkeep import index_edit
-from tests.unit.builders import alone, bare_header, write_files
+from tests.unit.builders import bank_in_cwd, bare_header
 
 OUTSIDE_TEXT = "# someone else's file\n<!-- ckp:index:start -->\n<!-- ckp:index:end -->\n"
 
 
 @pytest.fixture
 def bank(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(tmp_path)
     (tmp_path / "outside").mkdir()
-    return alone(
-        write_files(
-            tmp_path / "memory-bank", {"menu.md": bare_header(CONCEPT="menu", ANSWERS_WHEN="menu, menu")}
-        )
+    return bank_in_cwd(
+        tmp_path, {"menu.md": bare_header(CONCEPT="menu", ANSWERS_WHEN="menu, menu")}, monkeypatch
     )
 
 

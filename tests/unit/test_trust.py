@@ -6,26 +6,20 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from ckp_lsp.core.compile import compiler
 from ckp_lsp.core.config import config_for_bank
 from ckp_lsp.core.trust import TrustStore, trust_file, user_config_path
 from tests.fake_llm import FakeLLM
-from tests.unit.builders import copy_bank, run_cli
+from tests.unit.builders import COMPILE, copy_bank, run_cli
 
-SOURCE = Path(__file__).resolve().parent.parent / "data" / "compile" / "bank" / "memory-bank"
+SOURCE = COMPILE / "memory-bank"
 KEY = "sk-trust-test-4b7e1d9c2a6f"
 
 
-@pytest.fixture(autouse=True)
-def empty_cache() -> Iterator[None]:
-    compiler._CACHE.clear()
-    yield
-    compiler._CACHE.clear()
+pytestmark = pytest.mark.usefixtures("empty_compile_cache")
 
 
 @pytest.fixture

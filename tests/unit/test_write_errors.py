@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from ckp_lsp.cli.main import main
-from tests.unit.builders import alone, bare_header, write_files
+from tests.unit.builders import alone, bank_in_cwd, bare_header, write_files
 
 ROOT = Path(__file__).resolve().parents[2]
 HANG = 120
@@ -31,12 +31,8 @@ def _fixed(concept: str) -> str:
 
 @pytest.fixture
 def bank(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.chdir(tmp_path)
-    return alone(
-        write_files(
-            tmp_path / "memory-bank",
-            {"a.md": _fixable("a"), "b/b.md": _fixable("b"), "c.md": _fixable("c")},
-        )
+    return bank_in_cwd(
+        tmp_path, {"a.md": _fixable("a"), "b/b.md": _fixable("b"), "c.md": _fixable("c")}, monkeypatch
     )
 
 
