@@ -75,7 +75,10 @@ class FileCache:
         self.path = path
         self.writable = writable
         self._old: dict[str, tuple[int, int, Brief | None]] = {}
-        self._new: dict[str, tuple[int, int, Brief | None]] = {}
+        # what this reading gave: an entry of the old cache, or (size, mtime, the file read),
+        # whose brief is made only when the cache is written (made while the bank is read, the
+        # briefs would be freed between the bank's objects, and their memory kept)
+        self._new: dict[str, tuple[int, int, Any]] = {}
         self._changed = False
         # the last check's findings of the whole bank, and what they were of (see ``findings``)
         self._memo: tuple[bytes, Any] | None = None
@@ -147,9 +150,9 @@ class FileCache:
 
     def put(self, rel: str, st: os.stat_result, kf: KnowledgeFile) -> None:
         """Remember how ``rel`` was read (a file with findings of its own is not kept)."""
-        entry = (st.st_size, st.st_mtime_ns, brief(kf))
-        self._new[rel] = entry
-        if self._old.get(rel) != entry:
+        self._new[rel] = (st.st_size, st.st_mtime_ns, kf)
+        old = self._old.get(rel)
+        if old is None or old[0] != st.st_size or old[1] != st.st_mtime_ns:
             self._changed = True
 
     def fingerprint(self, *more: Any) -> bytes:
@@ -189,7 +192,11 @@ class FileCache:
         parts = []
         items = list(self._new.items())
         for start in range(0, len(items), _PART):
-            part = marshal.dumps(dict(items[start : start + _PART]), 2)
+            entries = {
+                rel: (e[0], e[1], brief(e[2])) if isinstance(e[2], KnowledgeFile) else e
+                for rel, e in items[start : start + _PART]
+            }
+            part = marshal.dumps(entries, 2)
             h.update(part)
             f.write(part)
             parts.append(len(part))

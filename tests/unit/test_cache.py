@@ -93,7 +93,10 @@ def test_a_changed_added_or_deleted_file_is_read_again(tmp_path: Path) -> None:
 
 def test_an_entry_whose_date_is_no_longer_valid_is_read_again(tmp_path: Path) -> None:
     root = copy_bank(SHOP, tmp_path / "memory-bank")
-    _, cache = cached(root)
+    cached(root)
+    cache = FileCache.for_bank(root)  # the entries as written: briefs
+    assert cache is not None
+    cache._new = dict(cache._old)
     rel, (size, mtime, b) = next((r, e) for r, e in cache._new.items() if e[2] is not None)
     # A VALIDATED that was in the past when written and is not today (as if the day went back).
     cache._new[rel] = (size, mtime, (*b[:5], "2999-01", *b[6:]))
@@ -125,7 +128,10 @@ def test_a_broken_or_foreign_cache_is_ignored_and_written_anew(tmp_path: Path, c
 @pytest.mark.parametrize("shape", ["short", "types"])
 def test_an_entry_of_another_shape_is_ignored(tmp_path: Path, shape: str) -> None:
     root = copy_bank(SHOP, tmp_path / "memory-bank")
-    _, cache = cached(root)
+    cached(root)
+    cache = FileCache.for_bank(root)  # the entries as written: briefs
+    assert cache is not None
+    cache._new = dict(cache._old)
     for rel, (size, mtime, b) in list(cache._new.items()):
         odd = (rel, "not", "a", "brief") if shape == "short" or b is None else (rel, size, 7, *b[3:])
         cache._new[rel] = (size, mtime, odd)
