@@ -11,7 +11,7 @@ from typing import Any
 from ..core.bank import read_text
 from ..core.checks import check_file
 from ..core.fixes import fix_text
-from ..core.index import ADDED_SECTION, adds_section, update_index_text
+from ..core.index import ADDED_SECTION, adds_section, update_index_text, write_index
 from ..core.text import BOM
 from ..core.workspace import resolve_targets
 from ..core.writes import WriteRefused, write_atomic
@@ -71,13 +71,7 @@ def run(args: argparse.Namespace) -> int:
                     _diff(bank.index_path, bank.index_text or "", new_index)
                 else:
                     try:
-                        write_atomic(
-                            bank.index_path,
-                            new_index,
-                            expected=bank.index_text,
-                            new_file=bank.index_text is None,
-                            within=bank.root,
-                        )
+                        write_index(bank, new_index)
                     except WriteRefused as exc:
                         refused += 1
                         print(f"ckp: {exc}", file=sys.stderr)

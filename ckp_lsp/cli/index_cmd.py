@@ -9,8 +9,8 @@ from typing import Any
 
 from ..core.bank import Bank
 from ..core.config import config_for_bank
-from ..core.index import ADDED_SECTION, adds_section, update_index_text
-from ..core.writes import WriteRefused, write_atomic
+from ..core.index import ADDED_SECTION, adds_section, update_index_text, write_index
+from ..core.writes import WriteRefused
 from ..faces.updated import DISK
 from .output import bank_root, display_path
 
@@ -37,9 +37,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{where} is out of date: run `ckp index {display_path(root)}`.")
         return 1
     try:
-        write_atomic(
-            bank.index_path, new, expected=bank.index_text, new_file=bank.index_text is None, within=root
-        )
+        write_index(bank, new)
     except WriteRefused as exc:
         print(f"ckp: {exc}", file=sys.stderr)
         return 1

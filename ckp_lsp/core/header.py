@@ -5,6 +5,7 @@ Parsing never raises: a YAML error or an unclosed front matter is recorded on th
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import re
@@ -199,6 +200,22 @@ def _short(value: Any, depth: int = 0) -> str:
     return "null" if value is None else str(value)[:80]
 
 
+class _Marks:
+    """Converts a YAML mark to (line, code-point column) in ``lines``, the document's lines.
+
+    YAML also ends lines at U+0085, U+2028 and U+2029, which LSP (and ``split_lines``) treat as
+    ordinary characters: a mark's own line and column would then point at the wrong line. Its
+    ``index`` into the front-matter text does not depend on what counts as a line break.
+    """
+
+    def __init__(self, lines: list[str], close: int) -> None:
+        self.starts = list(itertools.accumulate((len(line) + 1 for line in lines[1 : close - 1]), initial=0))
+
+    def at(self, mark: Any) -> tuple[int, int]:
+        n = max(bisect.bisect_right(self.starts, mark.index) - 1, 0)
+        return n + 1, mark.index - self.starts[n]  # the YAML starts below the opening ---
+
+
 def _parse_front_matter(lines: list[str]) -> Header:
     header = Header("frontmatter")
     close = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), None)
@@ -213,6 +230,7 @@ def _parse_front_matter(lines: list[str]) -> Header:
     import yaml
 
     _handler, loader = _yaml()
+    marks = _Marks(lines, close)
     try:
         # Composed, then constructed: the nodes say where each value and item is (never a search).
         reader = loader("\n".join(lines[1:close]))
@@ -222,7 +240,7 @@ def _parse_front_matter(lines: list[str]) -> Header:
         finally:
             reader.dispose()
     except (yaml.YAMLError, RecursionError) as exc:  # the pure-Python loader recurses
-        header.yaml_error = _yaml_problem(exc, lines, close)
+        header.yaml_error = _yaml_problem(exc, lines, close, marks)
         return header
     if data is None:
         data = {}
@@ -235,18 +253,21 @@ def _parse_front_matter(lines: list[str]) -> Header:
     # The keys of the top-level mapping, where YAML found them (a "KEY:" inside a quoted value
     # spanning lines is no key).
     keys = [
-        (k.start_mark.line + 1, k.value, k.end_mark.column, v)
+        (*marks.at(k.start_mark), k.value, marks.at(k.end_mark), v)
         for k, v in getattr(root, "value", ())
         if isinstance(k, yaml.ScalarNode) and k.start_mark.column == 0 and isinstance(k.value, str)
     ]
-    for n, (i, key, key_end, node) in enumerate(keys):
+    for n, (i, key_col, key, (end_line, key_end), node) in enumerate(keys):
         if not _UPPER_KEY.match(key):
             header.user_keys.append(key)
             continue
         next_key = keys[n + 1][0] if n + 1 < len(keys) else close
+        if end_line != i:
+            key_end = len(lines[i])
         colon_end = lines[i].find(":", key_end) + 1 or len(lines[i])
+        region_end = _owned_end(lines, i, next_key)
         header.fields.append(
-            _fm_field(lines, i, colon_end, key, data.get(key), _owned_end(lines, i, next_key), node)
+            _fm_field(lines, i, key_col, colon_end, key, data.get(key), region_end, node, marks)
         )
     return header
 
@@ -259,7 +280,7 @@ _UNCLOSED = {
 }
 
 
-def _yaml_problem(exc: Exception, lines: list[str], close: int) -> tuple[str, Span]:
+def _yaml_problem(exc: Exception, lines: list[str], close: int, marks: _Marks) -> tuple[str, Span]:
     """CKP006's message and span. An unclosed ``[``, ``{`` or quote is reported where it opens:
     YAML notices it only further down, where the user did nothing wrong."""
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
@@ -269,9 +290,9 @@ def _yaml_problem(exc: Exception, lines: list[str], close: int) -> tuple[str, Sp
         mark = getattr(exc, "problem_mark", None)
     else:
         problem = f"{opened}: {problem}"
-    line = 1 + (mark.line if mark is not None else 0)  # the YAML starts below the opening ---
+    line, col = marks.at(mark) if mark is not None else (1, 0)
     line = min(max(line, 1), close - 1) if close > 1 else 0
-    start = min(mark.column, len(lines[line])) if opened and mark is not None else 0
+    start = min(col, len(lines[line])) if opened and mark is not None else 0
     return (
         f"the front matter is not valid YAML ({problem}): fix the YAML so the header can be read",
         span_of(line, lines[line], start, len(lines[line])),
@@ -292,10 +313,18 @@ def _owned_end(lines: list[str], key_line: int, limit: int) -> int:
 
 
 def _fm_field(
-    lines: list[str], line_no: int, colon_end: int, key: str, value: Any, region_end: int, node: Any = None
+    lines: list[str],
+    line_no: int,
+    key_col: int,
+    colon_end: int,
+    key: str,
+    value: Any,
+    region_end: int,
+    node: Any,
+    marks: _Marks,
 ) -> Field:
     line = lines[line_no]
-    key_span = span_of(line_no, line, 0, len(key))
+    key_span = span_of(line_no, line, key_col, min(key_col + len(key), len(line)))
     inline_end = len(line.rstrip())
     inline_start = colon_end
     while inline_start < inline_end and line[inline_start].isspace():
@@ -304,7 +333,7 @@ def _fm_field(
         inline_end = inline_start  # a comment, not a value
     last = region_end - 1
     if last > line_no:  # a block list, a folded scalar, or a flow list over several lines
-        start = inline_start if inline_end > inline_start else len(key) + 1
+        start = inline_start if inline_end > inline_start else min(key_col + len(key) + 1, len(line))
         vspan = Span(line_no, span_of(line_no, line, start, start).start_col, last, len(lines[last]))
     elif inline_end > inline_start:
         vspan = span_of(line_no, line, inline_start, inline_end)
@@ -317,13 +346,15 @@ def _fm_field(
     else:
         texts = [_as_text(value)]
     texts = [t for t in texts if t]
-    items = _items_of(lines, key, node, value, vspan) if node is not None else None
+    items = _items_of(lines, key, node, value, vspan, marks) if node is not None else None
     if items is None:
         items = _locate(lines, line_no, inline_start, region_end, texts, vspan)
     return Field(key, key_span, _as_text(value), vspan, items, line_no)
 
 
-def _items_of(lines: list[str], key: str, node: Any, value: Any, fallback: Span) -> list[Item] | None:
+def _items_of(
+    lines: list[str], key: str, node: Any, value: Any, fallback: Span, marks: _Marks
+) -> list[Item] | None:
     """Items at the positions YAML gives. An item whose text is not where its value is written
     (an escape, a folded line, a nested list or mapping) gets ``fallback`` and ``placed=False``:
     no fix edits it. None: not a node this function knows (the search is used)."""
@@ -335,7 +366,7 @@ def _items_of(lines: list[str], key: str, node: Any, value: Any, fallback: Span)
             text = _as_text(v, True)
             if not text:
                 continue
-            got = _scalar_span(lines, child)
+            got = _scalar_span(lines, child, marks)
             if got is None:
                 items.append(Item(text, fallback, placed=False))
             else:
@@ -346,15 +377,15 @@ def _items_of(lines: list[str], key: str, node: Any, value: Any, fallback: Span)
         text = _as_text(value)
         if not text:
             return []
-        got = _scalar_span(lines, node)
+        got = _scalar_span(lines, node, marks)
         if got is None or got[2] != (value if isinstance(value, str) else text):
             texts = [t.strip() for t in text.split(",")] if key in LIST_FIELDS else [text]
             return [Item(t, fallback, placed=False) for t in texts if t]
         span, quoted, _raw = got
         line_no = span.start_line
         line = lines[line_no]
-        start = node.start_mark.column + (quoted is not None)
-        end = node.end_mark.column - (quoted is not None)
+        start = marks.at(node.start_mark)[1] + (quoted is not None)
+        end = marks.at(node.end_mark)[1] - (quoted is not None)
         if key in LIST_FIELDS:
             return _split_items(line_no, line, start, end)
         lead = len(line[start:end]) - len(line[start:end].lstrip())
@@ -365,17 +396,17 @@ def _items_of(lines: list[str], key: str, node: Any, value: Any, fallback: Span)
     return None
 
 
-def _scalar_span(lines: list[str], node: Any) -> tuple[Span, Span | None, str] | None:
+def _scalar_span(lines: list[str], node: Any, marks: _Marks) -> tuple[Span, Span | None, str] | None:
     """(span of the value, span with its quotes, the text written there) of a one-line scalar."""
     import yaml
 
     if not isinstance(node, yaml.ScalarNode) or node.style not in (None, "", '"', "'"):
         return None  # a block scalar (| or >): its text is not written as it reads
-    line_no = node.start_mark.line + 1
-    if node.end_mark.line != node.start_mark.line or line_no >= len(lines):
+    line_no, a = marks.at(node.start_mark)
+    end_line, b = marks.at(node.end_mark)
+    if end_line != line_no or line_no >= len(lines):
         return None
     line = lines[line_no]
-    a, b = node.start_mark.column, node.end_mark.column
     if not node.style:  # plain (the C loader says "", the Python one None)
         return span_of(line_no, line, a, b), None, line[a:b]
     return span_of(line_no, line, a + 1, b - 1), span_of(line_no, line, a, b), line[a + 1 : b - 1]

@@ -23,7 +23,7 @@ from .compile.offline import compile_offline
 from .config import config_for_bank
 from .dates import current_month
 from .discovery import SKIP_DIRS
-from .index import update_index_text
+from .index import update_index_text, write_index
 from .limits import MAX_TLDR
 from .text import newline_of
 from .writes import write_atomic
@@ -361,13 +361,7 @@ def _write_index(bank: Bank) -> bool:
     index = update_index_text(bank.index_text, bank)
     if index == bank.index_text:
         return False
-    write_atomic(
-        bank.index_path,
-        index,
-        expected=bank.index_text,
-        new_file=bank.index_text is None,
-        within=bank.root,
-    )
+    write_index(bank, index)
     return True
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import stat
 import threading
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -22,48 +21,31 @@ from ..core.bank import Bank, read_text
 from ..core.config import config_for_bank
 from ..core.discovery import INDEX_NAME, SKIP_DIRS, bank_of, find_banks, is_knowledge_path, skip_reason
 from ..core.route import Router
+from ..core.stat_scan import Stats, stat_tree
 from ..faces.updated import DISK
 
 #: seconds between two stat scans of every file
 POLL_INTERVAL = 1.0
-_POLITE_EVERY = 32
-
-Stats = dict[str, tuple[int, int]]  # bank-relative path -> (mtime_ns, size)
 
 
 class Refusal(Exception):
     """A call that cannot be done: the message says why and what to do instead."""
 
 
+def _in_bank(name: str) -> bool:
+    """A folder the bank's walk enters (hidden and skipped ones are not)."""
+    return name not in SKIP_DIRS and not name.startswith(".")
+
+
+def _is_markdown(name: str) -> bool:
+    return name.endswith(".md")
+
+
 def scan(root: Path, polite: bool = False) -> tuple[Stats, dict[str, int]]:
     """Stats of every ``*.md`` below ``root`` and the mtime of every folder, as the bank's walk
-    sees them (hidden and skipped folders, and symlinked folders, are not entered).
-
-    ``polite`` (the background scan) lets other threads run every few dozen files, so that a
-    call arriving meanwhile does not wait for the whole scan of a large bank.
-    """
-    files: Stats = {}
+    sees them (hidden and skipped folders, and symlinked folders, are not entered)."""
     folders: dict[str, int] = {}
-    stack = [(str(root), "")]
-    while stack:
-        folder, prefix = stack.pop()
-        try:
-            folders[folder] = os.stat(folder).st_mtime_ns
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for e in entries:
-            try:
-                if e.is_dir(follow_symlinks=False):
-                    if e.name not in SKIP_DIRS and not e.name.startswith("."):
-                        stack.append((e.path, prefix + e.name + "/"))
-                elif e.name.endswith(".md"):
-                    st = e.stat()
-                    files[prefix + e.name] = (st.st_mtime_ns, st.st_size)
-                    if polite and len(files) % _POLITE_EVERY == 0:
-                        time.sleep(0)  # gives the GIL away
-            except OSError:
-                continue
+    files = stat_tree(str(root), _in_bank, _is_markdown, folders, polite)
     return files, folders
 
 

@@ -7,31 +7,28 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-Snapshot = dict[str, tuple[int, int]]
+from ..core.stat_scan import Stats, stat_tree
+
+Snapshot = Stats  # by absolute path
 #: (created, changed, deleted) paths
 Events = tuple[list[Path], list[Path], list[Path]]
+
+
+def _entered(name: str) -> bool:
+    return not name.startswith(".") and name != "node_modules"
+
+
+def _watched(name: str) -> bool:
+    return name.endswith(".md") or name == ".ckp.toml"
 
 
 def scan(roots: list[Path]) -> Snapshot:
     """mtime and size of every Markdown and ``.ckp.toml`` file below ``roots``."""
     out: Snapshot = {}
-    stack = [str(r) for r in roots]
-    while stack:
-        folder = stack.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for e in entries:
-            try:
-                if e.is_dir(follow_symlinks=False):
-                    if not e.name.startswith(".") and e.name != "node_modules":
-                        stack.append(e.path)
-                elif e.name.endswith(".md") or e.name == ".ckp.toml":
-                    st = e.stat()
-                    out[e.path] = (st.st_mtime_ns, st.st_size)
-            except OSError:
-                continue
+    for root in roots:
+        out.update(
+            (os.path.join(root, rel), st) for rel, st in stat_tree(str(root), _entered, _watched).items()
+        )
     return out
 
 

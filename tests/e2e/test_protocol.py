@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +110,18 @@ HOVER = {
 }
 
 
+@pytest.fixture
+async def raw(workspace: Path) -> AsyncIterator[Raw]:
+    """The server over raw stdio, initialized on ``workspace``; killed after the test."""
+    server = await Raw.start()
+    try:
+        server.initialize(workspace)
+        await server.answer(1)
+        yield server
+    finally:
+        server.kill()
+
+
 async def test_a_request_before_initialize_is_answered_server_not_initialized(workspace: Path) -> None:
     raw = await Raw.start()
     try:
@@ -122,49 +135,29 @@ async def test_a_request_before_initialize_is_answered_server_not_initialized(wo
 
 
 async def test_a_request_after_shutdown_is_answered_invalid_request_and_exit_ends_with_0(
-    workspace: Path,
+    raw: Raw,
 ) -> None:
-    raw = await Raw.start()
-    try:
-        raw.initialize(workspace)
-        await raw.answer(1)
-        raw.send({"id": 2, "method": "shutdown"})
-        assert (await raw.answer(2)) == {"jsonrpc": "2.0", "id": 2, "result": None}
-        raw.send({"id": 3, "method": "textDocument/hover", "params": HOVER})
-        assert (await raw.answer(3))["error"]["code"] == INVALID_REQUEST
-        assert await raw.exit_code() == 0
-    finally:
-        raw.kill()
+    raw.send({"id": 2, "method": "shutdown"})
+    assert (await raw.answer(2)) == {"jsonrpc": "2.0", "id": 2, "result": None}
+    raw.send({"id": 3, "method": "textDocument/hover", "params": HOVER})
+    assert (await raw.answer(3))["error"]["code"] == INVALID_REQUEST
+    assert await raw.exit_code() == 0
 
 
-async def test_a_request_whose_params_have_the_wrong_types_is_answered_invalid_params(
-    workspace: Path,
-) -> None:
-    raw = await Raw.start()
-    try:
-        raw.initialize(workspace)
-        await raw.answer(1)
-        wrong = {"textDocument": {"uri": 5}, "position": "the first line"}
-        raw.send({"id": 2, "method": "textDocument/hover", "params": wrong})
-        assert (await raw.answer(2))["error"]["code"] == INVALID_PARAMS
-        raw.send({"id": 3, "method": "shutdown"})  # still serving
-        assert "error" not in await raw.answer(3)
-        assert await raw.exit_code() == 0
-    finally:
-        raw.kill()
+async def test_a_request_whose_params_have_the_wrong_types_is_answered_invalid_params(raw: Raw) -> None:
+    wrong = {"textDocument": {"uri": 5}, "position": "the first line"}
+    raw.send({"id": 2, "method": "textDocument/hover", "params": wrong})
+    assert (await raw.answer(2))["error"]["code"] == INVALID_PARAMS
+    raw.send({"id": 3, "method": "shutdown"})  # still serving
+    assert "error" not in await raw.answer(3)
+    assert await raw.exit_code() == 0
 
 
-async def test_a_header_line_over_1_mib_is_skipped_and_the_server_keeps_serving(workspace: Path) -> None:
-    raw = await Raw.start()
-    try:
-        raw.initialize(workspace)
-        await raw.answer(1)
-        raw.send({"id": 2, "method": "shutdown"}, header=b"X-Padding: " + b"x" * (2 << 20) + b"\r\n")
-        assert "error" not in await raw.answer(2)
-        assert await raw.exit_code() == 0
-        assert "Traceback" not in await raw.stderr()
-    finally:
-        raw.kill()
+async def test_a_header_line_over_1_mib_is_skipped_and_the_server_keeps_serving(raw: Raw) -> None:
+    raw.send({"id": 2, "method": "shutdown"}, header=b"X-Padding: " + b"x" * (2 << 20) + b"\r\n")
+    assert "error" not in await raw.answer(2)
+    assert await raw.exit_code() == 0
+    assert "Traceback" not in await raw.stderr()
 
 
 async def test_two_content_length_lines_in_the_first_message_do_not_hang_the_start(workspace: Path) -> None:

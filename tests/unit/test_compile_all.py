@@ -260,3 +260,30 @@ def test_a_read_only_file_is_no_relationship_target_and_fails_alone(
     for rel in ("routing.md", "maps.md"):
         assert "maps" in _similar(root / "routing.md")  # relationships are still made, to the others
         assert "geography" not in _similar(root / rel)
+
+
+# ---------------------------------------------------------------- keywords a question names
+
+
+def test_a_latin_name_in_chinese_prose_is_a_keyword_even_used_once() -> None:
+    body = (
+        "# 馆藏检索\n\n## 索引\n\n检索服务每天凌晨同步一次全部馆藏，白天每五分钟增量同步一次借阅状态。\n"
+        "索引使用 Elasticsearch，中文字段用分词器建索引。\n\n## 排序\n\n结果先按是否可借排序，再按相关度排序。\n"
+    )
+    other = "# 预约\n\n读者可以预约已借出的图书，图书归还后按排队顺序分配给读者，并发送通知。\n"
+    answers = compile_bank([BankFile("search.md", body), BankFile("reservation.md", other)])
+    assert "elasticsearch" in [k.casefold() for k in answers["search.md"].answers_when]
+
+
+def test_a_numbered_concept_still_gets_the_words_of_its_name_as_keywords() -> None:
+    """A query never says `0001`: the words of a numbered name must route on their own."""
+    body = (
+        "# Record architecture decisions\n\n## Decision\n\n"
+        "We keep architecture decision records in the repository, one file per decision. A record "
+        "that replaces an earlier one supersedes it, and the architecture guild approves each record.\n"
+    )
+    other = "# Kafka\n\nEvents go through Kafka topics; every consumer reads its topic in order.\n"
+    files = [BankFile("0001-record-architecture-decisions.md", body), BankFile("0002-kafka.md", other)]
+    keywords = compile_bank(files)["0001-record-architecture-decisions.md"].answers_when
+    assert keywords[0] == "0001-record-architecture-decisions"
+    assert {"architecture", "record"} & {k.casefold() for k in keywords[1:]}

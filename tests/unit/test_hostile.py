@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ckp_lsp.cli.main import main
@@ -290,7 +290,21 @@ def test_unicode_line_separators_do_not_end_lines() -> None:
     assert len(split_lines(text)) == 4
 
 
+@pytest.mark.parametrize("sep", ["\u2028", "\x85", "\u2029"])
+def test_a_yaml_only_line_break_in_front_matter_keeps_spans_on_the_editors_lines(sep: str) -> None:
+    # YAML ends lines at U+2028, U+0085 and U+2029 too; positions must be counted the editor's way.
+    for text, line in ((f"---\n{sep}AAAA:\n---", 1), (f"---\nCONCEPT: a\nTLDR: x{sep}AAAA: b\n---\n", 2)):
+        bank = bank_of_texts({"sep.md": text})
+        found = check_file(bank, "sep.md")
+        for f in found:
+            assert_inside(text, f.span)
+        (span,) = [f.span for f in found if f.code == "CKP003"]
+        assert span.start_line == span.end_line == line
+        assert split_lines(text)[line][span.start_col : span.end_col] == "AAAA"
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example([b"---\n\xe2\x80\xa8AAAA:\n---"])
 @given(
     st.lists(
         st.one_of(

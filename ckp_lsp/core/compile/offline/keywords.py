@@ -82,9 +82,9 @@ class Counting:
         return _prose_word(token, self.stops)
 
 
-_HEADING_ONLY = 0.3  # a heading's word the body never uses again is structure, not a topic
+_HEADING_ONLY = 0.5  # a heading's word the body never uses again is mostly structure, not a topic
 _HEADING_RANK = 2.0  # a heading's word the body talks about is a topic: it ranks first
-_LATIN_NAME = 1.5
+_LATIN_NAME = 2.0  # a Latin name in Chinese or Japanese prose (`Cookie`) is a keyword from its first use
 _CJK_TEXT = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 
 
@@ -263,7 +263,11 @@ def choose_keywords(
     ranks: dict[str, float] = {}
     chosen = [name] if keyword_key(name, corpus.cjk) else []
     keys = {keyword_key(name, corpus.cjk)} if chosen else set()
-    keys.update(part_keys(name))  # `active` adds nothing to `active-context`
+    parts = part_keys(name)
+    if not any(part.isdigit() for part in parts):
+        # `active` adds nothing to `active-context`; but a numbered name (`0001-record-…`) routes
+        # only a query that says its number, so its words still route as a keyword of their own.
+        keys.update(parts)
     identifiers = strong = 0
     for score, rank, key, term in ranked(terms, corpus):
         if len(chosen) >= MAX_KEYWORDS:
