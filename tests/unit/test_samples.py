@@ -5,10 +5,12 @@ file's language, the index is current, and ``compile --all`` reaches its fixed p
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.discovery import find_banks
@@ -97,3 +99,50 @@ def test_compile_all_twice_the_second_run_changes_nothing(
 def bank_of_copy(copy: Path) -> Path:
     (bank,) = find_banks([copy])
     return bank
+
+
+_CKP_KEY = re.compile(r"(?:CONCEPT|TLDR|ANSWERS_WHEN|SIMILAR_HIGH|SIMILAR_MID|CONFIDENCE|VALIDATED):")
+
+
+def _without_ckp_header(text: str) -> str:
+    """A file as it was before CKP: its body, and the user's own keys of its front matter."""
+    if not text.startswith("---\n"):
+        return body_of(text)
+    lines = text.split("\n")
+    end = lines.index("---", 1)
+    kept, skipping = [], False
+    for line in lines[1:end]:
+        skipping = bool(_CKP_KEY.match(line)) or (skipping and line.startswith((" ", "\t")))
+        if not skipping:
+            kept.append(line)
+    return "\n".join(["---", *kept, *lines[end:]])
+
+
+@pytest.mark.parametrize("sample", WITH_QUERIES)
+def test_a_bank_adopted_from_scratch_routes_its_queries(
+    sample: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Headers stripped, ``compile --all`` offline and ``index``: the sample's queries still find
+    their files (each must_load concept stands for the concept the compiler gave its file)."""
+    original = Bank.load(bank_of(sample))
+    copy = tmp_path / sample
+    shutil.copytree(SAMPLES / sample, copy)
+    bank = bank_of_copy(copy)
+    for rel in original.files:
+        path = bank / rel
+        path.write_text(_without_ckp_header(path.read_text(encoding="utf-8")), encoding="utf-8")
+    (bank / "_index.md").unlink()
+    assert run_cli(capsys, "compile", "--all", str(bank))[0] == 0
+    assert run_cli(capsys, "index", str(bank))[0] == 0
+    adopted = Bank.load(bank)
+    renamed = {kf.concept: adopted.files[rel].concept for rel, kf in original.files.items()}
+    queries = yaml.safe_load((SAMPLES / sample / "queries.yaml").read_text(encoding="utf-8"))
+    for query in queries:
+        if "must_load" in query:
+            query["must_load"] = [renamed.get(c, c) for c in query["must_load"]]
+    mapped = tmp_path / "queries.yaml"
+    mapped.write_text(yaml.safe_dump(queries, allow_unicode=True), encoding="utf-8")
+    _, out, _ = run_cli(capsys, "bench", str(bank), "--queries", str(mapped), "--format", "json")
+    report = json.loads(out)
+    missed = [(q["query"], q["failures"]) for q in report["queries"] if q["failures"]]
+    assert report["recall"] >= MIN_RECALL, missed

@@ -82,7 +82,7 @@ class Counting:
         return _prose_word(token, self.stops)
 
 
-_HEADING_ONLY = 0.3  # a heading's word the body never uses again is structure, not a topic
+_HEADING_ONLY = 0.5  # a heading's word the body never uses again is mostly structure, not a topic
 _HEADING_RANK = 2.0  # a heading's word the body talks about is a topic: it ranks first
 _LATIN_NAME = 2.0  # a Latin name in Chinese or Japanese prose (`Cookie`) is a keyword from its first use
 _CJK_TEXT = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
