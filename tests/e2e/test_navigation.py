@@ -5,6 +5,8 @@ from __future__ import annotations
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from tests.mentat import MENTAT_REFERRERS
+
 from .conftest import MENTAT, doc_id, open_doc, open_indexed, pos, wait_indexed
 
 
@@ -129,13 +131,7 @@ async def test_code_lens_counts_backlinks_and_tokens(client: LanguageClient):
         types.ExecuteCommandParams(command=lens.command.command, arguments=lens.command.arguments)
     )
     files = sorted({loc["uri"].rsplit("/memory-bank/", 1)[-1] for loc in found})
-    assert files == [
-        "_index.md",
-        "mentat/istat.md",
-        "projects/civis.md",
-        "projects/prescient.md",
-        "projects/travelguidehub.md",
-    ]
+    assert files == MENTAT_REFERRERS
 
 
 async def test_folding_ranges_of_both_header_forms(client: LanguageClient):

@@ -14,7 +14,7 @@ import pytest
 
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.compile import compiler
-from ckp_lsp.core.compile.compiler import compile_header
+from ckp_lsp.core.compile.compiler import Compiled, compile_header
 from ckp_lsp.core.compile.job import Job
 from ckp_lsp.core.compile.providers import AnthropicProvider, OpenAIProvider, Provider, ProviderError
 from tests.fake_llm import FakeLLM, Received, Reply
@@ -52,6 +52,11 @@ def provider_for(flavour: str, fake: FakeLLM) -> Provider:
     return AnthropicProvider(base_url=fake.anthropic_base_url, model="m", api_key="k")
 
 
+def compile_jwt(bank: Bank, provider: Provider, timeout: float | Job = 10) -> Compiled:
+    """The test bank's jwt.md compiled by ``provider``."""
+    return compile_header(bank, "jwt.md", (bank.root / "jwt.md").read_text(), provider, timeout)
+
+
 def prompt_chars(request: Received) -> int:
     """Characters of the prompt a request carried (system and user)."""
     body = request.body
@@ -69,9 +74,7 @@ def test_the_prompt_does_not_grow_with_the_bank(tmp_path: Path, flavour: str) ->
     for n in (38, 998):  # 40 and 1,000 files with jwt.md and oauth2.md
         bank = bank_with_jwt(tmp_path, n)
         with FakeLLM() as fake:
-            compile_header(
-                bank, "jwt.md", (bank.root / "jwt.md").read_text(), provider_for(flavour, fake), 10
-            )
+            compile_jwt(bank, provider_for(flavour, fake))
             [request] = fake.received
         sizes[n + 2] = prompt_chars(request) / 4
         listed = [line for line in user_text(request).splitlines() if line.startswith("- ")]
@@ -102,7 +105,7 @@ def test_the_prompt_asks_for_the_files_language(tmp_path: Path) -> None:
     bank = Bank.load(bank.root)
     with FakeLLM() as fake:
         compile_header(bank, "jeton.md", text, provider_for("openai", fake), 10)
-        compile_header(bank, "jwt.md", (bank.root / "jwt.md").read_text(), provider_for("openai", fake), 10)
+        compile_jwt(bank, provider_for("openai", fake))
         french, english = (user_text(r) for r in fake.received)
     assert "in the language the file's text is written in (it looks like language code 'fr')" in french
     assert "in the language the file's text is written in, not in English unless" in english
@@ -112,9 +115,7 @@ def test_the_prompt_asks_for_the_files_language(tmp_path: Path) -> None:
 def test_structured_output_is_asked_for_and_used(tmp_path: Path, flavour: str) -> None:
     bank = bank_with_jwt(tmp_path, 5)
     with FakeLLM() as fake:
-        compiled = compile_header(
-            bank, "jwt.md", (bank.root / "jwt.md").read_text(), provider_for(flavour, fake), 10
-        )
+        compiled = compile_jwt(bank, provider_for(flavour, fake))
         [request] = fake.received
     if flavour == "openai":
         schema = request.body["response_format"]["json_schema"]["schema"]
@@ -132,13 +133,13 @@ def test_a_server_without_structured_output_gets_the_text_contract_once_rejected
     bank = bank_with_jwt(tmp_path, 5)
     with FakeLLM(structured=False) as fake:
         provider = provider_for(flavour, fake)
-        compile_header(bank, "jwt.md", (bank.root / "jwt.md").read_text(), provider, 10)
+        compile_jwt(bank, provider)
         compile_header(bank, "oauth2.md", (bank.root / "oauth2.md").read_text(), provider, 10)
         asked = [("response_format" in r.body or "tools" in r.body) for r in fake.received]
     assert asked == [True, False, False]  # rejected once, then never asked again this run
     compiler._CACHE.clear()
     with FakeLLM(structured=False) as other:  # another endpoint: asked with structure first
-        compile_header(bank, "jwt.md", (bank.root / "jwt.md").read_text(), provider_for(flavour, other), 10)
+        compile_jwt(bank, provider_for(flavour, other))
         assert ("response_format" in other.received[0].body) or ("tools" in other.received[0].body)
 
 
@@ -148,9 +149,7 @@ def test_the_fallback_is_remembered_for_the_endpoint_across_providers(tmp_path: 
     with FakeLLM(structured=False) as fake:
         for _ in range(2):  # the editor makes a provider for each Recompile
             compiler._CACHE.clear()
-            compile_header(
-                bank, "jwt.md", (bank.root / "jwt.md").read_text(), provider_for(flavour, fake), 10
-            )
+            compile_jwt(bank, provider_for(flavour, fake))
         asked = [("response_format" in r.body or "tools" in r.body) for r in fake.received]
     assert asked == [True, False, False]
 
@@ -162,9 +161,7 @@ def test_a_429_is_retried_after_what_retry_after_says(tmp_path: Path, flavour: s
         fake.script(Reply(status=429, text="slow down", headers=(("Retry-After", "1"),)))
         job = Job(10)
         started = time.monotonic()
-        compiled = compile_header(
-            bank, "jwt.md", (bank.root / "jwt.md").read_text(), provider_for(flavour, fake), job
-        )
+        compiled = compile_jwt(bank, provider_for(flavour, fake), job)
         waited = time.monotonic() - started
         assert len(fake.received) == 2
     assert waited >= 1.0
@@ -179,9 +176,7 @@ def test_a_retry_after_past_the_deadline_fails_at_once_saying_so(tmp_path: Path,
         fake.script(Reply(status=429, text="slow down", headers=(("Retry-After", "120"),)))
         started = time.monotonic()
         with pytest.raises(ProviderError, match=r"HTTP 429: slow down.*asked to wait 120 s, past the 10 s"):
-            compile_header(
-                bank, "jwt.md", (bank.root / "jwt.md").read_text(), provider_for(flavour, fake), 10
-            )
+            compile_jwt(bank, provider_for(flavour, fake))
         assert time.monotonic() - started < 3
 
 
@@ -191,9 +186,7 @@ def test_other_4xx_are_errors_with_the_providers_message(tmp_path: Path, flavour
     with FakeLLM() as fake:
         fake.script(*[Reply(status=404, text="model 'm' not found")] * 2)
         with pytest.raises(ProviderError, match=r"HTTP 404: model 'm' not found"):
-            compile_header(
-                bank, "jwt.md", (bank.root / "jwt.md").read_text(), provider_for(flavour, fake), 10
-            )
+            compile_jwt(bank, provider_for(flavour, fake))
         assert len(fake.received) == 1  # not retried
 
 
@@ -201,9 +194,7 @@ def test_other_4xx_are_errors_with_the_providers_message(tmp_path: Path, flavour
 def test_the_tokens_are_counted_from_the_apis_usage(tmp_path: Path, flavour: str) -> None:
     bank = bank_with_jwt(tmp_path, 5)
     with FakeLLM() as fake:
-        compiled = compile_header(
-            bank, "jwt.md", (bank.root / "jwt.md").read_text(), provider_for(flavour, fake), 10
-        )
+        compiled = compile_jwt(bank, provider_for(flavour, fake))
         [request] = fake.received
     # The fake counts a token per 4 characters, as its usage says.
     assert compiled.usage.prompt_tokens == prompt_chars(request) // 4
@@ -218,7 +209,7 @@ def test_candidates_come_from_evidence_both_ways(tmp_path: Path) -> None:
     )
     bank = Bank.load(bank.root)
     with FakeLLM() as fake:
-        compile_header(bank, "jwt.md", (bank.root / "jwt.md").read_text(), provider_for("openai", fake), 10)
+        compile_jwt(bank, provider_for("openai", fake))
         [request] = fake.received
     listed = [line.split(" |")[0] for line in user_text(request).splitlines() if line.startswith("- ")]
     assert "- quarry-ledger" in listed  # its header lists jwt: the other way

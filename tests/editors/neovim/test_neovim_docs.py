@@ -20,6 +20,7 @@ from test_neovim import DOCS, EDITORS, HERE, SAMPLES, TIMEOUT, Unavailable, find
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.checks import check_file, check_index
 from ckp_lsp.core.findings import Severity
+from tests.mentat import MENTAT_REFERRERS
 
 EXTRAS = HERE / "extras.lua"
 
@@ -102,13 +103,7 @@ def test_the_code_lens_lists_the_references_and_is_a_command_neovim_runs(run: di
     data = step(run, "code_lens")
     assert data["lens"].startswith("1 HIGH · 3 MID backlinks")
     files = sorted({f.rsplit("memory-bank/", 1)[-1] for f in data["files"]})
-    assert files == [
-        "_index.md",
-        "mentat/istat.md",
-        "projects/civis.md",
-        "projects/prescient.md",
-        "projects/travelguidehub.md",
-    ]
+    assert files == MENTAT_REFERRERS
     assert not [n for n in run["notes"] if "does not support command" in n["msg"]], run["notes"]
 
 
