@@ -768,7 +768,8 @@ def main(argv: list[str] | None = None) -> int:
     benches = []
     for n in sizes:
         print(f"== {n:,} files: preparing the bank…", file=sys.stderr)
-        bank = prepare(n, args.seed, args.bodies)
+        # Resolved: the server names files by their real paths (``.banks`` may be a link).
+        bank = prepare(n, args.seed, args.bodies).resolve()
         runs = []
         for run in range(max(1, args.repeat)):
             b = Bench(

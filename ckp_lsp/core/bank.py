@@ -156,9 +156,11 @@ class Bank:
         self.generation = 0
         self._log: list[str] = []  # the path of each change, after the ``_log_base`` first ones
         self._log_base = 0
-        self._words: tuple[int, dict[str, list[str]]] | None = None
-        # bumped whenever a concept appears in or leaves ``by_concept``
-        self._sorted_concepts: tuple[int, list[str]] | None = None
+        # Every concept, sorted, and the concepts by each word of their names: made when first
+        # asked, then kept up to date by each change (on a large bank, made again after each new
+        # name, they would cost a completion or a keystroke in CONCEPT a tenth of a second).
+        self._sorted_concepts: list[str] | None = None
+        self._words: dict[str, list[str]] | None = None
 
     def snapshot(self) -> Bank:
         """A copy that later changes to this bank do not reach, for work off the owner's thread.
@@ -178,6 +180,9 @@ class Bank:
         snap._edited = set(self._edited)
         snap._claimants = {k: list(v) for k, v in self._claimants.items()}
         snap._log = list(self._log)
+        if self._sorted_concepts is not None:
+            snap._sorted_concepts = list(self._sorted_concepts)
+        snap._words = None  # made again if the snapshot is asked for a suggestion
         return snap
 
     @classmethod
@@ -250,10 +255,10 @@ class Bank:
             self.index_text = None
 
     def concepts(self) -> list[str]:
-        """Every concept declared in the bank, sorted (cached per generation)."""
-        if self._sorted_concepts is None or self._sorted_concepts[0] != self.generation:
-            self._sorted_concepts = (self.generation, sorted(self.by_concept))
-        return self._sorted_concepts[1]
+        """Every concept declared in the bank, sorted (the same list, kept up to date: do not change it)."""
+        if self._sorted_concepts is None:
+            self._sorted_concepts = sorted(self.by_concept)
+        return self._sorted_concepts
 
     def suggest(self, concept: str) -> str | None:
         """The concept of the bank closest to ``concept`` (CKP041's suggestion), or None.
@@ -282,14 +287,35 @@ class Bank:
         return closest(concept, [n for n in names if CONCEPT_RE.match(n)])
 
     def _concept_words(self) -> dict[str, list[str]]:
-        """Concepts by each word of their names (cached per generation)."""
-        if self._words is None or self._words[0] != self.generation:
+        """Concepts by each word of their names (kept up to date once made; in no order)."""
+        if self._words is None:
             words: dict[str, list[str]] = {}
-            for name in self.concepts():
+            for name in self.by_concept:
                 for word in set(_NAME_WORD.split(name)):
                     words.setdefault(word, []).append(name)
-            self._words = (self.generation, words)
-        return self._words[1]
+            self._words = words
+        return self._words
+
+    def _concept_came(self, concept: str) -> None:
+        """``concept`` is now declared by a file: the generation and what is kept of the concepts follow."""
+        self.generation += 1
+        if self._sorted_concepts is not None:
+            bisect.insort(self._sorted_concepts, concept)
+        if self._words is not None:
+            for word in set(_NAME_WORD.split(concept)):
+                self._words.setdefault(word, []).append(concept)
+
+    def _concept_left(self, concept: str) -> None:
+        """No file declares ``concept`` any more."""
+        self.generation += 1
+        if self._sorted_concepts is not None:
+            del self._sorted_concepts[bisect.bisect_left(self._sorted_concepts, concept)]
+        if self._words is not None:
+            for word in set(_NAME_WORD.split(concept)):
+                sharing = self._words[word]
+                sharing.remove(concept)
+                if not sharing:
+                    del self._words[word]
 
     def file_of(self, concept: str) -> KnowledgeFile | None:
         """The (first) file that declares ``concept``."""
@@ -351,7 +377,7 @@ class Bank:
         self.files[kf.path] = kf
         if kf.concept:
             if kf.concept not in self.by_concept:
-                self.generation += 1
+                self._concept_came(kf.concept)
             # Sorted, so that the order of updates never shows (file_of, CKP011's message).
             bisect.insort(self.by_concept.setdefault(kf.concept, []), kf.path)
         backlinks, claims, claimants = self.backlinks, self.claims, self._claimants
@@ -384,7 +410,7 @@ class Bank:
             paths.remove(kf.path)
             if not paths:
                 del self.by_concept[kf.concept]
-                self.generation += 1
+                self._concept_left(kf.concept)
         for concept, *_ in kf.relations:
             names = self.backlinks.get(concept)
             if names is not None:

@@ -23,6 +23,7 @@ from ..core.discovery import INDEX_NAME, find_banks, is_knowledge_path, skip_rea
 from ..core.findings import Finding
 from ..core.index import row_values
 from ..core.knowledge import KnowledgeFile
+from ..core.references import prepare
 from ..faces.updated import DISK
 
 
@@ -133,6 +134,7 @@ class WorkspaceState:
         cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
         bank = Bank.load(root, config, cache, DISK)
         bank.read_dates()  # git mode: git runs here, on this worker thread, not on the event loop
+        prepare(bank)  # and what the first completion or references request would wait for
         gc.freeze()  # before the collector, re-enabled, walks it (see ``reload_all``)
         return bank
 
@@ -144,6 +146,7 @@ class WorkspaceState:
         cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
         bank = Bank.load(root, config, cache, DISK)
         bank.read_dates()  # git mode: git runs here, on this worker thread, not on the event loop
+        prepare(bank)  # and what the first completion or references request would wait for
         # Before the collector walks it (see ``reload_all``), and before checking it: collections
         # while 100,000 files are checked would each walk the whole bank again.
         gc.freeze()
