@@ -202,6 +202,24 @@ def test_keywords_merge_plurals() -> None:
     assert ("token" in keywords) != ("tokens" in keywords)
 
 
+def test_keywords_merge_the_inflected_forms_of_a_russian_word() -> None:
+    text = (
+        "Отмена записи возможна за два часа. После отмены записи деньги возвращаются, "
+        "а об отмене записи приходит письмо."
+    )
+    keywords = folded(compile_body(text, concept="booking").answers_when)
+    assert sum(k in keywords for k in ("отмена", "отмены", "отмене")) == 1
+    assert "отмена записи" in keywords or "отмены записи" in keywords
+
+
+def test_a_russian_heading_of_two_words_is_a_keyword_phrase() -> None:
+    text = (
+        "# Платежи\n\n## Возврат денег\n\nПри отмене записи возврат денег делаем автоматически, "
+        "деньги приходят на карту.\n"
+    )
+    assert "возврат денег" in folded(compile_body(text, concept="payments").answers_when)
+
+
 def test_keywords_never_exceed_twenty_on_a_large_body() -> None:
     text = "\n\n".join(f"## Topic{i}\n\nThe component{i} handles request{i} quickly." for i in range(60))
     keywords = compile_body(text).answers_when

@@ -121,9 +121,14 @@ def count_terms(
             _count_prose(block.plain, 1.0, counting, bigrams)
         for m in STRONG.finditer(block.text):
             _count_prose(plain(emphasised(m), code=False), 0.5, counting, Counter())
+    # A pair used twice is a term, in whatever forms (`отмена записи`, `отмены записи`).
+    pairs: dict[str, list[tuple[str, int]]] = {}
     for phrase, n in bigrams.items():
-        if n >= 2:
-            counting.add(phrase, 1.5 * n)
+        pairs.setdefault(" ".join(part_keys(phrase, cjk)), []).append((phrase, n))
+    for forms in pairs.values():
+        if sum(n for _, n in forms) >= 2:
+            for phrase, n in forms:
+                counting.add(phrase, 1.5 * n)
     for word in counting.glued - counting.free:
         counting.terms.pop(" ".join(part_keys(word, cjk)), None)
     used = {k for term in counting.terms.values() for k in term.keys}
@@ -157,7 +162,7 @@ def _count_prose(text: str, weight: float, counting: Counting, bigrams: Counter[
             (counting.glued if glued else counting.free).add(word)
         if not syllable:
             counting.add(word, weight * factor, identifier)
-        spaced = word.isascii() or syllable
+        spaced = _CJK_TEXT.search(word) is None  # words with spaces between them: pairs mean something
         if previous and not identifier and start == previous_end + 1 and spaced:
             bigrams[f"{previous} {word.casefold()}"] += 1
         previous, previous_end = ("" if identifier or not spaced else word.casefold()), end
@@ -191,7 +196,7 @@ def _count_heading(text: str, counting: Counting) -> None:
         for word in run:
             if not _syllable(word, counting.syllabic):
                 counting.add(word, 2.5 if len(run) == 1 else 1.0, is_identifier(word))
-        if 2 <= len(run) <= 3 and all(w.isascii() or _syllable(w, counting.syllabic) for w in run):
+        if 2 <= len(run) <= 3 and not any(_CJK_TEXT.search(w) for w in run):
             counting.add(" ".join(run), 3.0)
 
 
