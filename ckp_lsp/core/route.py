@@ -8,7 +8,7 @@ import unicodedata
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
@@ -86,15 +86,7 @@ class RouteEntry:
         return len(self.keywords)
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "concept": self.concept,
-            "file": self.file,
-            "reason": self.reason,
-            "keywords": self.keywords,
-            "via": self.via,
-            "tokens": self.tokens,
-            "over_budget": self.over_budget,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,12 +104,7 @@ class RouteTokens:
         return 1 - self.with_ckp / self.without_ckp if self.without_ckp else 0.0
 
     def as_dict(self) -> dict[str, int]:
-        return {
-            "index": self.index,
-            "loaded": self.loaded,
-            "with_ckp": self.with_ckp,
-            "without_ckp": self.without_ckp,
-        }
+        return asdict(self)
 
 
 @dataclass
