@@ -148,3 +148,19 @@ def test_a_bank_adopted_from_scratch_routes_its_queries(
     report = json.loads(out)
     missed = [(q["query"], q["failures"]) for q in report["queries"] if q["failures"]]
     assert report["recall"] >= MIN_RECALL, missed
+
+
+def test_adopted_mentat_keywords_name_topics_not_units_fields_or_verbs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The case found on the sample: offline, jwt.md's keywords once said `minutes` (its table of
+    lifetimes), `tid` (a claim in its JSON example) and `revokes`."""
+    copy = tmp_path / "mentat"
+    shutil.copytree(SAMPLES / "mentat", copy)
+    bank = bank_of_copy(copy)
+    jwt = bank / "patterns" / "jwt.md"
+    jwt.write_text(_without_ckp_header(jwt.read_text(encoding="utf-8")), encoding="utf-8")
+    assert run_cli(capsys, "compile", "--all", str(bank))[0] == 0
+    keywords = [k.casefold() for k in Bank.load(bank).files["patterns/jwt.md"].keyword_texts]
+    assert not {"minutes", "tid", "revokes"} & set(keywords), keywords
+    assert {"jwt", "token", "algorithm"} <= set(keywords), keywords
