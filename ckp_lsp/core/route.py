@@ -52,11 +52,12 @@ def _ends(word: str, stem: str) -> bool:
 
 
 def _start(word: str) -> str:
-    """The first two letters of a word without accents (``ёлка`` -> ``ел``, ``häuser`` -> ``ha``)."""
-    head = word[:3]
+    """The first letters of a word (as many as a stem has at least) without accents: ``ёлка`` ->
+    ``елк``, ``häuser`` -> ``hau``. Two words of one stem start alike."""
+    head = word[: MIN_STEM + 1]
     if head.isascii():
-        return head[:2]
-    return "".join(c for c in unicodedata.normalize("NFKD", head) if not unicodedata.combining(c))[:2]
+        return head[:MIN_STEM]
+    return "".join(c for c in unicodedata.normalize("NFKD", head) if not unicodedata.combining(c))[:MIN_STEM]
 
 
 def normalize(text: str) -> str:
@@ -428,7 +429,7 @@ class Router:
 
     @cached_property
     def _by_start(self) -> dict[str, list[str]]:
-        """The vocabulary's words (but Chinese and Japanese) by their first two letters, accents
+        """The vocabulary's words (but Chinese and Japanese) by their first three letters, accents
         dropped: the words that may share a stem with a word of the same start (Snowball strips
         endings, and folds ``ё`` to ``е``, ``ä`` to ``a``)."""
         out: defaultdict[str, list[str]] = defaultdict(list)
