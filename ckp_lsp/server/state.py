@@ -9,7 +9,7 @@ from __future__ import annotations
 import gc
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,7 @@ from ..core.cache import FileCache
 from ..core.checked import cached_findings
 from ..core.checks import check_file, check_index
 from ..core.config import Config, config_for_bank
+from ..core.dates import CkpDate
 from ..core.discovery import INDEX_NAME, find_banks, is_knowledge_path, skip_reason
 from ..core.findings import Finding
 from ..core.index import row_values
@@ -133,7 +134,7 @@ class WorkspaceState:
         no shared state)."""
         cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
         bank = Bank.load(root, config, cache, DISK)
-        bank.read_dates()  # git mode: git runs here, on this worker thread, not on the event loop
+        # git mode: Bank.load asked git, here on this worker thread, not on the event loop
         prepare(bank)  # and what the first completion or references request would wait for
         gc.freeze()  # before the collector, re-enabled, walks it (see ``reload_all``)
         return bank
@@ -145,7 +146,7 @@ class WorkspaceState:
         off the event loop: touches no shared state."""
         cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
         bank = Bank.load(root, config, cache, DISK)
-        bank.read_dates()  # git mode: git runs here, on this worker thread, not on the event loop
+        # git mode: Bank.load asked git, here on this worker thread, not on the event loop
         prepare(bank)  # and what the first completion or references request would wait for
         # Before the collector walks it (see ``reload_all``), and before checking it: collections
         # while 100,000 files are checked would each walk the whole bank again.
@@ -307,6 +308,17 @@ class WorkspaceState:
         if doc.is_index:
             return self._set_text(doc, text)
         return self._set_text(doc, text, utf8)
+
+    def take_dates(self, bank: Bank, dates: Mapping[str, CkpDate] | None, saved: Iterable[Path]) -> Dirty:
+        """Git mode: commit dates read off the event loop, after the open documents ``saved`` were
+        written to disk (their text is the disk's now: no longer an uncommitted edit)."""
+        self.version += 1
+        dirty = Dirty(files={(bank.root, rel) for rel in bank.take_dates(dates)})
+        for path in saved:
+            doc, text = self.doc(path), self.open.get(path)
+            if doc is not None and doc.bank is bank and not doc.is_index and text is not None:
+                dirty.update(self._set_text(doc, text))
+        return self._changed(dirty)
 
     def disk_deleted(self, path: Path) -> Dirty:
         self.version += 1
