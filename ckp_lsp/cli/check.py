@@ -13,6 +13,7 @@ from typing import Any
 from ..core.checked import cached_findings, findings_of, unchanged_findings
 from ..core.findings import Finding, Severity
 from ..core.workspace import resolve_targets
+from ..faces.clock import today
 from ..faces.updated import DISK
 from .output import display_path, paint
 
@@ -47,13 +48,13 @@ def _codes(value: str) -> tuple[str, ...]:
 
 def collect(paths: list[Path], cached: bool = False) -> tuple[list[tuple[Path, Finding]], list[str], int]:
     """Findings of ``paths`` as (file, finding), the problems met, and how many files were checked."""
-    targets = resolve_targets(paths, cached=cached, dates=DISK)
+    targets = resolve_targets(paths, cached=cached, dates=DISK, today=today())
     results: list[tuple[Path, Finding]] = []
     checked = 0
     for t in targets.targets:
         kept = None
         if t.cache is not None and t.files is None:
-            kept = unchanged_findings(t.root, t.config, t.cache, t.with_index)
+            kept = unchanged_findings(t.root, t.config, t.cache, t.with_index, t.today)
         if kept is not None:
             rels, unreadable, found = kept
         else:
