@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.checked import cached_findings, findings_of, unchanged_findings
+from ..core.discovery import markdown_entries
 from ..core.findings import Finding, Severity
 from ..core.workspace import resolve_targets
 from ..faces.clock import today
@@ -48,7 +49,16 @@ def _codes(value: str) -> tuple[str, ...]:
 
 def collect(paths: list[Path], cached: bool = False) -> tuple[list[tuple[Path, Finding]], list[str], int]:
     """Findings of ``paths`` as (file, finding), the problems met, and how many files were checked."""
+    results, problems, checked, _ = _collect(paths, cached)
+    return results, problems, checked
+
+
+def _collect(
+    paths: list[Path], cached: bool = False
+) -> tuple[list[tuple[Path, Finding]], list[str], int, list[str]]:
+    """``collect``, and a note for each bank named whole that has no knowledge file."""
     targets = resolve_targets(paths, cached=cached, dates=DISK, today=today())
+    empty: list[str] = []
     results: list[tuple[Path, Finding]] = []
     checked = 0
     for t in targets.targets:
@@ -66,10 +76,29 @@ def collect(paths: list[Path], cached: bool = False) -> tuple[list[tuple[Path, F
             else:
                 found = findings_of(bank, rels, t.with_index)
         checked += len(rels)
+        if not rels and t.files is None:
+            empty.append(no_knowledge_files(t.root))
         for rel, why in sorted(unreadable.items()):
             targets.problems.append(f"{t.root / rel}: skipped ({why})")
         results.extend((t.root / rel, f) for rel, findings in found for f in findings)
-    return results, targets.problems + _config_problems(targets), checked
+    return results, targets.problems + _config_problems(targets), checked, empty
+
+
+def no_knowledge_files(root: Path) -> str:
+    """Why a bank has nothing to check, and what to do: it holds no Markdown file, or only files that
+    are not knowledge files (an entry file such as ``MEMORY.md``, a README, an index, templates)."""
+    names = sorted(rel for rel, _ in markdown_entries(root))
+    where = display_path(root)
+    write = "write one knowledge file per topic in it (`ckp init` starts a bank, `ckp compile --all` adds headers)"
+    if not names:
+        return f"no knowledge files in {where}: it holds no Markdown file; {write}"
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    looked = f"{len(names)} Markdown file{'s' if len(names) != 1 else ''} looked at ({shown})"
+    return (
+        f"no knowledge files in {where}: {looked}, and an entry file, README, index or template is not "
+        f"one (see 'knowledge file' in docs/format.md); {write}, or take a file's name out of the "
+        "`exclude` setting if it holds knowledge"
+    )
 
 
 def _config_problems(targets: Any) -> list[str]:
@@ -80,16 +109,16 @@ def _config_problems(targets: Any) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     gc.disable()  # a short run that frees little: collecting would only walk the bank again and again
-    results, problems, checked = collect(args.paths, cached=not args.no_cache)
+    results, problems, checked, empty = _collect(args.paths, cached=not args.no_cache)
     select, ignore = _codes(args.select), _codes(args.ignore)
     results = [
         (p, f)
         for p, f in results
         if (not select or f.code.startswith(select)) and not (ignore and f.code.startswith(ignore))
     ]
-    for problem in problems:
+    for problem in problems + empty:
         print(f"ckp: {problem}", file=sys.stderr)
-    if checked == 0 and not results:
+    if checked == 0 and not results and not empty:
         print("ckp: nothing to check", file=sys.stderr)
         return 2
     if args.format == "json":
@@ -139,6 +168,9 @@ def _print_text(results: list[tuple[Path, Finding]], checked: int) -> None:
         sev = paint(_NAMES[f.severity], _COLOURS[f.severity], colour)
         print(f"{paint(where, '1', colour)} {sev} {paint(f.code, '1', colour)} {f.message}")
     s = _summary(results, checked)
+    if not checked and not results:
+        print("No knowledge files found: nothing checked.")
+        return
     files = f"{s['files']} file{'s' if s['files'] != 1 else ''}"
     if not results:
         print(f"All checks passed ({files}).")

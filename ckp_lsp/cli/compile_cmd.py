@@ -200,7 +200,9 @@ def _run_all_offline(args: argparse.Namespace, bank: Bank, rels: list[str]) -> i
     started = time.monotonic()
     show = _Progress(len(texts))
     unwritable = {rel: why for rel in texts if (why := refusal(bank.root / rel, bank.root))}
-    outcomes = compile_all(bank, texts, bank.this_month(), force=args.force, progress=show, unwritable=unwritable)
+    outcomes = compile_all(
+        bank, texts, bank.this_month(), force=args.force, progress=show, unwritable=unwritable
+    )
     show.done()
     changed = 0
     for out in outcomes:

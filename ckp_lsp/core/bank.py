@@ -160,8 +160,8 @@ class Bank:
         self.claims = Claims()
         self.index_text: str | None = None
         self.unreadable: dict[str, str] = {}  # *.md files that are skipped, and why
-        self._dates: dict[str, CkpDate] | None = None
-        self._in_git = True  # until git says the bank is not in a repository
+        self._dates: dict[str, CkpDate] | None = None  # git mode: commit dates, once read
+        self._in_git = False  # until the dates source says the bank is in a git repository
         self._edited: set[str] = set()  # texts that differ from the disk: uncommitted, so ``today``
         self._claimants: dict[str, list[tuple[str, str]]] = {}  # keyword -> sorted (concept, path)
         self.generation = 0
@@ -201,8 +201,9 @@ class Bank:
         today: CkpDate | None = None,
     ) -> Bank:
         """A bank read from disk; with a ``cache``, unchanged files are taken from it (and the
-        cache is saved with what was read); ``dates`` serves the git and mtime staleness sources,
-        ``today`` is the day (see ``__init__``)."""
+        cache is saved with what was read); ``dates`` serves the git and mtime staleness sources
+        (in git mode the commit dates are read here too: a check never asks for them), ``today``
+        is the day (see ``__init__``)."""
         bank = cls(root, config, dates, today)
         base = os.path.join(root, "")
         rels = knowledge_files(root, bank.config.exclude, bank.unreadable)
@@ -214,6 +215,7 @@ class Bank:
         bank.reload_index()
         if cache is not None:
             cache.save()
+        bank.read_dates()
         return bank
 
     def _read_cached(self, base: str, rels: list[str], cache: FileCache) -> None:
@@ -474,14 +476,15 @@ class Bank:
         if mode == "mtime":
             # No source given: no modification time can be read, as of a file only in memory.
             return self.dates.modified(self.root / kf.path) if self.dates is not None else None
-        self.read_dates()
-        assert self._dates is not None
-        if not self._in_git:
+        # Git mode answers from the dates read before (``read_dates``, ``take_dates``): a check
+        # runs no git, so a language server's checks never block its event loop on it.
+        dates = self._dates
+        if dates is None or not self._in_git:
             return kf.validated  # not in a git repository: nothing to ask, fall back to VALIDATED
         if kf.path in self._edited:
             return self.today
-        date = self._dates.get(kf.path)
-        if date is None and kf.path not in self._dates:
+        date = dates.get(kf.path)
+        if date is None and kf.path not in dates:
             return self.today  # never committed, or changed since: an uncommitted change counts as today
         return date
 
@@ -494,7 +497,8 @@ class Bank:
     @property
     def staleness_source(self) -> str:
         """The staleness mode in effect: ``git`` outside a repository falls back to ``validated``."""
-        return self.config.staleness if self._in_git else "validated"
+        mode = self.config.staleness
+        return "validated" if mode == "git" and not self._in_git else mode
 
     def _note_edit(self, rel: str, text: str) -> None:
         """Git mode: a text unlike the disk's is an uncommitted change; one like it (opened, saved) is not."""
@@ -503,21 +507,32 @@ class Bank:
         except OSError:
             on_disk = False
         if on_disk:
+            # Its date is git's again. What git reports changes only when the disk does (a save,
+            # another program, a commit): the face that sees that reads the dates again.
             self._edited.discard(rel)
-            self._dates = None  # a save may have changed what git reports: ask again
         else:
             self._edited.add(rel)
 
     def read_dates(self) -> None:
-        """Git mode: ask the dates source for the commit dates, unless known (a face calls this
-        off its event loop, so that the checks find them there)."""
-        if self.config.staleness == "git" and self._dates is None:
-            dates = self.dates.committed(self.root) if self.dates is not None else None
-            self._in_git, self._dates = dates is not None, dict(dates or {})
+        """Git mode: ask the dates source for the commit dates now (git runs: a language server
+        calls ``take_dates`` with dates it read on a worker thread instead)."""
+        if self.config.staleness == "git":
+            self.take_dates(self.dates.committed(self.root) if self.dates is not None else None)
 
-    def refresh_dates(self) -> None:
-        """Forget cached commit dates (after a commit, a checkout)."""
-        self._dates = None
+    def take_dates(self, dates: Mapping[str, CkpDate] | None) -> set[str]:
+        """Git mode: adopt the commit dates of the bank's files (None: not in a git repository);
+        returns the files whose findings may have changed (those relating to a file whose date moved)."""
+        old, was_in_git = self._dates or {}, self._in_git
+        self._in_git, self._dates = dates is not None, dict(dates or {})
+        if self._in_git != was_in_git:
+            return set(self.files)
+        new = self._dates
+        out: set[str] = set()
+        for path in old.keys() | new.keys():
+            kf = self.files.get(path)
+            if kf is not None and kf.concept and old.get(path) != new.get(path):
+                out |= self.backlinks.get(kf.concept, set())
+        return out
 
 
 def load_banks(

@@ -113,6 +113,7 @@ class ServedBank:
 
     def apply(self, paths: Iterable[str]) -> None:
         """Read again each of ``paths`` whose stats moved; forget those that are gone."""
+        moved = False
         for rel in paths:
             path = self.root / rel
             try:
@@ -122,6 +123,7 @@ class ServedBank:
                 now = None
             if now is not None and now == self.stats.get(rel):
                 continue
+            moved = True
             if now is None:
                 self.stats.pop(rel, None)
             else:
@@ -139,6 +141,8 @@ class ServedBank:
                     self.bank.remove_file(rel)
                     continue
                 self.bank.set_file(rel, text, utf8)
+        if moved:
+            self.bank.read_dates()  # git mode: what git reports moves with the disk (a call's thread)
 
     def wrote(self, rel: str, text: str) -> None:
         """Take a file the server itself has just written."""
@@ -146,6 +150,7 @@ class ServedBank:
             self.bank.index_text = text
         else:
             self.bank.set_file(rel, text)
+            self.bank.read_dates()
         try:
             st = (self.root / rel).stat()
             self.stats[rel] = (st.st_mtime_ns, st.st_size)

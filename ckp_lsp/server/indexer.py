@@ -39,6 +39,8 @@ class Indexer:
         self.postponed: list[Events] = []  # disk events waiting for the banks being read
         self.poller: Poller | None = None  # watches the disk when the client cannot
         self.told: set[str] = set()  # configuration problems the user has been shown
+        self._date_reads: dict[Path, int] = {}  # bank root -> the last read of its commit dates
+        self._saved: dict[Path, set[Path]] = {}  # bank root -> documents saved since that read began
 
     # --- readiness ------------------------------------------------------------------------------
 
@@ -91,6 +93,33 @@ class Indexer:
             if doc is not None and not doc.is_index and doc.file is None:  # an open one stays
                 ls.publisher.clear(uri_of(path))
         self.log_skipped(dirty)
+        if dirty:
+            ls.publisher.later(dirty)
+        # What git reports moved with the disk (an open document's file too, which the editor
+        # reloads): git mode reads the commit dates again.
+        touched = {ls.state.bank_for(p.parent.resolve() / p.name) for group in events for p in group}
+        for bank in touched:
+            if bank is not None and bank.config.staleness == "git":
+                ls.spawn(self.refresh_dates(bank))
+
+    async def refresh_dates(self, bank: Bank, saved: Path | None = None) -> None:
+        """Git mode: read the bank's commit dates again on a worker thread, never on the event loop
+        (git can take a while), then re-check the documents they change; after ``saved`` was
+        written to disk or the disk changed. The checks use the dates known until then."""
+        if bank.config.staleness != "git" or bank.dates is None:
+            return
+        root, source = bank.root, bank.dates
+        if saved is not None:
+            self._saved.setdefault(root, set()).add(saved)
+        read = self._date_reads[root] = self._date_reads.get(root, 0) + 1
+        dates = await asyncio.to_thread(source.committed, root)
+        ls = self._ls
+        if self._date_reads.get(root) != read:
+            return  # a later read is under way: it takes the saves too
+        saves = self._saved.pop(root, set())
+        if ls.state.banks.get(root) is not bank:
+            return  # the bank was read again meanwhile, with its dates
+        dirty = ls.state.take_dates(bank, dates, saves)
         if dirty:
             ls.publisher.later(dirty)
 

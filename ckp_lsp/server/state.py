@@ -9,7 +9,7 @@ from __future__ import annotations
 import gc
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -135,7 +135,7 @@ class WorkspaceState:
         no shared state)."""
         cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
         bank = Bank.load(root, config, cache, DISK, self.today)
-        bank.read_dates()  # git mode: git runs here, on this worker thread, not on the event loop
+        # git mode: Bank.load asked git, here on this worker thread, not on the event loop
         gc.freeze()  # before the collector, re-enabled, walks it (see ``reload_all``)
         return bank
 
@@ -146,7 +146,7 @@ class WorkspaceState:
         off the event loop: touches no shared state."""
         cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
         bank = Bank.load(root, config, cache, DISK, self.today)
-        bank.read_dates()  # git mode: git runs here, on this worker thread, not on the event loop
+        # git mode: Bank.load asked git, here on this worker thread, not on the event loop
         # Before the collector walks it (see ``reload_all``), and before checking it: collections
         # while 100,000 files are checked would each walk the whole bank again.
         gc.freeze()
@@ -323,6 +323,17 @@ class WorkspaceState:
         if doc.is_index:
             return self._set_text(doc, text)
         return self._set_text(doc, text, utf8)
+
+    def take_dates(self, bank: Bank, dates: Mapping[str, CkpDate] | None, saved: Iterable[Path]) -> Dirty:
+        """Git mode: commit dates read off the event loop, after the open documents ``saved`` were
+        written to disk (their text is the disk's now: no longer an uncommitted edit)."""
+        self.version += 1
+        dirty = Dirty(files={(bank.root, rel) for rel in bank.take_dates(dates)})
+        for path in saved:
+            doc, text = self.doc(path), self.open.get(path)
+            if doc is not None and doc.bank is bank and not doc.is_index and text is not None:
+                dirty.update(self._set_text(doc, text))
+        return self._changed(dirty)
 
     def disk_deleted(self, path: Path) -> Dirty:
         self.version += 1

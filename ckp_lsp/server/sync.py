@@ -68,8 +68,15 @@ def did_close(ls: CkpServer, params: types.DidCloseTextDocumentParams) -> None:
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 @guarded()
-def did_save(ls: CkpServer, params: types.DidSaveTextDocumentParams) -> None:
-    index_upkeep.on_save(ls, params.text_document.uri)
+async def did_save(ls: CkpServer, params: types.DidSaveTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    index_upkeep.on_save(ls, uri)
+    path = path_of(uri)
+    doc = ls.doc_at(uri)
+    if path is not None and doc is not None and not doc.is_index:
+        # Git mode: the saved text is no uncommitted edit any more, and git may say otherwise
+        # than before; the dates are read on a worker thread, then the documents re-checked.
+        await ls.indexer.refresh_dates(doc.bank, saved=path.resolve())
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)

@@ -323,13 +323,32 @@ def test_git_opening_a_file_unchanged_keeps_its_commit_date(repo: Path) -> None:
     assert stale_dates(bank) == {}
 
 
-def test_git_refresh_dates_sees_a_new_commit(repo: Path) -> None:
+def test_git_read_dates_sees_a_new_commit(repo: Path) -> None:
     bank = Bank.load(repo, Config(staleness="git"), dates=DISK, today=DAY)
     assert stale_dates(bank) == {}
     (repo / "redis.md").write_text(REDIS + "More.\n", encoding="utf-8")
     git(repo, "commit", "-q", "-am", "redis", date="2025-09-02T12:00:00")
-    bank.refresh_dates()
+    bank.read_dates()
     assert stale_dates(bank) == {"redis": "2025-09-02"}
+
+
+def test_git_checks_run_no_git_and_use_the_dates_known_until_new_ones_are_taken(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bank = Bank.load(repo, Config(staleness="git"), dates=DISK)
+    (repo / "redis.md").write_text(REDIS + "More.\n", encoding="utf-8")
+    git(repo, "commit", "-q", "-am", "redis", date="2025-09-02T12:00:00")
+    fresh = DISK.committed(repo)
+    asked: list[Path] = []
+    monkeypatch.setattr(DISK, "committed", lambda root: asked.append(root))
+    # The editor saves redis.md (its text is the disk's): the checks still run no git.
+    bank.set_file("redis.md", (repo / "redis.md").read_text(encoding="utf-8"))
+    assert stale_dates(bank) == {}
+    assert asked == []
+    # The dates a face read elsewhere: the files relating to redis are the ones to check again.
+    assert bank.take_dates(fresh) == {"cart.md"}
+    assert stale_dates(bank) == {"redis": "2025-09-02"}
+    assert asked == []
 
 
 def test_git_reads_non_ascii_file_names(repo: Path) -> None:

@@ -126,6 +126,50 @@ def test_exit_2_when_there_is_nothing_to_check(
     assert "missing-folder: no such file or folder" in err
 
 
+def test_a_bank_with_only_an_entry_file_exits_0_and_says_what_was_looked_at(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Claude-style bank holding MEMORY.md and a README only: nothing to check is no error."""
+    monkeypatch.chdir(tmp_path)
+    bank = tmp_path / "memory-bank"
+    bank.mkdir()
+    (bank / "MEMORY.md").write_text("# Memory\n\n- [Auth](auth.md)\n", encoding="utf-8")
+    (bank / "README.md").write_text("# About this folder\n", encoding="utf-8")
+    code, out, err = run_cli(capsys, "check")
+    assert code == 0
+    assert out == "No knowledge files found: nothing checked.\n"
+    assert "no knowledge files in memory-bank: 2 Markdown files looked at (MEMORY.md, README.md)" in err
+    assert "docs/format.md" in err and "ckp init" in err and "`exclude` setting" in err
+    code, out, err = run_cli(capsys, "check", "--format", "json", "memory-bank")
+    assert code == 0
+    assert json.loads(out) == {
+        "diagnostics": [],
+        "summary": {"files": 0, "errors": 0, "warnings": 0, "information": 0, "hints": 0},
+    }
+    assert "no knowledge files in memory-bank" in err
+
+
+def test_an_empty_bank_folder_exits_0_and_says_it_holds_no_markdown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "memory-bank").mkdir()
+    code, out, err = run_cli(capsys, "check")
+    assert code == 0
+    assert out == "No knowledge files found: nothing checked.\n"
+    assert "no knowledge files in memory-bank: it holds no Markdown file" in err and "ckp init" in err
+
+
+def test_a_bank_with_knowledge_files_beside_an_empty_one_checks_them(
+    shop_in_cwd: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (shop_in_cwd.parent / "other" / "memory-bank").mkdir(parents=True)
+    code, out, err = run_cli(capsys, "check", "memory-bank", "other")
+    assert code == 0
+    assert out == "All checks passed (7 files).\n"
+    assert "no knowledge files in other/memory-bank" in err
+
+
 def test_exit_2_on_a_usage_error(faulty_in_cwd: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
         main(["check", "--format", "xml"])
