@@ -8,7 +8,7 @@ import unicodedata
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
@@ -31,6 +31,33 @@ CJK_INSIDE_MIN = 2
 #: a loaded file over this many tokens is flagged (``file_budget_tokens`` in the configuration)
 FILE_BUDGET_TOKENS = 8000
 _WORD = re.compile(r"[^\W_]+")
+#: words shorter than this, and stems, are not matched by their stem
+MIN_STEM = 3
+#: letters of an ending a word may add to another word's stem (see ``_ends``)
+MAX_ENDING = 2
+#: whether English words are stemmed too (beyond the plural ``s``/``es`` every word matches in)
+STEMMED_ENGLISH = False
+
+
+def _ends(word: str, stem: str) -> bool:
+    """Whether ``word`` is ``stem`` and an ending of a letter or two.
+
+    Snowball cuts some short words too far (``отмена`` -> ``отм`` beside ``отмену`` -> ``отмен``,
+    ``приём`` -> ``при``): a word is also the form of another's stem it plainly extends.
+    """
+    if len(stem) < MIN_STEM + 1:
+        return False
+    word = word.replace("ё", "е")  # as Snowball's Russian stems are written
+    return word.startswith(stem) and len(word) - len(stem) <= MAX_ENDING
+
+
+def _start(word: str) -> str:
+    """The first letters of a word (as many as a stem has at least) without accents: ``ёлка`` ->
+    ``елк``, ``häuser`` -> ``hau``. Two words of one stem start alike."""
+    head = word[: MIN_STEM + 1]
+    if head.isascii():
+        return head[:MIN_STEM]
+    return "".join(c for c in unicodedata.normalize("NFKD", head) if not unicodedata.combining(c))[:MIN_STEM]
 
 
 def normalize(text: str) -> str:
@@ -60,15 +87,7 @@ class RouteEntry:
         return len(self.keywords)
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "concept": self.concept,
-            "file": self.file,
-            "reason": self.reason,
-            "keywords": self.keywords,
-            "via": self.via,
-            "tokens": self.tokens,
-            "over_budget": self.over_budget,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,12 +105,7 @@ class RouteTokens:
         return 1 - self.with_ckp / self.without_ckp if self.without_ckp else 0.0
 
     def as_dict(self) -> dict[str, int]:
-        return {
-            "index": self.index,
-            "loaded": self.loaded,
-            "with_ckp": self.with_ckp,
-            "without_ckp": self.without_ckp,
-        }
+        return asdict(self)
 
 
 @dataclass
@@ -368,8 +382,12 @@ class Router:
         language = ("ja" if _scripts()[1].search(norm) else self.language) if cjk else None
         found = _text_words(norm, language) if cjk else _WORD.findall(norm)
         candidates: dict[str, list[str]] = {}
+        # Inflected languages (база, базы, базе): a query word matches the keyword words of its stem.
+        stemmed = self._stemmed_languages(query, norm)
         for q in sorted(set(found), reverse=True):  # ties: the alphabetically first word wins
             hits = [s for s in _stems(q) if s in vocab]
+            if stemmed and not _has_cjk(q):
+                hits.extend(w for w in self._same_stem(q, stemmed) if w not in hits)
             if not hits and len(q) >= FUZZY_MIN_LENGTH and not _has_cjk(q):
                 # Only a word the bank does not know can be a typo of one it does.
                 hits = sorted(self._typo_of(q))
@@ -393,6 +411,50 @@ class Router:
             for t in hits:
                 out[t] = q
         return out
+
+    def _stemmed_languages(self, query: str, norm: str) -> tuple[str, ...]:
+        """The languages of the query and the bank whose words are stemmed (see ``STEMMED_ENGLISH``).
+
+        A bank and a question in plain ASCII are English: no language is detected, nothing imported.
+        """
+        if norm.isascii() and self._text.isascii():
+            return ("en",) if STEMMED_ENGLISH else ()
+        from .language import languages
+        from .language.stems import stemmed_languages
+
+        found = {*languages(query), *self._bank_languages}
+        if not STEMMED_ENGLISH:
+            found.discard("en")
+        return stemmed_languages(tuple(sorted(found)))
+
+    @cached_property
+    def _by_start(self) -> dict[str, list[str]]:
+        """The vocabulary's words (but Chinese and Japanese) by their first three letters, accents
+        dropped: the words that may share a stem with a word of the same start (Snowball strips
+        endings, and folds ``ё`` to ``е``, ``ä`` to ``a``)."""
+        out: defaultdict[str, list[str]] = defaultdict(list)
+        for w in self.vocabulary:
+            if len(w) >= MIN_STEM and not _has_cjk(w):
+                out[_start(w)].append(w)
+        return out
+
+    def _same_stem(self, q: str, codes: tuple[str, ...]) -> list[str]:
+        """The vocabulary's words that share a stem with the query word ``q`` in one of ``codes``."""
+        if len(q) < MIN_STEM:
+            return []
+        from .language.stems import stem
+
+        out: set[str] = set()
+        near = [w for w in self._by_start.get(_start(q), ()) if w != q]
+        for code in codes:
+            s = stem(q, code)
+            for w in near:
+                t = stem(w, code)
+                # (a stem the stemmer left whole, ``node`` of a Russian stemmer, extends to nothing:
+                # ``nodejs`` is another word)
+                if (s == t and len(s) >= MIN_STEM) or (s != q and _ends(w, s)) or (t != w and _ends(q, t)):
+                    out.add(w)
+        return sorted(out)
 
     def _query_stops(self, query: str) -> frozenset[str]:
         """Stop words of the query's languages and the bank's."""

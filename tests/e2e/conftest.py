@@ -128,6 +128,26 @@ def doc_id(uri: str) -> types.TextDocumentIdentifier:
     return types.TextDocumentIdentifier(uri=uri)
 
 
+def action_params(
+    uri: str,
+    start_line: int = 0,
+    end_line: int | None = None,
+    *,
+    diagnostics: list[types.Diagnostic] | None = None,
+    only: list[str] | None = None,
+) -> types.CodeActionParams:
+    """A code action request on ``uri`` from the start of ``start_line`` to the start of
+    ``end_line`` (by default the same: a cursor), for ``diagnostics``, of the kinds ``only``."""
+    return types.CodeActionParams(
+        text_document=doc_id(uri),
+        range=types.Range(
+            start=types.Position(line=start_line, character=0),
+            end=types.Position(line=start_line if end_line is None else end_line, character=0),
+        ),
+        context=types.CodeActionContext(diagnostics=diagnostics or [], only=only),
+    )
+
+
 def change_doc(client: LanguageClient, uri: str, text: str, version: int) -> None:
     client.texts[uri] = (version, text)  # type: ignore[attr-defined]
     client.text_document_did_change(

@@ -12,6 +12,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from .conftest import (
+    action_params,
     apply_workspace_edit,
     change_doc,
     codes,
@@ -165,14 +166,7 @@ async def test_recompile_is_offered_on_the_header_and_not_on_the_body(client: La
     body_line = path.read_text().split("\n").index("") + 2
 
     async def titles_at(line: int) -> list[str]:
-        at = types.Position(line=line, character=0)
-        actions = await client.text_document_code_action_async(
-            types.CodeActionParams(
-                text_document=types.TextDocumentIdentifier(uri=uri),
-                range=types.Range(start=at, end=at),
-                context=types.CodeActionContext(diagnostics=[]),
-            )
-        )
+        actions = await client.text_document_code_action_async(action_params(uri, line))
         return [a.title for a in actions or []]  # some read back as Command: see action_command
 
     header = await titles_at(2)

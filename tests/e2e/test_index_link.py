@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from .conftest import doc_id, open_doc
+from .conftest import action_params, open_doc
 from .harness import Session
 
 JWT = "CONCEPT: jwt\nTLDR: How access tokens are signed.\nANSWERS_WHEN: jwt, token\nVALIDATED: 2025-05\n\nBody.\n"
@@ -37,15 +37,7 @@ async def test_regenerate_index_never_writes_through_a_link_out_of_the_bank(
         )
         assert result == {"applied": False}
         actions = await session.request(
-            client.text_document_code_action_async(
-                types.CodeActionParams(
-                    text_document=doc_id(uri),
-                    range=types.Range(
-                        start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)
-                    ),
-                    context=types.CodeActionContext(diagnostics=[], only=[types.CodeActionKind.Source]),
-                )
-            )
+            client.text_document_code_action_async(action_params(uri, only=[types.CodeActionKind.Source]))
         )
         titles = [a.title for a in actions or [] if isinstance(a, types.CodeAction)]
         assert "Regenerate CKP index" not in titles

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-from .conftest import ROOT, SAMPLES, open_doc
+from .conftest import ROOT, SAMPLES, change_part, open_doc
 from .harness import HANG, SERVER, Session
 
 SERVER_NOT_INITIALIZED = -32002
@@ -245,21 +245,6 @@ async def symbols(session: Session, uri: str) -> dict[str, str]:
     return {s.name: s.detail for s in found}
 
 
-def change(
-    session: Session, uri: str, version: int, start: tuple[int, int], end: tuple[int, int], text: str
-) -> None:
-    where = types.Range(
-        start=types.Position(line=start[0], character=start[1]),
-        end=types.Position(line=end[0], character=end[1]),
-    )
-    session.client.text_document_did_change(
-        types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-            content_changes=[types.TextDocumentContentChangePartial(range=where, text=text)],
-        )
-    )
-
-
 @pytest.mark.parametrize("past", [1, 28])
 async def test_an_insert_past_the_end_of_a_crlf_line_lands_at_its_end(workspace: Path, past: int) -> None:
     async with Session.indexed(workspace) as session:
@@ -267,7 +252,7 @@ async def test_an_insert_past_the_end_of_a_crlf_line_lands_at_its_end(workspace:
         path.write_text(HEADER, newline="")
         uri = open_doc(session.client, path, HEADER)
         end = len("CONCEPT: jwt") + past  # one past: between "\r" and "\n" for pygls
-        change(session, uri, 2, (0, end), (0, end), "x")
+        change_part(session.client, uri, 2, (0, end), (0, end), "x")
         assert (await symbols(session, uri))["CONCEPT"] == "jwtx"
 
 
@@ -281,5 +266,5 @@ async def test_a_replace_up_to_past_the_end_of_the_last_line_leaves_nothing_behi
         uri = open_doc(session.client, path, HEADER)
         last = HEADER.split("\r\n")[-1]
         new = HEADER.replace("2026-10", "2026-09")
-        change(session, uri, 2, (0, 0), (3, len(last) + past), new)
+        change_part(session.client, uri, 2, (0, 0), (3, len(last) + past), new)
         assert (await symbols(session, uri))["VALIDATED"] == "2026-09"

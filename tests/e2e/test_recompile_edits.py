@@ -12,7 +12,7 @@ from lsprotocol import types
 
 from ckp_lsp.core.text import BOM
 
-from .conftest import SAMPLES, apply_workspace_edit, open_doc
+from .conftest import SAMPLES, action_params, apply_workspace_edit, open_doc
 from .harness import Session
 
 JWT = "mentat/memory-bank/patterns/jwt.md"
@@ -69,13 +69,7 @@ async def test_fix_all_fixes_a_document_starting_with_a_bom(workspace: Path) -> 
     path = workspace / BROKEN
     async with Session.indexed(workspace) as session:
         uri = open_doc(session.client, path, BOM + path.read_text())
-        params = types.CodeActionParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            range=types.Range(
-                start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)
-            ),
-            context=types.CodeActionContext(diagnostics=[], only=["source.fixAll.ckp"]),
-        )
+        params = action_params(uri, only=["source.fixAll.ckp"])
         actions = await session.request(session.client.text_document_code_action_async(params))
         fixes = [a for a in actions or [] if isinstance(a, types.CodeAction) and a.edit is not None]
         assert len(fixes) == 1, actions

@@ -18,7 +18,7 @@ from ckp_lsp.core.knowledge import read_knowledge_file
 from ckp_lsp.core.text import split_lines
 from tests.fake_llm import FakeLLM, Reply, every_time
 
-from .conftest import SAMPLES, apply_text_edits, change_doc, doc_id, open_doc
+from .conftest import SAMPLES, action_params, apply_text_edits, change_doc, doc_id, open_doc
 from .harness import Session
 
 SECRET_BODY = "# TOP SECRET\n\nThe body of a file outside the workspace.\n\n## Keys\n"
@@ -365,17 +365,7 @@ async def test_every_change_the_server_proposes_is_a_workspace_edit_and_the_disk
         client = session.client
         broken = ws / "broken/memory-bank/jwt.md"
         uri = open_doc(client, broken)
-        actions = await session.request(
-            client.text_document_code_action_async(
-                types.CodeActionParams(
-                    text_document=doc_id(uri),
-                    range=types.Range(
-                        start=types.Position(line=0, character=0), end=types.Position(line=9, character=0)
-                    ),
-                    context=types.CodeActionContext(diagnostics=[]),
-                )
-            )
-        )
+        actions = await session.request(client.text_document_code_action_async(action_params(uri, 0, 9)))
         edits = [a.edit for a in actions or [] if isinstance(a, types.CodeAction) and a.edit is not None]
         assert edits  # fix-all, and the header actions, come as edits for the editor to apply
         for command in ("ckp.recompile", "ckp.regenerateIndex"):

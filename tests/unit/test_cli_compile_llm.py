@@ -32,6 +32,12 @@ def provider_args(flavour: str, fake: FakeLLM) -> list[str]:
     return ["--provider", flavour, "--base-url", url]
 
 
+def compile_all(capsys: pytest.CaptureFixture[str], bank: Path, jobs: int, *args: str) -> tuple[int, str]:
+    """``ckp compile --all BANK --force --jobs JOBS ARGS…``: its exit code and stderr."""
+    code, _, err = run_cli(capsys, "compile", "--all", str(bank), "--force", "--jobs", str(jobs), *args)
+    return code, err
+
+
 def summary_numbers(err: str) -> tuple[int, int, int, int]:
     """(tokens, prompt, completion, requests) of the summary line."""
     m = re.search(r"; ([\d,]+) tokens \(([\d,]+) prompt \+ ([\d,]+) completion\) in (\d+) request", err)
@@ -47,9 +53,7 @@ def test_compile_all_runs_jobs_at_a_time_and_reports_the_tokens(
     files = len([p for p in bank.glob("*.md") if p.name != "_index.md"])
     with FakeLLM() as fake:
         fake.script(*[Reply(delay=0.4)] * files)
-        code, _, err = run_cli(
-            capsys, "compile", "--all", str(bank), "--force", "--jobs", "3", *provider_args(flavour, fake)
-        )
+        code, err = compile_all(capsys, bank, 3, *provider_args(flavour, fake))
         received = fake.received
         most = fake.most_in_flight
     assert code == 0, err
@@ -66,9 +70,7 @@ def test_compile_all_runs_jobs_at_a_time_and_reports_the_tokens(
 def test_jobs_1_sends_one_request_at_a_time(bank: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with FakeLLM() as fake:
         fake.script(*[Reply(delay=0.1)] * 4)
-        code, _, _ = run_cli(
-            capsys, "compile", "--all", str(bank), "--force", "--jobs", "1", *provider_args("openai", fake)
-        )
+        code, _ = compile_all(capsys, bank, 1, *provider_args("openai", fake))
         assert code == 0 and fake.most_in_flight == 1
 
 
@@ -78,18 +80,7 @@ def test_the_token_budget_stops_cleanly_leaving_files_done_or_untouched(
 ) -> None:
     before = snapshot_files(bank)
     with FakeLLM() as fake:
-        code, _, err = run_cli(
-            capsys,
-            "compile",
-            "--all",
-            str(bank),
-            "--force",
-            "--jobs",
-            "2",
-            "--max-tokens-total",
-            "1500",
-            *provider_args(flavour, fake),
-        )
+        code, err = compile_all(capsys, bank, 2, "--max-tokens-total", "1500", *provider_args(flavour, fake))
         sent = len(fake.received)
     after = snapshot_files(bank)
     assert code == 1
@@ -134,14 +125,10 @@ def test_a_command_providers_tokens_are_estimated_so_a_budget_holds(
     script = tmp_path / "llm.py"
     script.write_text(f"import sys\nsys.stdin.read()\nprint({GOOD_ANSWER!r})\n")
     before = snapshot_files(bank)
-    code, _, err = run_cli(
+    code, err = compile_all(
         capsys,
-        "compile",
-        "--all",
-        str(bank),
-        "--force",
-        "--jobs",
-        "1",
+        bank,
+        1,
         "--max-tokens-total",
         "2000",
         "--provider",

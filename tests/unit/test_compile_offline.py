@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from ckp_lsp.core.compile.answer import answer_problems, normalize_answer, sentence_count
 from ckp_lsp.core.compile.model import Answer, CompileInput, ConceptSummary
 from ckp_lsp.core.compile.offline import MAX_TLDR, STOP_WORDS, compile_offline
+from ckp_lsp.core.compile.offline.reading import read_body
+from ckp_lsp.core.compile.offline.terms import Corpus
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "offline"
 CONCEPT_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -200,6 +202,59 @@ def test_keywords_merge_plurals() -> None:
     text = "Tokens expire. A token is signed. Each token has claims and the tokens rotate."
     keywords = folded(compile_body(text, concept="jwt").answers_when)
     assert ("token" in keywords) != ("tokens" in keywords)
+
+
+def test_keywords_merge_the_inflected_forms_of_a_russian_word() -> None:
+    text = (
+        "Отмена записи возможна за два часа. После отмены записи деньги возвращаются, "
+        "а об отмене записи приходит письмо."
+    )
+    keywords = folded(compile_body(text, concept="booking").answers_when)
+    assert sum(k in keywords for k in ("отмена", "отмены", "отмене")) == 1
+    assert "отмена записи" in keywords or "отмены записи" in keywords
+
+
+def test_a_russian_heading_of_two_words_is_a_keyword_phrase() -> None:
+    text = (
+        "# Платежи\n\n## Возврат денег\n\nПри отмене записи возврат денег делаем автоматически, "
+        "деньги приходят на карту.\n"
+    )
+    assert "возврат денег" in folded(compile_body(text, concept="payments").answers_when)
+
+
+def test_a_short_name_only_code_uses_is_no_keyword() -> None:
+    """`tid` in a JSON example and backticks is a field; `TTL`, written in prose, is a topic."""
+    text = (
+        "# Sessions\n\nEach session carries the tenant in `tid`; the `tid` claim is checked on every "
+        "request. The session TTL is short, and the TTL is renewed on use.\n\n"
+        '```json\n{"tid": "058091", "sid": "s1"}\n```\n'
+    )
+    terms = read_body(text, Corpus()).terms
+    assert terms["tid"].code_only and not terms["ttl"].code_only
+    keywords = folded(compile_body(text, concept="sessions", others=()).answers_when)
+    assert "tid" not in keywords
+    assert "ttl" in keywords
+
+
+def test_a_unit_alone_is_no_keyword_but_a_phrase_with_one_is() -> None:
+    text = (
+        "Access tokens expire after 15 minutes, refresh tokens after 30 minutes of inactivity; "
+        "a revoked token is refused within 5 minutes. Sleep hours are logged nightly, and the "
+        "sleep hours chart shows the week."
+    )
+    keywords = folded(compile_body(text, concept="health", others=()).answers_when)
+    assert "minutes" not in keywords
+    assert "sleep hours" in keywords
+
+
+def test_a_word_used_as_a_verb_weighs_less_than_a_noun_used_as_often() -> None:
+    text = (
+        "Presenting a used token revokes the whole family. Logging out revokes the session, "
+        "and an administrator revokes every login. Tokens of a family rotate; the family is "
+        "stored, and its family ends with the last token."
+    )
+    terms = read_body(text, Corpus()).terms
+    assert terms["revoke"].score < terms["family"].score / 1.5  # both used three times
 
 
 def test_keywords_never_exceed_twenty_on_a_large_body() -> None:

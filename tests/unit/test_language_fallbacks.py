@@ -14,7 +14,7 @@ import yaml
 
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.discovery import find_banks
-from ckp_lsp.core.language import libraries, missing_libraries, names, segment, slug, stopwords, words
+from ckp_lsp.core.language import libraries, missing_libraries, names, segment, slug, stems, stopwords, words
 from ckp_lsp.core.language import sentences as split_sentences
 from ckp_lsp.core.route import route
 from ckp_lsp.server import native
@@ -30,6 +30,8 @@ CACHED = (
     sentences._segment,
     names._anyascii,
     names._kakasi,
+    stems._stemmer,
+    stems.stem,
     stopwords._lists,
     stopwords._stop_words,
     stopwords._traditional,
@@ -178,3 +180,13 @@ def test_japanese_slug_without_pykakasi_is_spelled_as_chinese(without: Callable[
     assert slug("進捗状況") == slug("進捗状況", "zh")
     assert slug("進捗状況")  # anyascii's pinyin
     assert missing_libraries() == ["pykakasi"]
+
+
+def test_russian_without_snowballstemmer_matches_only_the_forms_written(without: Callable[..., None]) -> None:
+    (root,) = find_banks([SAMPLES / "cline-ru"])
+    bank = Bank.load(root)
+    without("snowballstemmer")
+    assert stems.stem("записей", "ru") == "записей"
+    assert route(bank, "Какие известные ошибки и когда дата релиза?").concepts == ["progress"]
+    assert route(bank, "Как работает отмена записей?").out_of_domain  # `отмена записи`: another form
+    assert missing_libraries() == ["snowballstemmer"]

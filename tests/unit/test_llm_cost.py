@@ -57,6 +57,19 @@ def compile_jwt(bank: Bank, provider: Provider, timeout: float | Job = 10) -> Co
     return compile_header(bank, "jwt.md", (bank.root / "jwt.md").read_text(), provider, timeout)
 
 
+def compile_once(bank: Bank, flavour: str = "openai") -> tuple[Compiled, Received]:
+    """jwt.md compiled against a fresh endpoint of ``flavour``: the result, and the one request sent."""
+    with FakeLLM() as fake:
+        compiled = compile_jwt(bank, provider_for(flavour, fake))
+        [request] = fake.received
+    return compiled, request
+
+
+def asks_structure(request: Received) -> bool:
+    """Whether a request asked for structured output (a JSON schema, or a tool to call)."""
+    return "response_format" in request.body or "tools" in request.body
+
+
 def prompt_chars(request: Received) -> int:
     """Characters of the prompt a request carried (system and user)."""
     body = request.body
@@ -72,10 +85,7 @@ def user_text(request: Received) -> str:
 def test_the_prompt_does_not_grow_with_the_bank(tmp_path: Path, flavour: str) -> None:
     sizes = {}
     for n in (38, 998):  # 40 and 1,000 files with jwt.md and oauth2.md
-        bank = bank_with_jwt(tmp_path, n)
-        with FakeLLM() as fake:
-            compile_jwt(bank, provider_for(flavour, fake))
-            [request] = fake.received
+        _, request = compile_once(bank_with_jwt(tmp_path, n), flavour)
         sizes[n + 2] = prompt_chars(request) / 4
         listed = [line for line in user_text(request).splitlines() if line.startswith("- ")]
         assert len(listed) <= 40
@@ -113,10 +123,7 @@ def test_the_prompt_asks_for_the_files_language(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("flavour", FLAVOURS)
 def test_structured_output_is_asked_for_and_used(tmp_path: Path, flavour: str) -> None:
-    bank = bank_with_jwt(tmp_path, 5)
-    with FakeLLM() as fake:
-        compiled = compile_jwt(bank, provider_for(flavour, fake))
-        [request] = fake.received
+    compiled, request = compile_once(bank_with_jwt(tmp_path, 5), flavour)
     if flavour == "openai":
         schema = request.body["response_format"]["json_schema"]["schema"]
     else:
@@ -135,12 +142,12 @@ def test_a_server_without_structured_output_gets_the_text_contract_once_rejected
         provider = provider_for(flavour, fake)
         compile_jwt(bank, provider)
         compile_header(bank, "oauth2.md", (bank.root / "oauth2.md").read_text(), provider, 10)
-        asked = [("response_format" in r.body or "tools" in r.body) for r in fake.received]
+        asked = [asks_structure(r) for r in fake.received]
     assert asked == [True, False, False]  # rejected once, then never asked again this run
     compiler._CACHE.clear()
     with FakeLLM(structured=False) as other:  # another endpoint: asked with structure first
         compile_jwt(bank, provider_for(flavour, other))
-        assert ("response_format" in other.received[0].body) or ("tools" in other.received[0].body)
+        assert asks_structure(other.received[0])
 
 
 @pytest.mark.parametrize("flavour", FLAVOURS)
@@ -150,7 +157,7 @@ def test_the_fallback_is_remembered_for_the_endpoint_across_providers(tmp_path: 
         for _ in range(2):  # the editor makes a provider for each Recompile
             compiler._CACHE.clear()
             compile_jwt(bank, provider_for(flavour, fake))
-        asked = [("response_format" in r.body or "tools" in r.body) for r in fake.received]
+        asked = [asks_structure(r) for r in fake.received]
     assert asked == [True, False, False]
 
 
@@ -192,10 +199,7 @@ def test_other_4xx_are_errors_with_the_providers_message(tmp_path: Path, flavour
 
 @pytest.mark.parametrize("flavour", FLAVOURS)
 def test_the_tokens_are_counted_from_the_apis_usage(tmp_path: Path, flavour: str) -> None:
-    bank = bank_with_jwt(tmp_path, 5)
-    with FakeLLM() as fake:
-        compiled = compile_jwt(bank, provider_for(flavour, fake))
-        [request] = fake.received
+    compiled, request = compile_once(bank_with_jwt(tmp_path, 5), flavour)
     # The fake counts a token per 4 characters, as its usage says.
     assert compiled.usage.prompt_tokens == prompt_chars(request) // 4
     assert compiled.usage.completion_tokens > 10
@@ -207,10 +211,7 @@ def test_candidates_come_from_evidence_both_ways(tmp_path: Path) -> None:
         "CONCEPT: quarry-ledger\nTLDR: Quarry ledger rows.\nANSWERS_WHEN: quarry ledger\n"
         "SIMILAR_MID: jwt:2026-10\n\n# Quarry ledger\n\nRows of the quarry.\n"
     )
-    bank = Bank.load(bank.root, today=TODAY)
-    with FakeLLM() as fake:
-        compile_jwt(bank, provider_for("openai", fake))
-        [request] = fake.received
+    _, request = compile_once(Bank.load(bank.root, today=TODAY))
     listed = [line.split(" |")[0] for line in user_text(request).splitlines() if line.startswith("- ")]
     assert "- quarry-ledger" in listed  # its header lists jwt: the other way
     assert "- oauth2" in listed  # jwt's header and body name it: this way

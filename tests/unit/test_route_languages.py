@@ -4,6 +4,8 @@ language, files over the budget of one file, a bank without headers."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -30,6 +32,67 @@ CHINESE = bank_of_texts(
         "cache.md": head("cache", "缓存, Redis"),
     }
 )
+
+
+RUSSIAN = bank_of_texts(
+    {
+        "db.md": head("database", "база данных, миграция схемы"),
+        "cancel.md": head("cancel", "отмена записи, возврат денег"),
+        "deploy.md": head("deploy", "развёртывание, Docker, Node"),
+        "queue.md": head("queue", "очередь задач"),
+    }
+)
+GERMAN = bank_of_texts(
+    {
+        "db.md": head("database", "Datenbank, Häuser der Stadt"),
+        "deploy.md": head("deploy", "Bereitstellung, Docker"),
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "loaded"),
+    [
+        ("Где лежит схема базы данных и как делать миграции?", ["database"]),
+        ("Как работать с базой данных?", ["database"]),
+        # отмену, отмена: Snowball cuts them to отмен and отм
+        ("Можно ли сделать отмену записей и возврат денег?", ["cancel"]),
+        ("Как идёт развертывание в Докере?", ["deploy"]),  # ё written as е
+        ("Что лежит в очереди задач?", ["queue"]),
+    ],
+)
+def test_a_russian_query_matches_keywords_written_in_another_form(query: str, loaded: list[str]) -> None:
+    assert route(RUSSIAN, query).concepts == loaded
+
+
+def test_a_russian_word_matches_no_keyword_of_another_stem() -> None:
+    assert route(RUSSIAN, "Какая погода завтра в Москве?").out_of_domain
+    assert route(RUSSIAN, "Где база отдыха?").out_of_domain  # `база данных` needs both its words
+    assert route(RUSSIAN, "Как обновить nodejs?").out_of_domain  # Russian stems leave `node` whole
+
+
+def test_a_german_query_matches_inflected_and_umlaut_forms() -> None:
+    assert route(GERMAN, "Welche Datenbanken nutzen die Häusern?").concepts == ["database"]
+    assert route(GERMAN, "Wie läuft die Bereitstellungen?").concepts == ["deploy"]
+
+
+def test_an_english_bank_and_question_load_no_stemmer() -> None:
+    """English words match as written and as plurals (``s``/``es``); a bank and a question in
+    ASCII load no language library for it."""
+    code = (
+        "import sys\n"
+        "from ckp_lsp.core.route import route\n"
+        "from tests.unit.builders import bank_of_texts\n"
+        "bank = bank_of_texts({'a.md': 'CONCEPT: cache\\nTLDR: Cache.\\nANSWERS_WHEN: cache\\n\\nBody.\\n'})\n"
+        "assert route(bank, 'how do caches expire').concepts == ['cache']\n"
+        "assert route(bank, 'caching rules').out_of_domain\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('snowballstemmer', 'stopwordsiso'))))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root
+    ).stdout
+    assert out.strip() == "[]"
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ import yaml
 
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.discovery import find_banks
-from ckp_lsp.core.language import has_cjk, is_japanese, sentences
+from ckp_lsp.core.language import has_cjk, is_japanese, languages, sentences
 from ckp_lsp.core.rewrite import body_of
 from tests.unit.builders import run_cli, snapshot_files
 
@@ -31,13 +31,15 @@ def bank_of(sample: str) -> Path:
     return bank
 
 
-def test_the_samples_include_a_bank_without_spaces_and_a_front_matter_bank() -> None:
-    assert {"mentat", "cline-ja", "cline-zh", "adr"} <= set(WITH_QUERIES)
+def test_the_samples_include_banks_without_spaces_an_inflected_one_and_a_front_matter_bank() -> None:
+    assert {"mentat", "cline-ja", "cline-zh", "cline-ru", "adr"} <= set(WITH_QUERIES)
     ja = Bank.load(bank_of("cline-ja"))
     assert all(is_japanese(kf.tldr) for kf in ja.files.values())
     zh = Bank.load(bank_of("cline-zh"))
     assert all(has_cjk(kf.tldr) and not is_japanese(kf.tldr) for kf in zh.files.values())
     assert {"activeContext.md", "progress.md", "projectbrief.md"} <= set(ja.files)
+    ru = Bank.load(bank_of("cline-ru"))
+    assert all(languages(kf.tldr) == ("en", "ru") for kf in ru.files.values())
     adr = Bank.load(bank_of("adr"))
     assert all(kf.header is not None and kf.header.form == "frontmatter" for kf in adr.files.values())
     assert all(
@@ -146,3 +148,19 @@ def test_a_bank_adopted_from_scratch_routes_its_queries(
     report = json.loads(out)
     missed = [(q["query"], q["failures"]) for q in report["queries"] if q["failures"]]
     assert report["recall"] >= MIN_RECALL, missed
+
+
+def test_adopted_mentat_keywords_name_topics_not_units_fields_or_verbs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The case found on the sample: offline, jwt.md's keywords once said `minutes` (its table of
+    lifetimes), `tid` (a claim in its JSON example) and `revokes`."""
+    copy = tmp_path / "mentat"
+    shutil.copytree(SAMPLES / "mentat", copy)
+    bank = bank_of_copy(copy)
+    jwt = bank / "patterns" / "jwt.md"
+    jwt.write_text(_without_ckp_header(jwt.read_text(encoding="utf-8")), encoding="utf-8")
+    assert run_cli(capsys, "compile", "--all", str(bank))[0] == 0
+    keywords = [k.casefold() for k in Bank.load(bank).files["patterns/jwt.md"].keyword_texts]
+    assert not {"minutes", "tid", "revokes"} & set(keywords), keywords
+    assert {"jwt", "token", "algorithm"} <= set(keywords), keywords

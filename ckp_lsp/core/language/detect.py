@@ -11,7 +11,7 @@ from .stopwords import languages_of_word
 _SAMPLE = 8_000  # characters read of a long text: enough to see its languages
 _LETTERS = re.compile(f"(?:[^\\W\\d_]|[{MARK_CHARS}])+")
 # The language a script's text is in when none of its stop words decides.
-_DEFAULT = {
+DEFAULT_LANGUAGE = {
     "LATIN": "en",
     "CYRILLIC": "ru",
     "ARABIC": "ar",
@@ -43,7 +43,7 @@ def languages(text: str) -> tuple[str, ...]:
     for m in _LETTERS.finditer(sample):
         word = m.group()
         script = script_of(word[0])
-        if script in _DEFAULT:
+        if script in DEFAULT_LANGUAGE:
             words[script].append(word.casefold())
     index = languages_of_word()
     for script, tokens in words.items():
@@ -52,7 +52,7 @@ def languages(text: str) -> tuple[str, ...]:
         for codes in per_token:
             hits.update(codes)
         if not hits:
-            found.add(_DEFAULT[script])
+            found.add(DEFAULT_LANGUAGE[script])
             continue
         best = min(hits, key=lambda code: (-hits[code], code))
         found.add(best)

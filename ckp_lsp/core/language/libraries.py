@@ -14,6 +14,8 @@ universal build, Windows on arm64) its feature falls back to a simpler method in
 - ``anyascii`` (ASCII names): Unicode decomposition without accents (``caffè`` → ``caffe``), other
   scripts dropped;
 - ``pykakasi`` (Japanese names): Japanese is spelled as Chinese is (by ``anyascii``);
+- ``snowballstemmer`` (word forms): no stems; a query matches the forms a keyword is written in
+  (and its ``s``/``es`` plurals);
 - ``stopwordsiso`` (stop words): no stop words.
 
 A failure is remembered (each loader is cached) and reported by ``missing_libraries``, once, by the
@@ -33,6 +35,7 @@ LIBRARIES: dict[str, str | None] = {
     "pykakasi": None,
     "rjieba": "rjieba",
     "sentencex": "sentencex",
+    "snowballstemmer": None,
     "stopwordsiso": None,
     "tinysegmenter": None,
 }
@@ -43,6 +46,7 @@ PURPOSE = {
     "pykakasi": "Japanese names",
     "rjieba": "Chinese words",
     "sentencex": "sentences",
+    "snowballstemmer": "word forms",
     "stopwordsiso": "stop words",
     "tinysegmenter": "Japanese words",
 }

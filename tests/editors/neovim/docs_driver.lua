@@ -4,6 +4,7 @@
 -- test_neovim_docs.py. Environment: CKP_CMD, CKP_SAMPLES, CKP_HOME, CKP_RESULT.
 
 local env = vim.env
+local HERE = debug.getinfo(1, 'S').source:sub(2):match('(.*/)') -- this folder, with its '/'
 local result = { steps = {}, notes = {} }
 
 vim.notify = function(msg, level)
@@ -121,21 +122,4 @@ local function main()
 end
 
 local ok, err = pcall(main)
-result.ok = ok
-result.error = (not ok) and tostring(err) or nil
-pcall(function()
-  local ids = {}
-  for _, c in ipairs((vim.lsp.get_clients or vim.lsp.get_active_clients)()) do
-    table.insert(ids, c.id)
-  end
-  vim.lsp.stop_client(ids)
-  vim.wait(3000, function()
-    return #(vim.lsp.get_clients or vim.lsp.get_active_clients)() == 0
-  end, 20)
-end)
-local f = io.open(env.CKP_RESULT, 'w')
-if f then
-  f:write(vim.fn.json_encode(result))
-  f:close()
-end
-vim.cmd(ok and 'qall!' or 'cquit! 1')
+dofile(HERE .. 'finish.lua')(result, ok, err)

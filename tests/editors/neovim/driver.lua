@@ -7,6 +7,7 @@
 -- script always ends with :qall! (or :cquit! 1), never hanging headless Neovim.
 
 local env = vim.env
+local HERE = debug.getinfo(1, 'S').source:sub(2):match('(.*/)') -- this folder, with its '/'
 local result = { version = tostring(vim.version().major) .. '.' .. tostring(vim.version().minor), steps = {} }
 local started = vim.loop.hrtime()
 local NVIM_011 = vim.fn.has('nvim-0.11') == 1
@@ -60,13 +61,6 @@ local function clients_of(buf)
     end
   end
   return out
-end
-
-local function all_clients()
-  if vim.lsp.get_clients then
-    return vim.lsp.get_clients()
-  end
-  return vim.lsp.get_active_clients()
 end
 
 local function load(rel)
@@ -304,6 +298,15 @@ local function main()
   -- 6. An edit saved in another buffer reaches an open one: oauth2.md's VALIDATED moves to this
   --    month, and patterns/jwt.md (open, unchanged) gets CKP050 on its entry oauth2:2026-10.
   local month = os.date('%Y-%m')
+  -- Whether the open jwt.md comes to show CKP050 on its entry line (matching ``pattern``).
+  local function wait_stale(data, pattern)
+    data.line = line_of(jwt, pattern)
+    data.shown = vim.wait(timeout(), function()
+      return find_diagnostic(jwt, 'CKP050', data.line) ~= nil
+    end, 20)
+    data.diagnostics = codes(jwt)
+  end
+
   step('other_buffer', function(data)
     local oauth2 = open('mentat/memory-bank/patterns/oauth2.md')
     local lnum = line_of(oauth2, '^VALIDATED:')
@@ -311,11 +314,7 @@ local function main()
     vim.api.nvim_buf_call(oauth2, function()
       vim.cmd('write')
     end)
-    data.line = line_of(jwt, '^SIMILAR_HIGH:')
-    data.shown = vim.wait(timeout(), function()
-      return find_diagnostic(jwt, 'CKP050', data.line) ~= nil
-    end, 20)
-    data.diagnostics = codes(jwt)
+    wait_stale(data, '^SIMILAR_HIGH:')
   end)
 
   -- 7. A file rewritten on disk by another process (sed, as an agent would) reaches an open
@@ -324,39 +323,10 @@ local function main()
     local path = env.CKP_SAMPLES .. '/mentat/memory-bank/patterns/auth.md'
     vim.fn.system({ 'sed', '-i', 's/^VALIDATED:.*$/VALIDATED:    ' .. month .. '/', path })
     assert(vim.v.shell_error == 0, 'sed failed on ' .. path)
-    data.line = line_of(jwt, '^SIMILAR_MID:')
-    data.shown = vim.wait(timeout(), function()
-      return find_diagnostic(jwt, 'CKP050', data.line) ~= nil
-    end, 20)
-    data.diagnostics = codes(jwt)
+    wait_stale(data, '^SIMILAR_MID:')
   end)
 end
 
 local ok, err = pcall(main)
-result.ok = ok
-result.error = (not ok) and tostring(err) or nil
-
--- Stop the clients and let them exit before quitting.
-pcall(function()
-  local ids = {}
-  for _, c in ipairs(all_clients()) do
-    table.insert(ids, c.id)
-  end
-  vim.lsp.stop_client(ids)
-  result.stopped = vim.wait(3000, function()
-    return #all_clients() == 0
-  end, 20)
-end)
 result.ms = ms()
-
-local written = pcall(function()
-  local f = assert(io.open(env.CKP_RESULT, 'w'))
-  f:write(vim.fn.json_encode(result))
-  f:close()
-end)
-if ok and written then
-  vim.cmd('qall!')
-else
-  io.stderr:write('driver failed: ' .. tostring(err) .. '\n')
-  vim.cmd('cquit! 1')
-end
+dofile(HERE .. 'finish.lua')(result, ok, err)

@@ -299,22 +299,21 @@ def test_quick_fix_applies(run: dict[str, Any]) -> None:
 
 
 @pytest.mark.editor
-def test_an_open_buffer_learns_of_an_edit_saved_in_another(run: dict[str, Any]) -> None:
-    data = step(run, "other_buffer")
+@pytest.mark.parametrize(
+    ("name", "change", "entry"),
+    [
+        ("other_buffer", "oauth2.md's VALIDATED moved on and was saved in its own buffer", "oauth2"),
+        ("disk", "another process rewrote auth.md's VALIDATED on disk", "auth"),
+    ],
+    ids=["an-edit-saved-in-another-buffer", "a-file-rewritten-on-disk"],
+)
+def test_an_open_buffer_learns_that_a_file_it_relates_to_moved_on(
+    run: dict[str, Any], name: str, change: str, entry: str
+) -> None:
+    data = step(run, name)
     assert data.get("shown"), (
-        f"Neovim {run['version']}: after oauth2.md's VALIDATED moved on and was saved in its own "
-        f"buffer, the open patterns/jwt.md shows no CKP050 on line {data.get('line')} "
-        f"(its oauth2 entry); it shows {short(data.get('diagnostics'))}"
-    )
-
-
-@pytest.mark.editor
-def test_an_open_buffer_learns_of_a_file_rewritten_on_disk(run: dict[str, Any]) -> None:
-    data = step(run, "disk")
-    assert data.get("shown"), (
-        f"Neovim {run['version']}: after another process rewrote auth.md's VALIDATED on disk, the "
-        f"open patterns/jwt.md shows no CKP050 on line {data.get('line')} (its auth entry); it "
-        f"shows {short(data.get('diagnostics'))}"
+        f"Neovim {run['version']}: after {change}, the open patterns/jwt.md shows no CKP050 on line "
+        f"{data.get('line')} (its {entry} entry); it shows {short(data.get('diagnostics'))}"
     )
 
 

@@ -26,6 +26,7 @@ import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -258,6 +259,14 @@ def find_target(bank: Path) -> Target | None:
     return None
 
 
+def write_tiny_bank(bank: Path) -> Path:
+    """The tiny bank written to the folder ``bank``; returns ``bank``."""
+    bank.mkdir(parents=True)
+    for name, text in TINY_BANK.items():
+        (bank / name).write_text(text, encoding="utf-8")
+    return bank
+
+
 def make_workspace(root: Path) -> tuple[Path, Target, list[str]]:
     ws = root / "workspace"
     ws.mkdir()
@@ -267,10 +276,7 @@ def make_workspace(root: Path) -> tuple[Path, Target, list[str]]:
         if src.is_dir():
             shutil.copytree(src, ws / Path(rel).relative_to("samples"))
             used.append(rel)
-    tiny = ws / "tiny" / "memory-bank"
-    tiny.mkdir(parents=True)
-    for name, text in TINY_BANK.items():
-        (tiny / name).write_text(text, encoding="utf-8")
+    tiny = write_tiny_bank(ws / "tiny" / "memory-bank")
     target = None
     for rel in used:
         target = find_target(ws / Path(rel).relative_to("samples"))
@@ -590,10 +596,7 @@ def test_vscode_restricted_mode_ignores_workspace_programs_and_endpoints(tmp_pat
     the bundled server and the user's Python, and sends the server the workspace's ordinary
     settings but not its program, provider or endpoint."""
     ws = tmp_path / "workspace"
-    bank = ws / "memory-bank"
-    bank.mkdir(parents=True)
-    for name, text in TINY_BANK.items():
-        (bank / name).write_text(text, encoding="utf-8")
+    bank = write_tiny_bank(ws / "memory-bank")
     (ws / ".vscode").mkdir()
     (ws / ".vscode" / "settings.json").write_text(json.dumps(HOSTILE_WORKSPACE_SETTINGS, indent=2))
     target = find_target(bank)
@@ -638,17 +641,21 @@ def ckp_output(user_data: Path) -> str:
     return "\n".join(p.read_text(errors="replace") for p in logs)
 
 
+def run_to_notification(tmp_path: Path, notification: str, artifacts: str, **options: Any) -> Session:
+    """VS Code on a workspace holding the tiny bank, run until a notification containing
+    ``notification`` shows (drive.mjs fails the run otherwise)."""
+    ws = tmp_path / "workspace"
+    write_tiny_bank(ws / "memory-bank")
+    drive = {"expectNotification": notification}
+    run = run_vscode(tmp_path, ws, drive, ARTIFACTS.parent / artifacts, **options)
+    assert run.result.get("ok"), (run.result.get("error"), run.output[-3000:])
+    return run
+
+
 def test_vscode_without_a_usable_python_says_what_to_do(tmp_path: Path) -> None:
     """Only a Python 3.8 on the PATH (and no Python extension): no server, and a notification
     that names what was tried and what to do, with a button to the settings."""
-    ws = tmp_path / "workspace"
-    bank = ws / "memory-bank"
-    bank.mkdir(parents=True)
-    for name, text in TINY_BANK.items():
-        (bank / name).write_text(text, encoding="utf-8")
-    drive = {"expectNotification": "no Python 3.10 or newer found"}
-    run = run_vscode(tmp_path, ws, drive, ARTIFACTS.parent / "vscode-no-python", old_python=True)
-    assert run.result.get("ok"), (run.result.get("error"), run.output[-3000:])
+    run = run_to_notification(tmp_path, "no Python 3.10 or newer found", "vscode-no-python", old_python=True)
     checks = run.result["checks"]
     text = checks["notification"]
     assert "tried python3, python" in text, text
@@ -663,14 +670,7 @@ def test_vscode_without_a_usable_python_says_what_to_do(tmp_path: Path) -> None:
 def test_vscode_universal_build_says_it_runs_pure_python(tmp_path: Path) -> None:
     """The universal .vsix: the server runs on pure-Python fallbacks, its log says so, and a
     notification says it, what it costs and which build to install instead."""
-    ws = tmp_path / "workspace"
-    bank = ws / "memory-bank"
-    bank.mkdir(parents=True)
-    for name, text in TINY_BANK.items():
-        (bank / name).write_text(text, encoding="utf-8")
-    drive = {"expectNotification": "runs without compiled modules"}
-    run = run_vscode(tmp_path, ws, drive, ARTIFACTS.parent / "vscode-universal", universal=True)
-    assert run.result.get("ok"), (run.result.get("error"), run.output[-3000:])
+    run = run_to_notification(tmp_path, "runs without compiled modules", "vscode-universal", universal=True)
     text = run.result["checks"]["notification"]
     assert "universal (pure-Python) build" in text, text
     assert f"install the build for {host_target()}" in text, text

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from .summary import is_metadata, is_placeholder
-from .terms import KANJI, PART, Corpus, is_identifier, keyword_key, part_keys, tokens, usable_word
+from .terms import KANJI, PART, Corpus, is_identifier, keyword_key, part_keys, stem, tokens, usable_word
 from .text import STRONG, URL, WS, Block, emphasised, inline_code, plain
 
 MAX_KEYWORDS = 15
@@ -49,6 +49,7 @@ class Term:
     keys: tuple[str, ...] = ()
     identifier: bool = False
     heading: bool = False  # a heading names it and the body talks about it: a topic
+    code_only: bool = False  # a short name only code uses (`tid`, `exp`): a field, not a topic
 
 
 class Counting:
@@ -63,6 +64,10 @@ class Counting:
         # is never seen on its own; words seen only glued to other kanji are dropped.
         self.glued: set[str] = set()
         self.free: set[str] = set()
+        # English: how often a word stands where a verb does (`it lives`, `revokes the`) and where
+        # a noun does (`the family`, `of keys`), by key
+        self.verb: Counter[str] = Counter()
+        self.noun: Counter[str] = Counter()
 
     def add(self, form: str, weight: float, identifier: bool = False) -> None:
         """Add weight to a keyword candidate."""
@@ -82,6 +87,11 @@ class Counting:
         return _prose_word(token, self.stops)
 
 
+# Units a body measures things in (`15 minutes`): no topic alone, a word of one in a phrase
+# (`sleep hours`, `meeting minutes`).
+_UNITS = frozenset({("millisecond",), ("second",), ("minute",), ("hour",), ("ms",)})
+_ASCII_WORD = re.compile(r"[A-Za-z0-9]+")
+_SHORT = 4  # a name shorter than this that only code uses is a field or a variable (`tid`, `exp`)
 _HEADING_ONLY = 0.5  # a heading's word the body never uses again is mostly structure, not a topic
 _HEADING_RANK = 2.0  # a heading's word the body talks about is a topic: it ranks first
 _LATIN_NAME = 2.0  # a Latin name in Chinese or Japanese prose (`Cookie`) is a keyword from its first use
@@ -100,6 +110,7 @@ def count_terms(
     headings = Counting(stops, cjk, syllabic)
     bigrams: Counter[str] = Counter()
     seen: set[str] = set()
+    said: set[str] = set()  # the keys of the short words written outside code
     for block in blocks:
         if block.kind != "heading":
             if block.text in seen:
@@ -108,6 +119,9 @@ def count_terms(
         if block.kind == "code":
             _count_code(block.text, counting)
             continue
+        said.update(
+            stem(w) for w in _ASCII_WORD.findall(plain(block.text, code=False)) if len(w) <= _SHORT + 2
+        )
         if len(block.plain) < 200 and (is_placeholder(block.plain) or is_metadata(block.plain)):
             continue  # `[Feature Name]`, `Owner: Billing team`: the template's, not the topic's
         if block.kind == "heading":
@@ -119,13 +133,24 @@ def count_terms(
             _count_prose(block.plain, 1.0, counting, Counter())  # a table names things: a stack, a map
         else:
             _count_prose(block.plain, 1.0, counting, bigrams)
+            _count_word_classes(plain(block.text, code=False), counting)
         for m in STRONG.finditer(block.text):
             _count_prose(plain(emphasised(m), code=False), 0.5, counting, Counter())
+    # A pair used twice is a term, in whatever forms (`отмена записи`, `отмены записи`).
+    pairs: dict[str, list[tuple[str, int]]] = {}
     for phrase, n in bigrams.items():
-        if n >= 2:
-            counting.add(phrase, 1.5 * n)
+        pairs.setdefault(" ".join(part_keys(phrase, cjk)), []).append((phrase, n))
+    for forms in pairs.values():
+        if sum(n for _, n in forms) >= 2:
+            for phrase, n in forms:
+                counting.add(phrase, 1.5 * n)
     for word in counting.glued - counting.free:
         counting.terms.pop(" ".join(part_keys(word, cjk)), None)
+    for term in counting.terms.values():
+        key = term.keys[0]
+        if len(term.keys) == 1 and not term.identifier and counting.verb[key] > counting.noun[key]:
+            term.score *= _VERB  # `revokes`, `lives`: what a topic does, not a topic
+        term.code_only = len(term.keys) == 1 and len(key) < _SHORT and key.isascii() and key not in said
     used = {k for term in counting.terms.values() for k in term.keys}
     for term in headings.terms.values():
         topic = used.issuperset(term.keys)
@@ -135,6 +160,41 @@ def count_terms(
         if topic:
             counting.terms[" ".join(term.keys)].heading = True
     return counting.terms
+
+
+# English words that come before a noun (determiners, prepositions) and around a verb (subject
+# pronouns and auxiliaries before it, a determiner after it): a word's neighbours tell which it is
+# where no tagger is at hand.
+_BEFORE_NOUN_TEXT = """
+    a an the its their our your his her this these those every each some any no of for with from
+    in on at by into per via
+"""
+_BEFORE_VERB_TEXT = """
+    it they he she we i which who that is are was were be been being can could will would should
+    must may might does do did not never always also only
+"""
+_AFTER_VERB_TEXT = "a an the its their our your his her this these those every each all"
+_BEFORE_NOUN = frozenset(_BEFORE_NOUN_TEXT.split())
+_BEFORE_VERB = frozenset(_BEFORE_VERB_TEXT.split())
+_AFTER_VERB = frozenset(_AFTER_VERB_TEXT.split())
+_ENGLISH_WORD = re.compile(r"[A-Za-z]+(?:['’-][A-Za-z]+)*")
+_VERB = 0.5  # the weight left to a word that stands as a verb more often than as a noun
+
+
+def _count_word_classes(text: str, counting: Counting) -> None:
+    """Count where each English word of a prose text stands as a verb and where as a noun."""
+    found = _ENGLISH_WORD.findall(text)
+    low = [w.casefold() for w in found]
+    for i, word in enumerate(low):
+        if word in _BEFORE_NOUN or word in _BEFORE_VERB or not found[i].islower():
+            continue  # (a capitalised word is a name or starts a sentence)
+        before = low[i - 1] if i else ""
+        after = low[i + 1] if i + 1 < len(low) else ""
+        key = stem(word)
+        if before in _BEFORE_NOUN:
+            counting.noun[key] += 1
+        elif before in _BEFORE_VERB or after in _AFTER_VERB:
+            counting.verb[key] += 1
 
 
 def _count_prose(text: str, weight: float, counting: Counting, bigrams: Counter[str]) -> None:
@@ -157,7 +217,7 @@ def _count_prose(text: str, weight: float, counting: Counting, bigrams: Counter[
             (counting.glued if glued else counting.free).add(word)
         if not syllable:
             counting.add(word, weight * factor, identifier)
-        spaced = word.isascii() or syllable
+        spaced = _CJK_TEXT.search(word) is None  # words with spaces between them: pairs mean something
         if previous and not identifier and start == previous_end + 1 and spaced:
             bigrams[f"{previous} {word.casefold()}"] += 1
         previous, previous_end = ("" if identifier or not spaced else word.casefold()), end
@@ -191,7 +251,7 @@ def _count_heading(text: str, counting: Counting) -> None:
         for word in run:
             if not _syllable(word, counting.syllabic):
                 counting.add(word, 2.5 if len(run) == 1 else 1.0, is_identifier(word))
-        if 2 <= len(run) <= 3 and all(w.isascii() or _syllable(w, counting.syllabic) for w in run):
+        if 2 <= len(run) <= 3 and not any(_CJK_TEXT.search(w) for w in run):
             counting.add(" ".join(run), 3.0)
 
 
@@ -277,6 +337,8 @@ def choose_keywords(
         if rank <= 0 or key in keys or key in taken or (len(term.keys) > 1 and keys.issuperset(term.keys)):
             continue  # a phrase whose words are all keywords already adds nothing to routing
         if term.identifier and identifiers >= _MAX_IDENTIFIERS:
+            continue
+        if (term.code_only and not term.heading) or term.keys in _UNITS:
             continue
         shown = display(term)
         if shown.casefold() in exclude:

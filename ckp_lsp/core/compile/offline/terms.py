@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ...language import has_cjk, stop_words, words
+from ...language.stems import stem_of_script
 
 # Words too generic to route by in any technical bank (English), on top of the languages' stop
 # words: document structure (overview, notes, status), time and quantity words.
@@ -109,10 +110,11 @@ def corpus_stops(languages: Iterable[str]) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
-    """A case-folded word without a plural ending, as routing matches `s`/`es` plurals."""
+    """A case-folded word without a plural ending, as routing matches `s`/`es` plurals; a word of
+    an inflected language its Snowball stem (`записи`, `запись` -> `запис`), as routing matches."""
     w = word.casefold()
     if not w.isascii():
-        return w
+        return w if has_cjk(w) else stem_of_script(w)
     if len(w) > 4 and w.endswith("ies"):
         return w[:-3] + "y"
     if len(w) > 4 and w.endswith(("ches", "shes", "sses", "xes", "zes")):
