@@ -18,7 +18,7 @@ from typing import Any
 
 from .cache import FileCache
 from .config import Config
-from .dates import CkpDate, today
+from .dates import CkpDate
 from .discovery import INDEX_NAME, knowledge_files, skip_reason
 from .knowledge import CONCEPT_RE, KnowledgeFile, closest, read_knowledge_file
 from .limits import CLAIM_LIMIT
@@ -137,12 +137,23 @@ class Claims(Mapping[str, "set[str]"]):
 class Bank:
     """The knowledge files of one bank, indexed for the checks and the editor features."""
 
-    def __init__(self, root: Path, config: Config | None = None, dates: UpdatedDates | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        config: Config | None = None,
+        dates: UpdatedDates | None = None,
+        today: CkpDate | None = None,
+    ) -> None:
         self.root = root
         self.config = config or Config()
         # Where the git and mtime staleness sources read (given by a face): without one, git mode
         # falls back to VALIDATED as outside a repository, and mtime mode knows no date.
         self.dates = dates
+        # The day, given by a face (which reads the clock; the server moves it on at midnight):
+        # what CKP052 compares dates with, an uncommitted change's updated date in git mode, and
+        # the month re-validating writes. None: no date is in the future, an uncommitted change
+        # has no date, and nothing can be re-validated.
+        self.today = today
         self.files: dict[str, KnowledgeFile] = {}
         self.by_concept: dict[str, list[str]] = {}
         self.backlinks: dict[str, set[str]] = {}
@@ -151,7 +162,7 @@ class Bank:
         self.unreadable: dict[str, str] = {}  # *.md files that are skipped, and why
         self._dates: dict[str, CkpDate] | None = None  # git mode: commit dates, once read
         self._in_git = False  # until the dates source says the bank is in a git repository
-        self._edited: set[str] = set()  # texts that differ from the disk: uncommitted, so today
+        self._edited: set[str] = set()  # texts that differ from the disk: uncommitted, so ``today``
         self._claimants: dict[str, list[tuple[str, str]]] = {}  # keyword -> sorted (concept, path)
         self.generation = 0
         self._log: list[str] = []  # the path of each change, after the ``_log_base`` first ones
@@ -192,11 +203,13 @@ class Bank:
         config: Config | None = None,
         cache: FileCache | None = None,
         dates: UpdatedDates | None = None,
+        today: CkpDate | None = None,
     ) -> Bank:
         """A bank read from disk; with a ``cache``, unchanged files are taken from it (and the
         cache is saved with what was read); ``dates`` serves the git and mtime staleness sources
-        (in git mode the commit dates are read here too: a check never asks for them)."""
-        bank = cls(root, config, dates)
+        (in git mode the commit dates are read here too: a check never asks for them), ``today``
+        is the day (see ``__init__``)."""
+        bank = cls(root, config, dates, today)
         base = os.path.join(root, "")
         rels = knowledge_files(root, bank.config.exclude, bank.unreadable)
         with paused_collection():
@@ -495,11 +508,17 @@ class Bank:
         if dates is None or not self._in_git:
             return kf.validated  # not in a git repository: nothing to ask, fall back to VALIDATED
         if kf.path in self._edited:
-            return today()
+            return self.today
         date = dates.get(kf.path)
         if date is None and kf.path not in dates:
-            return today()  # never committed: an uncommitted change counts as today
+            return self.today  # never committed, or changed since: an uncommitted change counts as today
         return date
+
+    def this_month(self) -> str:
+        """``YYYY-MM`` of the bank's day: what re-validating and compiling write."""
+        if self.today is None:
+            raise ValueError("this bank was given no day (Bank(today=...)): it cannot tell this month")
+        return self.today.month_text()
 
     @property
     def staleness_source(self) -> str:
@@ -542,8 +561,11 @@ class Bank:
         return out
 
 
-def load_banks(roots: Iterable[Path], config: Config, dates: UpdatedDates | None = None) -> list[Bank]:
+def load_banks(
+    roots: Iterable[Path], config: Config, dates: UpdatedDates | None = None, today: CkpDate | None = None
+) -> list[Bank]:
     """Every bank below ``roots``, loaded."""
     from .discovery import find_banks
 
-    return [Bank.load(b, config, dates=dates) for b in find_banks(roots, [Path(p) for p in config.banks])]
+    banks = find_banks(roots, [Path(p) for p in config.banks])
+    return [Bank.load(b, config, dates=dates, today=today) for b in banks]

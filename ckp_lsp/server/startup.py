@@ -169,6 +169,7 @@ async def _index_workspace(ls: CkpServer) -> None:
     finally:
         ls.state.forget()
         indexer.first_done()
+        ls.spawn(indexer.follow_the_day())
         if progress:
             n = sum(len(b.files) for b in ls.state.banks.values())
             ls.work_done_progress.end(

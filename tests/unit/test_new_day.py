@@ -1,0 +1,64 @@
+"""The language server gives its banks the day, and the next one after midnight: a date that was
+in the future is flagged until its day comes, and a bank read as the day changed gets the new one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ckp_lsp.core.bank import Bank
+from ckp_lsp.core.config import Config
+from ckp_lsp.core.dates import CkpDate
+from ckp_lsp.server.state import WorkspaceState
+from tests.unit.builders import bare_header, write_files
+
+FILES = {
+    "a.md": bare_header(CONCEPT="a", ANSWERS_WHEN="alpha", VALIDATED="2030-01"),
+    "b.md": bare_header(CONCEPT="b", ANSWERS_WHEN="beta", VALIDATED="2029-12"),
+}
+EVE, NEW_YEAR = CkpDate(2029, 12, 31), CkpDate(2030, 1, 1)
+
+
+def served(tmp_path: Path, day: CkpDate) -> tuple[WorkspaceState, Path]:
+    root = write_files(tmp_path / "memory-bank", FILES).resolve()
+    state = WorkspaceState()
+    state.folders = [tmp_path.resolve()]
+    state.today = day
+    state.reload_all([state.load_bank(root, Config())])
+    return state, root
+
+
+def future(state: WorkspaceState, path: Path) -> list[str]:
+    doc = state.doc(path)
+    assert doc is not None
+    return [f.message for f in state.findings(doc) if f.code == "CKP052"]
+
+
+def test_a_new_day_reaches_every_bank_and_every_file_is_checked_again(tmp_path: Path) -> None:
+    state, root = served(tmp_path, EVE)
+    assert future(state, root / "a.md") == [
+        "VALIDATED 2030-01 is in the future: use this month or an earlier one"
+    ]
+    dirty = state.new_day(NEW_YEAR)
+    assert dirty.files == {(root, "a.md"), (root, "b.md")}
+    assert state.banks[root].today == NEW_YEAR
+    assert future(state, root / "a.md") == []
+    assert not state.new_day(NEW_YEAR)  # the same day again: nothing to check
+
+
+def test_a_bank_read_as_the_day_changed_is_given_the_new_day(tmp_path: Path) -> None:
+    state, root = served(tmp_path, EVE)
+    read_before_midnight = Bank.load(root, Config(), today=EVE)
+    state.new_day(NEW_YEAR)
+    state.reload_all([read_before_midnight])
+    assert state.banks[root].today == NEW_YEAR and future(state, root / "a.md") == []
+
+
+def test_the_findings_read_with_a_bank_are_of_its_day(tmp_path: Path) -> None:
+    root = write_files(tmp_path / "memory-bank", FILES).resolve()
+    state = WorkspaceState()
+    state.folders = [tmp_path.resolve()]
+    for day, expected in ((EVE, ["a.md"]), (NEW_YEAR, [])):
+        state.today = day
+        _, found, _ = state.read_bank(root, Config())
+        assert found is not None
+        assert sorted(rel for rel, fs in found.items() if any(f.code == "CKP052" for f in fs)) == expected
