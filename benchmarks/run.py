@@ -185,8 +185,9 @@ def expected_published(bank: Path) -> set[str]:
     from ckp_lsp.core.bank import Bank
     from ckp_lsp.core.checks import check_file, check_index
     from ckp_lsp.core.config import config_for_bank
+    from ckp_lsp.faces.clock import today
 
-    loaded = Bank.load(bank, config_for_bank(bank))
+    loaded = Bank.load(bank, config_for_bank(bank), today=today())
     out = {(bank / rel).as_uri() for rel in loaded.files if check_file(loaded, rel)}
     if check_index(loaded):
         out.add(loaded.index_path.as_uri())
@@ -768,7 +769,8 @@ def main(argv: list[str] | None = None) -> int:
     benches = []
     for n in sizes:
         print(f"== {n:,} files: preparing the bank…", file=sys.stderr)
-        bank = prepare(n, args.seed, args.bodies)
+        # Resolved: the server names files by their real paths (``.banks`` may be a link).
+        bank = prepare(n, args.seed, args.bodies).resolve()
         runs = []
         for run in range(max(1, args.repeat)):
             b = Bench(

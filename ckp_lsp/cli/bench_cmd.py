@@ -49,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from ..core.bank import Bank
     from ..core.bench import BenchError, load_queries, run_bench
     from ..core.config import config_for_bank
+    from ..faces.clock import today
     from ..faces.updated import DISK
 
     root = bank_root(args.bank)
@@ -60,7 +61,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"ckp: {exc}", file=sys.stderr)
         return 2
     report = run_bench(
-        Bank.load(root, config_for_bank(root), dates=DISK), queries, args.sizes, args.index_format
+        Bank.load(root, config_for_bank(root), dates=DISK, today=today()),
+        queries,
+        args.sizes,
+        args.index_format,
     )
     for n in report.skipped_sizes:
         print(f"ckp: --sizes {n}: the bank has {report.files} files, size skipped", file=sys.stderr)

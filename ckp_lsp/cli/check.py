@@ -14,6 +14,7 @@ from ..core.checked import cached_findings, findings_of, unchanged_findings
 from ..core.discovery import markdown_entries
 from ..core.findings import Finding, Severity
 from ..core.workspace import resolve_targets
+from ..faces.clock import today
 from ..faces.updated import DISK
 from .output import display_path, paint
 
@@ -56,14 +57,14 @@ def _collect(
     paths: list[Path], cached: bool = False
 ) -> tuple[list[tuple[Path, Finding]], list[str], int, list[str]]:
     """``collect``, and a note for each bank named whole that has no knowledge file."""
-    targets = resolve_targets(paths, cached=cached, dates=DISK)
+    targets = resolve_targets(paths, cached=cached, dates=DISK, today=today())
     empty: list[str] = []
     results: list[tuple[Path, Finding]] = []
     checked = 0
     for t in targets.targets:
         kept = None
         if t.cache is not None and t.files is None:
-            kept = unchanged_findings(t.root, t.config, t.cache, t.with_index)
+            kept = unchanged_findings(t.root, t.config, t.cache, t.with_index, t.today)
         if kept is not None:
             rels, unreadable, found = kept
         else:

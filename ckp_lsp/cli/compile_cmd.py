@@ -20,10 +20,10 @@ from ..core.compile.compile_all import compile_all
 from ..core.compile.compiler import compile_header, provider_for
 from ..core.compile.model import CompileError
 from ..core.config import MAX_TIMEOUT, PROVIDERS, LlmConfig, config_for_bank, valid_timeout
-from ..core.dates import current_month
 from ..core.discovery import INDEX_NAME, bank_of, named_bank, started_on
 from ..core.text import BOM
 from ..core.writes import WriteRefused, refusal, write_atomic
+from ..faces.clock import today
 from ..faces.updated import DISK
 from . import compile_llm
 from .output import display_path
@@ -87,7 +87,7 @@ def _targets(args: argparse.Namespace) -> list[tuple[Path, str]] | str:
         root = named_bank(args.all) if args.all.exists() else None
         if root is None:
             return f"{args.all}: not a memory bank: name a bank folder or list it in `banks = [...]` in .ckp.toml"
-        bank = Bank.load(root, config_for_bank(root), dates=DISK)
+        bank = Bank.load(root, config_for_bank(root), dates=DISK, today=today())
         # A template (a file without a header, full of placeholders) is left as it is.
         out += [
             (root, rel)
@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     if args.all is not None and not args.files:
         root = named_bank(args.all)
         assert root is not None  # _targets checked it
-        bank = Bank.load(root, config_for_bank(root), dates=DISK)
+        bank = Bank.load(root, config_for_bank(root), dates=DISK, today=today())
         if _llm(args, bank.config.llm).provider == "offline":
             _tell_config(bank)
             return _run_all_offline(args, bank, sorted({rel for _, rel in targets}))
@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     show_progress = len(targets) > 1 and sys.stderr.isatty()
     for n, (root, rel) in enumerate(targets, 1):
         if root not in banks:
-            banks[root] = Bank.load(root, config_for_bank(root), dates=DISK)
+            banks[root] = Bank.load(root, config_for_bank(root), dates=DISK, today=today())
             _tell_config(banks[root])
         bank = banks[root]
         path = root / rel
@@ -201,7 +201,7 @@ def _run_all_offline(args: argparse.Namespace, bank: Bank, rels: list[str]) -> i
     show = _Progress(len(texts))
     unwritable = {rel: why for rel in texts if (why := refusal(bank.root / rel, bank.root))}
     outcomes = compile_all(
-        bank, texts, current_month(), force=args.force, progress=show, unwritable=unwritable
+        bank, texts, bank.this_month(), force=args.force, progress=show, unwritable=unwritable
     )
     show.done()
     changed = 0

@@ -24,6 +24,7 @@ from ..core.compile.providers import Provider
 from ..core.config import LlmConfig, config_for_bank
 from ..core.text import BOM
 from ..core.writes import WriteRefused, write_atomic
+from ..faces.clock import today
 from ..faces.updated import DISK
 from .output import display_path
 
@@ -210,7 +211,7 @@ def run_with_provider(
     fill = args.all is not None and not args.force and not args.files
     code = 0
     for root, rels in by_bank.items():
-        bank = Bank.load(root, config_for_bank(root), dates=DISK)
+        bank = Bank.load(root, config_for_bank(root), dates=DISK, today=today())
         tell(bank)
         llm = llm_of(bank)
         try:

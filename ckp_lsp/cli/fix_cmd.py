@@ -15,6 +15,7 @@ from ..core.index import ADDED_SECTION, adds_section, update_index_text, write_i
 from ..core.text import BOM
 from ..core.workspace import resolve_targets
 from ..core.writes import WriteRefused, write_atomic
+from ..faces.clock import today
 from ..faces.updated import DISK
 from .output import display_path
 
@@ -27,7 +28,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    targets = resolve_targets(args.paths, dates=DISK)
+    targets = resolve_targets(args.paths, dates=DISK, today=today())
     seen = set(targets.problems)
     config = [p for t in targets.targets for p in t.bank.config.problems if p not in seen]
     for problem in dict.fromkeys([*targets.problems, *config]):

@@ -21,11 +21,12 @@ def run(args: argparse.Namespace) -> int:
     from ..core.bank import Bank
     from ..core.config import config_for_bank
     from ..core.graph import build_graph, to_dot, to_mermaid
+    from ..faces.clock import today
     from ..faces.updated import DISK
 
     root = bank_root(args.bank)
     if root is None:
         return 2
-    graph = build_graph(Bank.load(root, config_for_bank(root), dates=DISK))
+    graph = build_graph(Bank.load(root, config_for_bank(root), dates=DISK, today=today()))
     sys.stdout.write(to_dot(graph) if args.format == "dot" else to_mermaid(graph))
     return 0

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..core.dates import CkpDate
 from .output import display_path
 
 
@@ -52,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
         init_bank,
     )
     from ..core.writes import WriteRefused
+    from ..faces.clock import today
 
     # What could not be written is said for its file, never as a traceback.
     failed = (InitError, WriteRefused, OSError)
@@ -67,14 +69,14 @@ def run(args: argparse.Namespace) -> int:
         # The project keeps a bank already: it gets headers and an index, and no file of ours.
         bank_dir = adopted
         try:
-            status = _adopt(adopt_bank, adopted)
+            status = _adopt(adopt_bank, adopted, today())
         except failed as exc:
             print(f"ckp: {exc}", file=sys.stderr)
             status = 1
     else:
         bank_dir = bank_dir if bank_dir is not None else (adopted or project / "memory-bank")
         try:
-            result = init_bank(project, bank_dir)
+            result = init_bank(project, bank_dir, today=today())
         except AlreadyDone as exc:
             print(f"{exc}.")
         except failed as exc:
@@ -112,8 +114,8 @@ def _has_knowledge(bank: Path) -> bool:
     return bool(knowledge_files(bank, config_for_bank(bank).exclude))
 
 
-def _adopt(adopt_bank: Any, bank: Path) -> int:
-    done = adopt_bank(bank)
+def _adopt(adopt_bank: Any, bank: Path, today: CkpDate) -> int:
+    done = adopt_bank(bank, today)
     where = display_path(bank)
     if not done.compiled and not done.failed and not done.index_written:
         print(f"{where} is adopted already: every knowledge file has a header and the index is current.")

@@ -18,7 +18,7 @@ from typing import Any
 
 from .cache import FileCache
 from .config import Config
-from .dates import CkpDate, today
+from .dates import CkpDate
 from .discovery import INDEX_NAME, knowledge_files, skip_reason
 from .knowledge import CONCEPT_RE, KnowledgeFile, closest, read_knowledge_file
 from .limits import CLAIM_LIMIT
@@ -137,12 +137,23 @@ class Claims(Mapping[str, "set[str]"]):
 class Bank:
     """The knowledge files of one bank, indexed for the checks and the editor features."""
 
-    def __init__(self, root: Path, config: Config | None = None, dates: UpdatedDates | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        config: Config | None = None,
+        dates: UpdatedDates | None = None,
+        today: CkpDate | None = None,
+    ) -> None:
         self.root = root
         self.config = config or Config()
         # Where the git and mtime staleness sources read (given by a face): without one, git mode
         # falls back to VALIDATED as outside a repository, and mtime mode knows no date.
         self.dates = dates
+        # The day, given by a face (which reads the clock; the server moves it on at midnight):
+        # what CKP052 compares dates with, an uncommitted change's updated date in git mode, and
+        # the month re-validating writes. None: no date is in the future, an uncommitted change
+        # has no date, and nothing can be re-validated.
+        self.today = today
         self.files: dict[str, KnowledgeFile] = {}
         self.by_concept: dict[str, list[str]] = {}
         self.backlinks: dict[str, set[str]] = {}
@@ -151,14 +162,16 @@ class Bank:
         self.unreadable: dict[str, str] = {}  # *.md files that are skipped, and why
         self._dates: dict[str, CkpDate] | None = None  # git mode: commit dates, once read
         self._in_git = False  # until the dates source says the bank is in a git repository
-        self._edited: set[str] = set()  # texts that differ from the disk: uncommitted, so today
+        self._edited: set[str] = set()  # texts that differ from the disk: uncommitted, so ``today``
         self._claimants: dict[str, list[tuple[str, str]]] = {}  # keyword -> sorted (concept, path)
         self.generation = 0
         self._log: list[str] = []  # the path of each change, after the ``_log_base`` first ones
         self._log_base = 0
-        self._words: tuple[int, dict[str, list[str]]] | None = None
-        # bumped whenever a concept appears in or leaves ``by_concept``
-        self._sorted_concepts: tuple[int, list[str]] | None = None
+        # Every concept, sorted, and the concepts by each word of their names: made when first
+        # asked, then kept up to date by each change (on a large bank, made again after each new
+        # name, they would cost a completion or a keystroke in CONCEPT a tenth of a second).
+        self._sorted_concepts: list[str] | None = None
+        self._words: dict[str, list[str]] | None = None
 
     def snapshot(self) -> Bank:
         """A copy that later changes to this bank do not reach, for work off the owner's thread.
@@ -178,6 +191,9 @@ class Bank:
         snap._edited = set(self._edited)
         snap._claimants = {k: list(v) for k, v in self._claimants.items()}
         snap._log = list(self._log)
+        if self._sorted_concepts is not None:
+            snap._sorted_concepts = list(self._sorted_concepts)
+        snap._words = None  # made again if the snapshot is asked for a suggestion
         return snap
 
     @classmethod
@@ -187,11 +203,13 @@ class Bank:
         config: Config | None = None,
         cache: FileCache | None = None,
         dates: UpdatedDates | None = None,
+        today: CkpDate | None = None,
     ) -> Bank:
         """A bank read from disk; with a ``cache``, unchanged files are taken from it (and the
         cache is saved with what was read); ``dates`` serves the git and mtime staleness sources
-        (in git mode the commit dates are read here too: a check never asks for them)."""
-        bank = cls(root, config, dates)
+        (in git mode the commit dates are read here too: a check never asks for them), ``today``
+        is the day (see ``__init__``)."""
+        bank = cls(root, config, dates, today)
         base = os.path.join(root, "")
         rels = knowledge_files(root, bank.config.exclude, bank.unreadable)
         with paused_collection():
@@ -252,10 +270,10 @@ class Bank:
             self.index_text = None
 
     def concepts(self) -> list[str]:
-        """Every concept declared in the bank, sorted (cached per generation)."""
-        if self._sorted_concepts is None or self._sorted_concepts[0] != self.generation:
-            self._sorted_concepts = (self.generation, sorted(self.by_concept))
-        return self._sorted_concepts[1]
+        """Every concept declared in the bank, sorted (the same list, kept up to date: do not change it)."""
+        if self._sorted_concepts is None:
+            self._sorted_concepts = sorted(self.by_concept)
+        return self._sorted_concepts
 
     def suggest(self, concept: str) -> str | None:
         """The concept of the bank closest to ``concept`` (CKP041's suggestion), or None.
@@ -284,14 +302,35 @@ class Bank:
         return closest(concept, [n for n in names if CONCEPT_RE.match(n)])
 
     def _concept_words(self) -> dict[str, list[str]]:
-        """Concepts by each word of their names (cached per generation)."""
-        if self._words is None or self._words[0] != self.generation:
+        """Concepts by each word of their names (kept up to date once made; in no order)."""
+        if self._words is None:
             words: dict[str, list[str]] = {}
-            for name in self.concepts():
+            for name in self.by_concept:
                 for word in set(_NAME_WORD.split(name)):
                     words.setdefault(word, []).append(name)
-            self._words = (self.generation, words)
-        return self._words[1]
+            self._words = words
+        return self._words
+
+    def _concept_came(self, concept: str) -> None:
+        """``concept`` is now declared by a file: the generation and what is kept of the concepts follow."""
+        self.generation += 1
+        if self._sorted_concepts is not None:
+            bisect.insort(self._sorted_concepts, concept)
+        if self._words is not None:
+            for word in set(_NAME_WORD.split(concept)):
+                self._words.setdefault(word, []).append(concept)
+
+    def _concept_left(self, concept: str) -> None:
+        """No file declares ``concept`` any more."""
+        self.generation += 1
+        if self._sorted_concepts is not None:
+            del self._sorted_concepts[bisect.bisect_left(self._sorted_concepts, concept)]
+        if self._words is not None:
+            for word in set(_NAME_WORD.split(concept)):
+                sharing = self._words[word]
+                sharing.remove(concept)
+                if not sharing:
+                    del self._words[word]
 
     def file_of(self, concept: str) -> KnowledgeFile | None:
         """The (first) file that declares ``concept``."""
@@ -353,7 +392,7 @@ class Bank:
         self.files[kf.path] = kf
         if kf.concept:
             if kf.concept not in self.by_concept:
-                self.generation += 1
+                self._concept_came(kf.concept)
             # Sorted, so that the order of updates never shows (file_of, CKP011's message).
             bisect.insort(self.by_concept.setdefault(kf.concept, []), kf.path)
         backlinks, claims, claimants = self.backlinks, self.claims, self._claimants
@@ -386,7 +425,7 @@ class Bank:
             paths.remove(kf.path)
             if not paths:
                 del self.by_concept[kf.concept]
-                self.generation += 1
+                self._concept_left(kf.concept)
         for concept, *_ in kf.relations:
             names = self.backlinks.get(concept)
             if names is not None:
@@ -469,11 +508,17 @@ class Bank:
         if dates is None or not self._in_git:
             return kf.validated  # not in a git repository: nothing to ask, fall back to VALIDATED
         if kf.path in self._edited:
-            return today()
+            return self.today
         date = dates.get(kf.path)
         if date is None and kf.path not in dates:
-            return today()  # never committed: an uncommitted change counts as today
+            return self.today  # never committed, or changed since: an uncommitted change counts as today
         return date
+
+    def this_month(self) -> str:
+        """``YYYY-MM`` of the bank's day: what re-validating and compiling write."""
+        if self.today is None:
+            raise ValueError("this bank was given no day (Bank(today=...)): it cannot tell this month")
+        return self.today.month_text()
 
     @property
     def staleness_source(self) -> str:
@@ -516,8 +561,11 @@ class Bank:
         return out
 
 
-def load_banks(roots: Iterable[Path], config: Config, dates: UpdatedDates | None = None) -> list[Bank]:
+def load_banks(
+    roots: Iterable[Path], config: Config, dates: UpdatedDates | None = None, today: CkpDate | None = None
+) -> list[Bank]:
     """Every bank below ``roots``, loaded."""
     from .discovery import find_banks
 
-    return [Bank.load(b, config, dates=dates) for b in find_banks(roots, [Path(p) for p in config.banks])]
+    banks = find_banks(roots, [Path(p) for p in config.banks])
+    return [Bank.load(b, config, dates=dates, today=today) for b in banks]

@@ -254,7 +254,7 @@ def subset_order(bank: Bank, queries: Sequence[Query]) -> list[str]:
 
 def subset(bank: Bank, paths: Iterable[str]) -> Bank:
     """A bank of only ``paths`` (read again from disk), without ``_index.md``: its index is rendered."""
-    sub = Bank(bank.root, bank.config, bank.dates)
+    sub = Bank(bank.root, bank.config, bank.dates, bank.today)
     for rel in paths:
         try:
             text, utf8 = read_text(bank.root / rel)

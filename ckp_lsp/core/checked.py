@@ -9,7 +9,7 @@ from .bank import Bank
 from .cache import FileCache
 from .checks import check_file, check_index
 from .config import Config
-from .dates import today
+from .dates import CkpDate
 from .discovery import INDEX_NAME, knowledge_files, skip_reason
 from .findings import Finding, Severity
 from .text import Span
@@ -25,15 +25,22 @@ def findings_of(bank: Bank, rels: list[str], with_index: bool) -> Found:
     return out
 
 
-def _key(cache: FileCache, root: Path, config: Config, unreadable: dict[str, str], with_index: bool) -> bytes:
+def _key(
+    cache: FileCache,
+    root: Path,
+    config: Config,
+    unreadable: dict[str, str],
+    with_index: bool,
+    today: CkpDate | None,
+) -> bytes:
     """What the findings of a whole bank depend on: every file read through ``cache`` (path, size,
-    mtime), the index's, the files skipped, the configuration and the day."""
+    mtime), the index's, the files skipped, the configuration and the day (CKP052)."""
     try:
         st = os.stat(root / INDEX_NAME)
         index: tuple[int, int] | None = (st.st_size, st.st_mtime_ns)
     except OSError:
         index = None
-    return cache.fingerprint(with_index, index, sorted(unreadable.items()), repr(config), str(today()))
+    return cache.fingerprint(with_index, index, sorted(unreadable.items()), repr(config), str(today))
 
 
 def _plain(found: Found) -> list[tuple[str, list[tuple[str, tuple[int, ...], str, int]]]]:
@@ -48,10 +55,11 @@ def _found(kept: list[tuple[str, list[tuple[str, tuple[int, ...], str, int]]]]) 
 
 
 def unchanged_findings(
-    root: Path, config: Config, cache: FileCache, with_index: bool
+    root: Path, config: Config, cache: FileCache, with_index: bool, today: CkpDate | None
 ) -> tuple[list[str], dict[str, str], Found] | None:
-    """When no file of the bank changed since its findings were kept (``cached_findings``): its
-    files, those skipped and why, and the findings, without reading the bank. None otherwise."""
+    """When no file of the bank changed since its findings were kept (``cached_findings``) on the
+    day ``today``: its files, those skipped and why, and the findings, without reading the bank.
+    None otherwise."""
     if config.staleness == "git":  # depends on commits, which no file's mtime tells
         return None
     unreadable: dict[str, str] = {}
@@ -66,18 +74,18 @@ def unchanged_findings(
     why = skip_reason(root / INDEX_NAME, root)
     if why is not None:
         unreadable[INDEX_NAME] = why
-    kept = cache.findings(_key(cache, root, config, unreadable, with_index))
+    kept = cache.findings(_key(cache, root, config, unreadable, with_index, today))
     return None if kept is None else (rels, unreadable, _found(kept))
 
 
 def cached_findings(bank: Bank, cache: FileCache, with_index: bool) -> Found:
     """The findings of every file of ``bank`` (read through ``cache``), or those the cache kept
     when nothing they depend on changed since: the same files (paths, sizes, mtimes), the same
-    index, configuration and day. Kept anew (and the cache saved) otherwise."""
+    index, configuration and day (``bank.today``). Kept anew (and the cache saved) otherwise."""
     rels = sorted(bank.files)
     if bank.config.staleness == "git":
         return findings_of(bank, rels, with_index)
-    key = _key(cache, bank.root, bank.config, bank.unreadable, with_index)
+    key = _key(cache, bank.root, bank.config, bank.unreadable, with_index, bank.today)
     kept = cache.findings(key)
     if kept is not None:
         return _found(kept)

@@ -1,5 +1,5 @@
-"""Findings that need the whole bank (SPEC §4): duplicate and unknown concepts, staleness,
-ambiguous keywords, and the index's drift and budget."""
+"""Findings that need the whole bank or the day (SPEC §4): duplicate and unknown concepts,
+staleness, ambiguous keywords, dates in the future, and the index's drift and budget."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from weakref import WeakKeyDictionary
 
 from .bank import Bank
+from .dates import CkpDate
 from .discovery import INDEX_END, INDEX_START, is_excluded
 from .findings import Finding, apply_overrides
 from .index import (
@@ -39,8 +40,8 @@ def check_file(bank: Bank, rel: str) -> list[Finding]:
 
 
 def bank_findings(bank: Bank, kf: KnowledgeFile) -> list[Finding]:
-    """CKP011, CKP032, CKP041 and CKP050 of one file."""
-    out: list[Finding] = []
+    """CKP011, CKP032, CKP041, CKP050 and CKP052 of one file."""
+    out = future_dates(kf, bank.today)
     if kf.concept:
         twins = [p for p in bank.by_concept.get(kf.concept, ()) if p != kf.path]
         if twins and kf.concept_span is not None:
@@ -116,6 +117,43 @@ def bank_findings(bank: Bank, kf: KnowledgeFile) -> list[Finding]:
                     concept=rel.concept,
                     updated=str(updated),
                     validated=rel.date_text,
+                )
+            )
+    return out
+
+
+def future_dates(kf: KnowledgeFile, today: CkpDate | None) -> list[Finding]:
+    """CKP052: the dates of ``kf`` after ``today`` (none when no day is given)."""
+    out: list[Finding] = []
+    if today is None:
+        return out
+    # Months before the day's are never after it: most dates are told by one sum, no call.
+    month = today.year * 12 + today.month
+    validated = kf.validated
+    if (
+        validated is not None
+        and validated.year * 12 + validated.month >= month
+        and validated.is_after(today)
+        and kf.header is not None
+    ):
+        # The first VALIDATED is the one read (a second is CKP004), and it has a value.
+        field = next(f for f in kf.header.fields if f.key == "VALIDATED")
+        out.append(
+            Finding.of(
+                "CKP052",
+                field.items[0].span,
+                f"VALIDATED {validated} is in the future: use this month or an earlier one",
+            )
+        )
+    for n, (concept, _, _, date) in enumerate(kf.relations):
+        if date is not None and date.year * 12 + date.month >= month and date.is_after(today):
+            rel = kf.relationship(n)
+            out.append(
+                Finding.of(
+                    "CKP052",
+                    rel.date_span or rel.span,
+                    f"the relationship to '{concept}' is dated {date}, in the future: use this month "
+                    "or an earlier one",
                 )
             )
     return out

@@ -1,11 +1,14 @@
-"""CKP dates: ``YYYY-MM`` or ``YYYY-MM-DD``, compared at the coarser precision of the two."""
+"""CKP dates: ``YYYY-MM`` or ``YYYY-MM-DD``, compared at the coarser precision of the two.
+
+Pure: what day it is is never asked here. The faces read the clock (``ckp_lsp.faces.clock``) and
+give the day to the core (``Bank.today``).
+"""
 
 from __future__ import annotations
 
 import calendar
 import datetime as _dt
 import re
-import time
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -33,6 +36,10 @@ class CkpDate:
             return self.month > other.month
         return self.day is not None and other.day is not None and self.day > other.day
 
+    def month_text(self) -> str:
+        """``YYYY-MM``: the month of this date, as VALIDATED and relationship entries write it."""
+        return f"{self.year:04d}-{self.month:02d}"
+
 
 @lru_cache(maxsize=8192)
 def parse_date(text: str) -> CkpDate | None:
@@ -54,20 +61,3 @@ def parse_date(text: str) -> CkpDate | None:
 def from_date(d: _dt.date) -> CkpDate:
     """CkpDate of a calendar day."""
     return CkpDate(d.year, d.month, d.day)
-
-
-_today: tuple[float, CkpDate] = (0.0, CkpDate(1, 1, 1))
-
-
-def today() -> CkpDate:
-    """Today, as a day (asked of the clock at most once a second: checks call it per date)."""
-    global _today
-    now = time.monotonic()
-    if now - _today[0] > 1.0:
-        _today = (now, from_date(_dt.date.today()))
-    return _today[1]
-
-
-def current_month() -> str:
-    """The current month as ``YYYY-MM``: what re-validating writes."""
-    return _dt.date.today().strftime("%Y-%m")

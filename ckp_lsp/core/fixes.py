@@ -9,7 +9,6 @@ from typing import Any
 from rapidfuzz import process
 
 from .bank import Bank
-from .dates import current_month
 from .findings import Finding
 from .header import Field, Item
 from .knowledge import CONCEPT_RE, KnowledgeFile
@@ -127,14 +126,14 @@ def _revalidate(bank: Bank, kf: KnowledgeFile, f: Finding) -> list[Fix]:
     rel = next((r for r in kf.relationships if r.span == f.span), None)
     if rel is None or rel.date_span is None:
         return []
-    month = current_month()
+    month = bank.this_month()
     return [Fix(f"Re-validate '{rel.concept}' ({month})", [Edit(rel.date_span, month)], preferred=True)]
 
 
 def _add_date(bank: Bank, kf: KnowledgeFile, f: Finding) -> list[Fix]:
     s = f.span
     end = Span(s.end_line, s.end_col, s.end_line, s.end_col)
-    month = current_month()
+    month = bank.this_month()
     return [Fix(f"Add the date {month}", [Edit(end, f":{month}")], preferred=True)]
 
 
@@ -211,12 +210,12 @@ _MAKERS: dict[str, Callable[[Bank, KnowledgeFile, Finding], list[Fix]]] = {
 }
 
 
-def revalidate_all(kf: KnowledgeFile, findings: list[Finding]) -> Fix | None:
-    """One fix re-validating every stale relationship of the file."""
+def revalidate_all(bank: Bank, kf: KnowledgeFile, findings: list[Finding]) -> Fix | None:
+    """One fix re-validating every stale relationship of the file (to the month of ``bank.today``)."""
     stale = [f for f in findings if f.code == "CKP050"]
     if len(stale) < 2:
         return None
-    month = current_month()
+    month = bank.this_month()
     edits = [
         Edit(r.date_span, month)
         for r in kf.relationships

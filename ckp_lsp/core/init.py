@@ -21,7 +21,7 @@ from .compile.answer import answer_problems, normalize_answer, slugify
 from .compile.model import Answer, CompileInput, ConceptSummary
 from .compile.offline import compile_offline
 from .config import config_for_bank
-from .dates import current_month
+from .dates import CkpDate
 from .discovery import SKIP_DIRS
 from .index import update_index_text, write_index
 from .limits import MAX_TLDR
@@ -322,8 +322,9 @@ def header_text(concept: str, answer: Answer, month: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def init_bank(project_dir: Path, bank_dir: Path | None = None) -> InitResult:
-    """Create ``<bank>/projects/<concept>.md`` for the project and regenerate ``_index.md``.
+def init_bank(project_dir: Path, bank_dir: Path | None = None, *, today: CkpDate) -> InitResult:
+    """Create ``<bank>/projects/<concept>.md`` for the project (VALIDATED the month of ``today``)
+    and regenerate ``_index.md``.
 
     Raises InitError, writing nothing, when that file exists already.
     """
@@ -337,7 +338,7 @@ def init_bank(project_dir: Path, bank_dir: Path | None = None) -> InitResult:
             f"{target} exists already: nothing was written (edit it, or remove it to start again)"
         )
     config = config_for_bank(bank_root) if bank_root.is_dir() else None
-    existing = Bank.load(bank_root, config) if bank_root.is_dir() else None
+    existing = Bank.load(bank_root, config, today=today) if bank_root.is_dir() else None
     if existing is not None and project.concept in existing.by_concept:
         raise InitError(
             f"concept '{project.concept}' is already declared by "
@@ -349,10 +350,10 @@ def init_bank(project_dir: Path, bank_dir: Path | None = None) -> InitResult:
         if kf.concept
     ]
     body = project_body(project)
-    text = header_text(project.concept, project_answer(project, others), current_month()) + "\n" + body
+    text = header_text(project.concept, project_answer(project, others), today.month_text()) + "\n" + body
     target.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(target, text, new_file=True, within=bank_root)
-    bank = Bank.load(bank_root, config_for_bank(bank_root))
+    bank = Bank.load(bank_root, config_for_bank(bank_root), today=today)
     return InitResult(bank_root, target, project.concept, _write_index(bank))
 
 
@@ -384,15 +385,16 @@ def existing_bank(project_dir: Path) -> Path | None:
     return found[0] if found else None
 
 
-def adopt_bank(bank_root: Path) -> Adopted:
+def adopt_bank(bank_root: Path, today: CkpDate) -> Adopted:
     """What ``ckp compile --all`` and ``ckp index`` do, for a bank that was there before ``ckp init``:
     files without a header get one and the others their missing fields (compiled offline, in one
-    phased run over the whole bank, bodies untouched), then the index is written."""
+    phased run over the whole bank, bodies untouched, VALIDATED the month of ``today``), then the
+    index is written."""
     from .bank import read_text
     from .compile.compile_all import compile_all
     from .writes import WriteRefused, refusal
 
-    bank = Bank.load(bank_root, config_for_bank(bank_root))
+    bank = Bank.load(bank_root, config_for_bank(bank_root), today=today)
     texts: dict[str, str] = {}
     boms: dict[str, bool] = {}
     failed: list[tuple[str, str]] = []
@@ -406,7 +408,7 @@ def adopt_bank(bank_root: Path) -> Adopted:
             failed.append((rel, str(exc)))
     compiled: list[str] = []
     unwritable = {rel: why for rel in texts if (why := refusal(bank_root / rel, bank_root))}
-    for out in compile_all(bank, texts, current_month(), unwritable=unwritable):
+    for out in compile_all(bank, texts, today.month_text(), unwritable=unwritable):
         if out.error:
             failed.append((out.rel, out.error))
             continue

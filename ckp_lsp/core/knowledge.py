@@ -1,7 +1,8 @@
 """A knowledge file: its parsed header in SPEC terms, and the findings it has on its own.
 
 Findings that need the rest of the bank (unknown or duplicate concepts, staleness, keyword
-claims) are computed by ``checks``; everything here depends on the file's text alone.
+claims) or the day (a date in the future) are computed by ``checks``; everything here depends on
+the file's text alone.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Container
 from dataclasses import dataclass
 from typing import Any
 
-from .dates import CkpDate, parse_date, today
+from .dates import CkpDate, parse_date
 from .findings import Finding, Severity
 from .header import (
     CKP_FIELDS,
@@ -331,8 +332,7 @@ def _read_clean(path: str, text: str) -> KnowledgeFile | None:
     confidence = values.get("CONFIDENCE")
     if confidence is not None and confidence.lower() not in CONFIDENCES:
         return None
-    past = _past_dates()
-    validated = _past_date(values["VALIDATED"], past)
+    validated = _valid_date(values["VALIDATED"])
     if validated is None:
         return None
     relations: list[Relation] = []
@@ -347,7 +347,7 @@ def _read_clean(path: str, text: str) -> KnowledgeFile | None:
             return None
         for entry in entries:
             name, _, date_text = entry.strip().partition(":")
-            date = _past_date(date_text, past)
+            date = _valid_date(date_text)
             if date is None:
                 return None
             relations.append((name, tier, date_text, date))
@@ -397,15 +397,15 @@ def brief(kf: KnowledgeFile) -> Brief | None:
 
 
 def from_brief(b: Brief) -> KnowledgeFile | None:
-    """The file ``brief`` described; None when a date of it is no longer valid (a new day)."""
+    """The file ``brief`` described; None when a date of it is not valid (not one the fast scan
+    would have read)."""
     path, size, concept, tldr, confidence, validated_text, keywords, relations, source, span = b
-    past = _past_dates()
-    validated = _past_date(validated_text, past)
+    validated = _valid_date(validated_text)
     if validated is None:
         return None
     dated: list[Relation] = []
     for name, tier, date_text in relations:
-        date = _past_date(date_text, past)
+        date = _valid_date(date_text)
         if date is None:
             return None
         dated.append((name, tier, date_text, date))
@@ -418,34 +418,18 @@ def from_brief(b: Brief) -> KnowledgeFile | None:
     return kf
 
 
-_PAST: dict[str, CkpDate | None] = {}
-_PAST_TODAY: list[CkpDate] = []
+_DATES: dict[str, CkpDate | None] = {}
 _UNSEEN: Any = object()
 
 
-def _past_dates() -> dict[str, CkpDate | None]:
-    """Date texts -> the valid date they name, or None when invalid or in the future; kept per day."""
-    now = today()
-    if not _PAST_TODAY or _PAST_TODAY[0] is not now:
-        if not _PAST_TODAY or _PAST_TODAY[0] != now:
-            _PAST.clear()
-        _PAST_TODAY[:] = [now]
-    return _PAST
-
-
-def _past_date(text: str, past: dict[str, CkpDate | None]) -> CkpDate | None:
-    """The valid date ``text`` names when it is not in the future, else None (``past``: see
-    ``_past_dates``)."""
-    date = past.get(text, _UNSEEN)
-    return _remember(text, past) if date is _UNSEEN else date
-
-
-def _remember(text: str, past: dict[str, CkpDate | None]) -> CkpDate | None:
-    date = parse_date(text)
-    if date is not None and date.is_after(_PAST_TODAY[0]):
-        date = None
-    if len(past) < 65536:
-        past[text] = date
+def _valid_date(text: str) -> CkpDate | None:
+    """The date ``text`` names, or None when it is not valid (a dict lookup: the fast scan asks
+    this of every date of every file, and a bank writes few distinct ones)."""
+    date = _DATES.get(text, _UNSEEN)
+    if date is _UNSEEN:
+        date = parse_date(text)
+        if len(_DATES) < 65536:
+            _DATES[text] = date
     return date
 
 
@@ -725,7 +709,8 @@ def _read_entry(kf: KnowledgeFile, item: Item, tier: str) -> Relationship | None
 
 
 def _check_date(kf: KnowledgeFile, text: str, span: Span, what: str) -> CkpDate | None:
-    """CKP051 and CKP052 of a date; ``what`` names whose date it is ("VALIDATED", "the relationship to 'x'")."""
+    """CKP051 of a date; ``what`` names whose date it is ("VALIDATED", "the relationship to 'x'").
+    (A date in the future, CKP052, depends on the day: ``checks`` reports it.)"""
     date = parse_date(text)
     if date is None:
         kf.local.append(
@@ -736,16 +721,6 @@ def _check_date(kf: KnowledgeFile, text: str, span: Span, what: str) -> CkpDate 
             )
         )
         return None
-    if date.is_after(today()):
-        kf.local.append(
-            Finding.of(
-                "CKP052",
-                span,
-                f"{what} {date} is in the future: use this month or an earlier one"
-                if what == "VALIDATED"
-                else f"{what} is dated {date}, in the future: use this month or an earlier one",
-            )
-        )
     return date
 
 

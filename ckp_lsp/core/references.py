@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -289,7 +289,8 @@ def index_declarations(bank: Bank, concept: str) -> list[Mention]:
     """The index's CONCEPT cells of ``concept``: its row, not the rows that relate to it.
 
     A concept that a thousand files relate to is named on a thousand rows; in a generated table
-    (CONCEPT first) only the rows that start with it are read.
+    (CONCEPT first, rows sorted) its rows are found by bisection, in another table only the rows
+    that start with it are read.
     """
     text = bank.index_text
     if text is None:
@@ -298,7 +299,15 @@ def index_declarations(bank: Bank, concept: str) -> list[Mention]:
     head = next((n for n in range(lo, hi) if lines[n].lstrip().startswith("|")), None) if table else None
     if head is None or _first_cell(lines[head]).upper() != "CONCEPT":
         return [m for m in index_mentions(bank, concept) if m.kind == "index-concept"]
-    only = [n for n in range(head + 1, hi) if concept in lines[n] and _first_cell(lines[n]) == concept]
+    rows = _sorted_rows(text)
+    if rows is None:
+        only = [n for n in range(head + 1, hi) if concept in lines[n] and _first_cell(lines[n]) == concept]
+    else:
+        only = []
+        n = bisect_left(range(*rows), concept, key=lambda n: _first_cell(lines[n])) + rows[0]
+        while n < rows[1] and _first_cell(lines[n]) == concept:
+            only.append(n)
+            n += 1
     return [
         Mention(INDEX_NAME, c.span, "index-concept")
         for c in _table_cells(lines, lo, hi, only)
@@ -306,8 +315,34 @@ def index_declarations(bank: Bank, concept: str) -> list[Mention]:
     ]
 
 
+@functools.lru_cache(maxsize=2)
+def _sorted_rows(text: str) -> tuple[int, int] | None:
+    """The lines [first, end) of the rows of an index table whose first column is CONCEPT, when
+    they are all rows and sorted by it, as ``ckp index`` writes them; None otherwise (a table edited
+    by hand is read line by line)."""
+    lines, lo, hi, table = _layout(text)
+    head = next((n for n in range(lo, hi) if lines[n].lstrip().startswith("|")), None) if table else None
+    if head is None or _first_cell(lines[head]).upper() != "CONCEPT":
+        return None
+    first = head + 1
+    if first < hi and set(lines[first].replace("|", "")) <= _SEPARATOR:
+        first += 1
+    before = ""
+    for n in range(first, hi):
+        line = lines[n]
+        if not line.lstrip().startswith("|"):
+            return None
+        cell = _first_cell(line)
+        if cell < before:
+            return None
+        before = cell
+    return first, hi
+
+
 def _first_cell(line: str) -> str:
-    return line.split("|", 2)[1].strip()
+    """The first cell of a table line, trimmed ("" when the line has none)."""
+    parts = line.split("|", 2)
+    return parts[1].strip() if len(parts) > 1 else ""
 
 
 def index_mentions(bank: Bank, concept: str) -> list[Mention]:
@@ -395,3 +430,16 @@ def plan_rename(bank: Bank, concept: str, new: str, move_files: bool = True) -> 
             elif cell.text == concept:
                 plan.add(INDEX_NAME, cell.span, new)
     return plan
+
+
+# --- made ahead --------------------------------------------------------------------------------
+
+
+def prepare(bank: Bank) -> None:
+    """Make what the lookups read of a bank the first time they are asked (the sorted concepts,
+    the rows of its index), so that a server does it on the thread that reads the bank: on a bank
+    of 100,000 files it takes a tenth of a second, which the first completion or references request
+    would otherwise wait for."""
+    bank.concepts()
+    if bank.index_text is not None:
+        _sorted_rows(bank.index_text)

@@ -18,14 +18,15 @@ class UpdatedDates(Protocol):
     """Where the ``git`` and ``mtime`` staleness sources read their dates."""
 
     def committed(self, bank_root: Path) -> Mapping[str, CkpDate] | None:
-        """Last-commit day of every file under ``bank_root`` (uncommitted ones as today); None outside git."""
+        """Last-commit day of every file under ``bank_root`` that has no uncommitted change (the
+        bank dates the others, and files never committed, with its ``today``); None outside git."""
 
     def modified(self, path: Path) -> CkpDate | None:
         """The modification day of ``path``, or None when it cannot be read."""
 
 
 class GivenDates:
-    """Dates known in advance (tests, callers that read them elsewhere): no git, no clock."""
+    """Dates known in advance (tests, callers that read them elsewhere): no git, no disk."""
 
     def __init__(
         self, committed: Mapping[str, CkpDate] | None = None, modified: Mapping[Path, CkpDate] | None = None
@@ -40,9 +41,9 @@ class GivenDates:
         return self._modified.get(path)
 
 
-def parse_git_dates(log: str, dirty: str, today: CkpDate) -> dict[str, CkpDate]:
-    """The dates in ``git log --format=%x00%cs --name-only`` output, the files ``git ls-files -m -o``
-    lists (uncommitted changes) as ``today``."""
+def parse_git_dates(log: str, dirty: str) -> dict[str, CkpDate]:
+    """The dates in ``git log --format=%x00%cs --name-only`` output, without the files ``git
+    ls-files -m -o`` lists (uncommitted changes: the bank dates them with its day)."""
     dates: dict[str, CkpDate] = {}
     current: CkpDate | None = None
     for line in log.splitlines():
@@ -51,6 +52,5 @@ def parse_git_dates(log: str, dirty: str, today: CkpDate) -> dict[str, CkpDate]:
         elif line and current is not None and line not in dates:
             dates[line] = current
     for line in dirty.splitlines():
-        if line:
-            dates[line] = today
+        dates.pop(line, None)
     return dates

@@ -9,6 +9,7 @@ from pathlib import Path
 from .bank import Bank
 from .cache import FileCache
 from .config import Config, config_for_bank
+from .dates import CkpDate
 from .discovery import INDEX_NAME, bank_of, find_banks, named_bank, started_on
 from .updated import UpdatedDates
 
@@ -25,13 +26,15 @@ class Target:
     cache: FileCache | None = None
     #: where the git and mtime staleness sources read (None: VALIDATED)
     dates: UpdatedDates | None = None
+    #: the day (``Bank.today``)
+    today: CkpDate | None = None
     _bank: Bank | None = None
 
     @property
     def bank(self) -> Bank:
         """The bank, read when first asked for (``ckp check`` may not need to)."""
         if self._bank is None:
-            self._bank = Bank.load(self.root, self.config, self.cache, self.dates)
+            self._bank = Bank.load(self.root, self.config, self.cache, self.dates, self.today)
         return self._bank
 
 
@@ -42,10 +45,15 @@ class Targets:
 
 
 def resolve_targets(
-    paths: Iterable[Path], base: Config | None = None, cached: bool = False, dates: UpdatedDates | None = None
+    paths: Iterable[Path],
+    base: Config | None = None,
+    cached: bool = False,
+    dates: UpdatedDates | None = None,
+    today: CkpDate | None = None,
 ) -> Targets:
     """Banks for ``paths``: a bank, a folder holding banks, or files inside banks. ``cached``:
-    banks are read through their cache (``core.cache``), written only inside a folder named.
+    banks are read through their cache (``core.cache``), written only inside a folder named;
+    ``dates`` and ``today`` are given to each bank.
 
     The search for the bank a path lies in stops at its project's root, or else at the folder the
     command was started on (``started_on``): a bank far above, at ``/`` or in ``/tmp``, is not taken."""
@@ -57,7 +65,7 @@ def resolve_targets(
     def target(root: Path) -> Target:
         if root not in by_root:
             cache = FileCache.for_bank(root, folders) if cached else None
-            by_root[root] = Target(root, config_for_bank(root, base), set(), False, cache, dates)
+            by_root[root] = Target(root, config_for_bank(root, base), set(), False, cache, dates, today)
             out.targets.append(by_root[root])
         return by_root[root]
 

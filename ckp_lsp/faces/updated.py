@@ -7,7 +7,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from ..core.dates import CkpDate, from_date, today
+from ..core.dates import CkpDate, from_date
 from ..core.updated import parse_git_dates
 
 
@@ -32,7 +32,7 @@ class DiskDates:
             dirty = _git(bank_root, "ls-files", "-m", "-o", "--exclude-standard")
         except (OSError, subprocess.SubprocessError):
             return None
-        return parse_git_dates(log.stdout, dirty.stdout, today())
+        return parse_git_dates(log.stdout, dirty.stdout)
 
     def modified(self, path: Path) -> CkpDate | None:
         try:

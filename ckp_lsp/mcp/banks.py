@@ -22,6 +22,7 @@ from ..core.config import config_for_bank
 from ..core.discovery import INDEX_NAME, SKIP_DIRS, bank_of, find_banks, is_knowledge_path, skip_reason
 from ..core.route import Router
 from ..core.stat_scan import Stats, stat_tree
+from ..faces.clock import today
 from ..faces.updated import DISK
 
 #: seconds between two stat scans of every file
@@ -179,7 +180,7 @@ class ServedBanks:
             if any(b.root == root for b in self.banks):
                 continue
             files, folders = scan(root)
-            bank = Bank.load(root, config_for_bank(root), dates=DISK)
+            bank = Bank.load(root, config_for_bank(root), dates=DISK, today=today())
             known = {p: s for p, s in files.items() if p in bank.files or p == INDEX_NAME}
             self.banks.append(ServedBank(self._name(root), bank, known, folders))
             self._seen[root] = files
@@ -218,12 +219,14 @@ class ServedBanks:
                     self._pending.setdefault(sb.root, set()).update(changed)
 
     def current(self) -> list[ServedBank]:
-        """The banks, brought up to date with the disk (call with ``lock`` held)."""
+        """The banks, brought up to date with the disk and the day (call with ``lock`` held)."""
         if not self.banks:
             self._discover()
         with self._pending_lock:
             pending, self._pending = self._pending, {}
+        day = today()
         for sb in self.banks:
+            sb.bank.today = day  # a server that runs past midnight checks against the new day
             changed = sb.changed_folders() | pending.get(sb.root, set())
             if changed:
                 sb.apply(sorted(changed))

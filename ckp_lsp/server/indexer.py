@@ -1,4 +1,5 @@
-"""Reading the banks and keeping them current with the disk; whether requests may answer yet."""
+"""Reading the banks and keeping them current with the disk and the day; whether requests may
+answer yet."""
 
 from __future__ import annotations
 
@@ -9,12 +10,18 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from ..core.bank import Bank
+from ..core.dates import CkpDate
+from ..faces import clock
 from .convert import uri_of
 from .state import Dirty
 from .watch import Events, Poller
 
 if TYPE_CHECKING:
     from .server import CkpServer
+
+#: how often the clock is asked whether the day changed (seconds): a date of the banks that was in
+#: the future is no longer, at the latest this long after midnight
+DAY_CHECK = 60.0
 
 
 class Indexer:
@@ -132,6 +139,23 @@ class Indexer:
         """The disk poller's snapshot taken before the banks are read, so no later change is missed."""
         if self.poller is not None:
             await asyncio.to_thread(self.poller.rebase, roots or list(self._ls.state.folders))
+
+    # --- the day --------------------------------------------------------------------------------
+
+    async def follow_the_day(self) -> None:
+        """Give the banks each new day as it comes, for as long as the server runs (the clock is
+        asked every DAY_CHECK seconds rather than woken at midnight: a machine that slept, or a
+        clock set again, is caught up with too)."""
+        while not self._ls.closing:
+            await asyncio.sleep(DAY_CHECK)
+            self.new_day(clock.today())
+
+    def new_day(self, day: CkpDate) -> None:
+        """Give the banks ``day`` and re-check every file when it is a new one."""
+        dirty = self._ls.state.new_day(day)
+        if dirty:
+            self._ls.log(f"ckp-lsp: a new day, {day}: every file is checked again")
+            self._ls.publisher.later(dirty)
 
     # --- reading again --------------------------------------------------------------------------
 

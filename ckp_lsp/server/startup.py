@@ -4,6 +4,7 @@ shutdown."""
 from __future__ import annotations
 
 import asyncio
+import importlib
 import os
 import sys
 import threading
@@ -162,13 +163,13 @@ async def _index_workspace(ls: CkpServer) -> None:
         indexer.log_banks(banks)
         ls.publisher.clear_all()
         ls.publisher.publish_all(ls.state.all_docs())
-        if ls.state.forget():
-            # Findings came with the banks: what checking builds on the way (the index's table)
-            # is built once now, rather than by the first edit.
-            ls.spawn(_warm_up(ls))
+        # Findings that came with the banks: what checking builds on the way (the index's table)
+        # is built once now, rather than by the first edit.
+        ls.spawn(_warm_up(ls, index=ls.state.forget()))
     finally:
         ls.state.forget()
         indexer.first_done()
+        ls.spawn(indexer.follow_the_day())
         if progress:
             n = sum(len(b.files) for b in ls.state.banks.values())
             ls.work_done_progress.end(
@@ -176,8 +177,14 @@ async def _index_workspace(ls: CkpServer) -> None:
             )
 
 
-async def _warm_up(ls: CkpServer) -> None:
+async def _warm_up(ls: CkpServer, index: bool) -> None:
+    """Once the banks are read: what the first requests would otherwise wait for."""
     await ls.indexer.ready.wait()
+    # The fuzzy matcher of completion (tens of milliseconds), imported on a thread: not at start,
+    # which it would slow, nor on the event loop.
+    await asyncio.to_thread(importlib.import_module, "ckp_lsp.server.features.completion")
+    if not index:
+        return
     for bank in list(ls.state.banks.values()):
         await asyncio.sleep(0)  # a request that came meanwhile first
         ls.state.findings(Doc(bank, INDEX_NAME))

@@ -24,6 +24,8 @@ from ..core.discovery import INDEX_NAME, find_banks, is_knowledge_path, skip_rea
 from ..core.findings import Finding
 from ..core.index import row_values
 from ..core.knowledge import KnowledgeFile
+from ..core.references import prepare
+from ..faces.clock import today
 from ..faces.updated import DISK
 
 
@@ -100,6 +102,7 @@ class WorkspaceState:
         self.boms: set[Path] = set()
         self.version = 0  # bumped by every change: what caches of derived tables key on
         self.use_cache = True  # banks are read through ``core.cache`` (``ckp-lsp --no-cache``: not)
+        self.today = today()  # the day every bank is given (``new_day`` moves it on)
         # Findings computed as banks were read (``read_bank``): bank root -> (the bank,
         # rel -> findings, the rels changed since, whose findings are no longer known)
         self._known: dict[Path, tuple[Bank, dict[str, list[Finding]], set[str]]] = {}
@@ -132,8 +135,9 @@ class WorkspaceState:
         """Read one bank from disk, through its cache (safe to call off the event loop: touches
         no shared state)."""
         cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
-        bank = Bank.load(root, config, cache, DISK)
+        bank = Bank.load(root, config, cache, DISK, self.today)
         # git mode: Bank.load asked git, here on this worker thread, not on the event loop
+        prepare(bank)  # and what the first completion or references request would wait for
         gc.freeze()  # before the collector, re-enabled, walks it (see ``reload_all``)
         return bank
 
@@ -143,8 +147,9 @@ class WorkspaceState:
         with none left out; see ``know``), and how many files came from the cache. Safe to call
         off the event loop: touches no shared state."""
         cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
-        bank = Bank.load(root, config, cache, DISK)
+        bank = Bank.load(root, config, cache, DISK, self.today)
         # git mode: Bank.load asked git, here on this worker thread, not on the event loop
+        prepare(bank)  # and what the first completion or references request would wait for
         # Before the collector walks it (see ``reload_all``), and before checking it: collections
         # while 100,000 files are checked would each walk the whole bank again.
         gc.freeze()
@@ -154,8 +159,11 @@ class WorkspaceState:
         return bank, found, cache.hits if cache is not None else 0
 
     def install(self, bank: Bank) -> Dirty:
-        self.version += 1
         """Adopt a freshly loaded bank, overlaying open documents' text."""
+        self.version += 1
+        if bank.today != self.today:  # read as the day changed: its findings were of the day before
+            bank.today = self.today
+            self._known.pop(bank.root, None)
         self.banks[bank.root] = bank
         dirty = Dirty(indexes={bank.root})
         for path, text in self.open.items():
@@ -261,6 +269,19 @@ class WorkspaceState:
         if before != row_values(doc.bank.files[doc.rel]):
             dirty.indexes.add(doc.bank.root)
         return self._changed(dirty)
+
+    def new_day(self, day: CkpDate) -> Dirty:
+        """Give every bank the day ``day``: when it is a new one, the findings of every file may
+        have changed (a date no longer in the future, an uncommitted change dated today)."""
+        if day == self.today:
+            return Dirty()
+        self.version += 1
+        self.today = day
+        for bank in self.banks.values():
+            bank.today = day
+        return self._changed(
+            Dirty(files={(root, rel) for root, bank in self.banks.items() for rel in bank.files})
+        )
 
     def opened(self, path: Path, text: str, bom: bool = False) -> Dirty:
         """The editor opened (or changed) a document; ``text`` without the BOM ``bom`` says it had."""

@@ -7,7 +7,7 @@ from pathlib import Path
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from ckp_lsp.core.dates import current_month
+from ckp_lsp.faces.clock import this_month
 
 from .conftest import open_doc, wait_indexed
 
@@ -53,8 +53,7 @@ async def test_similar_field_offers_a_misspelt_concept_and_inserts_it_dated(clie
     lines, items = await complete(client, path, text, "geogrphy")
     assert items[0].label == "geography"
     assert (
-        accept(lines, items[0])
-        == f"SIMILAR_MID:  oauth2:2026-10, frontend:2026-11, geography:{current_month()}"
+        accept(lines, items[0]) == f"SIMILAR_MID:  oauth2:2026-10, frontend:2026-11, geography:{this_month()}"
     )
     if client.flavour == "vscode":
         # It declares that it resolves documentation: the TLDR comes when the item is shown.
@@ -87,7 +86,7 @@ async def test_front_matter_list_item_offers_concepts(client: LanguageClient):
     text = path.read_text().replace("  - frontend:2026-10\n", "  - frontend:2026-10\n  - civ\n")
     lines, items = await complete(client, path, text, "  - civ")
     assert items[0].label == "civis"
-    assert accept(lines, items[0]) == f"  - civis:{current_month()}"
+    assert accept(lines, items[0]) == f"  - civis:{this_month()}"
     assert "frontend" not in {i.label for i in items}
 
 
@@ -111,5 +110,5 @@ async def test_current_month_after_a_concept_and_its_colon(client: LanguageClien
     path = client.workspace_path / "mentat/memory-bank/patterns/auth.md"
     text = path.read_text().replace("SIMILAR_HIGH: jwt:2026-10", "SIMILAR_HIGH: jwt:")
     lines, items = await complete(client, path, text, "SIMILAR_HIGH: jwt:", trigger=":")
-    assert [i.label for i in items] == [current_month()]
-    assert accept(lines, items[0]) == f"SIMILAR_HIGH: jwt:{current_month()}"
+    assert [i.label for i in items] == [this_month()]
+    assert accept(lines, items[0]) == f"SIMILAR_HIGH: jwt:{this_month()}"

@@ -35,6 +35,7 @@ from ckp_lsp.core.config import Config
 from ckp_lsp.core.discovery import INDEX_NAME
 from ckp_lsp.core.index import update_index_text
 from ckp_lsp.core.text import decode, utf16_len
+from ckp_lsp.faces.clock import today
 
 from .harness import HANG, Session, document_requests
 
@@ -312,7 +313,7 @@ class EditorAndServer(RuleBasedStateMachine):
             target.write_bytes(text.encode("utf-8", "surrogatepass"))
         if (self.bank / INDEX_NAME).exists():
             shutil.copyfile(self.bank / INDEX_NAME, ref / INDEX_NAME)
-        bank = Bank.load(ref, Config().merged({"staleness": "validated"}))
+        bank = Bank.load(ref, Config().merged({"staleness": "validated"}), today=today())
         out = {}
         for rel in bank.files:
             out[self.uri(rel)] = shown(_as_diagnostics(check_file(bank, rel)))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from ckp_lsp.core.dates import today
+from ckp_lsp.faces.clock import today
 from tests.unit.builders import bare_header, git, write_files
 
 from .conftest import change_doc, doc_id, open_doc, wait_diagnostics, wait_until

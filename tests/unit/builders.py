@@ -14,8 +14,10 @@ import pytest
 from ckp_lsp.cli.main import main
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.config import Config
+from ckp_lsp.core.dates import CkpDate
 from ckp_lsp.core.discovery import INDEX_NAME
 from ckp_lsp.core.text import Span, decode, split_lines, utf16_len
+from ckp_lsp.faces.clock import today
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 SHOP = DATA / "shop" / "memory-bank"
@@ -23,6 +25,9 @@ FAULTY = DATA / "faulty" / "memory-bank"
 #: the bank the compile tests write to, at ``memory-bank`` in this folder
 COMPILE = DATA / "compile" / "bank"
 HEADERS = DATA / "headers"
+
+#: the day of the test run, as a face gives it to the banks it reads
+TODAY = today()
 
 #: a complete, valid bare header; ``bare_header`` overrides its fields
 BASE_FIELDS = {
@@ -40,9 +45,12 @@ def bare_header(**fields: str | None) -> str:
     return "\n".join(lines) + "\n\nBody.\n"
 
 
-def bank_of_texts(files: Mapping[str, str | bytes], config: Config | None = None) -> Bank:
-    """A bank held in memory; ``_index.md`` becomes its index text, bytes are decoded as from disk."""
-    bank = Bank(Path("/nonexistent/memory-bank"), config)
+def bank_of_texts(
+    files: Mapping[str, str | bytes], config: Config | None = None, today: CkpDate | None = TODAY
+) -> Bank:
+    """A bank held in memory, given the day ``today``; ``_index.md`` becomes its index text, bytes
+    are decoded as from disk."""
+    bank = Bank(Path("/nonexistent/memory-bank"), config, today=today)
     for rel, content in files.items():
         text, utf8 = decode(content) if isinstance(content, bytes) else (content, True)
         if rel == INDEX_NAME:

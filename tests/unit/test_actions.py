@@ -14,6 +14,7 @@ from ckp_lsp.core.compile.compiler import compile_header
 from ckp_lsp.core.fixes import Edit
 from ckp_lsp.core.header_changes import MINUS, describe
 from ckp_lsp.core.text import Span
+from ckp_lsp.faces.clock import today
 from ckp_lsp.server.features.actions import (
     REGENERATE_TITLE,
     annotations_supported,
@@ -30,7 +31,7 @@ URI = "file:///bank/domain/geography.md"
 @pytest.fixture
 def mentat(tmp_path: Path) -> Bank:
     shutil.copytree(SAMPLES / "mentat" / "memory-bank", tmp_path / "memory-bank")
-    return Bank.load(tmp_path / "memory-bank")
+    return Bank.load(tmp_path / "memory-bank", today=today())
 
 
 def test_describe_names_each_changed_field_with_counts() -> None:
@@ -77,7 +78,7 @@ def test_recompile_that_would_change_nothing_is_disabled_with_the_reason(mentat:
     rel = "patterns/jwt.md"
     text = compile_header(mentat, rel, (mentat.root / rel).read_text()).text
     (mentat.root / rel).write_text(text)
-    bank = Bank.load(mentat.root)
+    bank = Bank.load(mentat.root, today=today())
     action = recompile_action(bank, rel, URI, text, 0, offline=True)  # a second run changes nothing
     assert action is not None and action.title == "Recompile header: no change"
     assert action.disabled is not None and action.command is None

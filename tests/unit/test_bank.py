@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.checks import check_file, check_index
 from ckp_lsp.core.config import Config
-from ckp_lsp.core.dates import CkpDate, today
+from ckp_lsp.core.dates import CkpDate
 from ckp_lsp.core.findings import Finding
 from ckp_lsp.core.text import Span
 from ckp_lsp.faces.updated import DISK
@@ -265,6 +265,10 @@ def test_mtime_uses_the_modification_day(tmp_path: Path, modified: dt.date, stal
         assert "'redis' was modified on 2025-08-01" in finding.message
 
 
+#: the day the git-mode banks are given: what an uncommitted change is dated
+DAY = CkpDate(2026, 3, 4)
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A git repository whose bank (in a subfolder) was committed on 2025-06-10."""
@@ -278,10 +282,10 @@ def repo(tmp_path: Path) -> Path:
 
 
 def test_git_uses_the_last_commit_that_touched_the_file(repo: Path) -> None:
-    assert stale_dates(Bank.load(repo, Config(staleness="git"), dates=DISK)) == {}
+    assert stale_dates(Bank.load(repo, Config(staleness="git"), dates=DISK, today=DAY)) == {}
     (repo / "redis.md").write_text(REDIS + "More body.\n", encoding="utf-8")
     git(repo, "commit", "-q", "-am", "redis", date="2025-08-01T12:00:00")
-    bank = Bank.load(repo, Config(staleness="git"), dates=DISK)
+    bank = Bank.load(repo, Config(staleness="git"), dates=DISK, today=DAY)
     assert stale_dates(bank) == {"redis": "2025-08-01"}
     (finding,) = [f for f in check_file(bank, "cart.md") if f.code == "CKP050"]
     assert "'redis' was last committed on 2025-08-01" in finding.message
@@ -289,8 +293,8 @@ def test_git_uses_the_last_commit_that_touched_the_file(repo: Path) -> None:
 
 def test_git_counts_an_uncommitted_change_as_today(repo: Path) -> None:
     (repo / "billing.md").write_text(BILLING + "Edited, not committed.\n", encoding="utf-8")
-    bank = Bank.load(repo, Config(staleness="git"), dates=DISK)
-    assert stale_dates(bank) == {"billing": str(today())}
+    bank = Bank.load(repo, Config(staleness="git"), dates=DISK, today=DAY)
+    assert stale_dates(bank) == {"billing": str(DAY)}
 
 
 def test_git_counts_an_untracked_file_as_today(repo: Path) -> None:
@@ -299,24 +303,28 @@ def test_git_counts_an_untracked_file_as_today(repo: Path) -> None:
         CART.replace("billing:2025-06", "billing:2025-06, new:2025-06"), encoding="utf-8"
     )
     git(repo, "commit", "-q", "-am", "cart", date="2025-06-11T12:00:00")
-    bank = Bank.load(repo, Config(staleness="git"), dates=DISK)
-    assert stale_dates(bank) == {"new": str(today())}
+    bank = Bank.load(repo, Config(staleness="git"), dates=DISK, today=DAY)
+    assert stale_dates(bank) == {"new": str(DAY)}
 
 
 def test_git_opening_a_file_unchanged_keeps_its_commit_date(repo: Path) -> None:
-    bank = Bank.load(repo, Config(staleness="git"), dates=DISK)
+    bank = Bank.load(repo, Config(staleness="git"), dates=DISK, today=DAY)
     assert stale_dates(bank) == {}
     # An editor opening redis.md hands the bank the same text: nothing was changed.
     affected = bank.set_file("redis.md", REDIS)
     assert stale_dates(bank) == {}
     assert "cart.md" in affected
-    # Typing in it is an uncommitted change: today.
+    # Typing in it is an uncommitted change: today, the day the bank was given.
     bank.set_file("redis.md", REDIS + "Typing.\n")
-    assert stale_dates(bank) == {"redis": str(today())}
+    assert stale_dates(bank) == {"redis": "2026-03-04"}
+    bank.today = CkpDate(2026, 3, 5)  # the face moved the day on
+    assert stale_dates(bank) == {"redis": "2026-03-05"}
+    bank.today = None  # no day given: an uncommitted change has no date, so it makes nothing stale
+    assert stale_dates(bank) == {}
 
 
 def test_git_read_dates_sees_a_new_commit(repo: Path) -> None:
-    bank = Bank.load(repo, Config(staleness="git"), dates=DISK)
+    bank = Bank.load(repo, Config(staleness="git"), dates=DISK, today=DAY)
     assert stale_dates(bank) == {}
     (repo / "redis.md").write_text(REDIS + "More.\n", encoding="utf-8")
     git(repo, "commit", "-q", "-am", "redis", date="2025-09-02T12:00:00")
@@ -347,7 +355,7 @@ def test_git_reads_non_ascii_file_names(repo: Path) -> None:
     (repo / "redis.md").rename(repo / "café.md")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "rename", date="2025-06-12T12:00:00")
-    bank = Bank.load(repo, Config(staleness="git"), dates=DISK)
+    bank = Bank.load(repo, Config(staleness="git"), dates=DISK, today=DAY)
     redis = bank.file_of("redis")
     assert redis is not None and redis.path == "café.md"
     assert bank.updated_date(redis) == CkpDate(2025, 6, 12)

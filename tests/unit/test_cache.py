@@ -91,19 +91,19 @@ def test_a_changed_added_or_deleted_file_is_read_again(tmp_path: Path) -> None:
     assert cache.hits == len([kf for kf in after.files.values() if brief(kf) is not None]) - 2
 
 
-def test_an_entry_whose_date_is_no_longer_valid_is_read_again(tmp_path: Path) -> None:
+def test_an_entry_whose_date_is_not_valid_is_read_again(tmp_path: Path) -> None:
     root = copy_bank(SHOP, tmp_path / "memory-bank")
     cached(root)
     cache = FileCache.for_bank(root)  # the entries as written: briefs
     assert cache is not None
     cache._new = dict(cache._old)
     rel, (size, mtime, b) = next((r, e) for r, e in cache._new.items() if e[2] is not None)
-    # A VALIDATED that was in the past when written and is not today (as if the day went back).
-    cache._new[rel] = (size, mtime, (*b[:5], "2999-01", *b[6:]))
+    # A VALIDATED the fast scan would not have read (an entry that does not hold): the file is read.
+    cache._new[rel] = (size, mtime, (*b[:5], "2025-13", *b[6:]))
     cache._changed = True
     cache.save()
     again, cache = cached(root)
-    assert again.files[rel].validated_text == Bank.load(root).files[rel].validated_text != "2999-01"
+    assert again.files[rel].validated_text == Bank.load(root).files[rel].validated_text != "2025-13"
     assert cache.hits == len(cache._old) - 1 - sum(e[2] is None for e in cache._old.values())
     same_bank(Bank.load(root), again)
 

@@ -18,10 +18,10 @@ from ckp_lsp.core.compile.compiler import Compiled, compile_header, provider_for
 from ckp_lsp.core.compile.model import CompileError
 from ckp_lsp.core.compile.providers import Provider
 from ckp_lsp.core.config import LlmConfig
-from ckp_lsp.core.dates import current_month
 from ckp_lsp.core.header import LIST_FIELDS, parse_header
 from ckp_lsp.core.knowledge import read_knowledge_file
 from ckp_lsp.core.rewrite import body_of
+from ckp_lsp.faces.clock import this_month, today
 from tests.fake_llm import FakeLLM, Received, Reply, every_time
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "compile"
@@ -50,7 +50,7 @@ pytestmark = pytest.mark.usefixtures("empty_compile_cache")
 
 @pytest.fixture(scope="module")
 def bank() -> Bank:
-    return Bank.load(BANK)
+    return Bank.load(BANK, today=today())
 
 
 @pytest.fixture
@@ -97,7 +97,7 @@ def user_text(flavour: str, request: Received) -> str:
 def test_a_good_answer_becomes_the_header_dated_this_month(bank: Bank, fake: FakeLLM, flavour: str) -> None:
     fake.script(Reply(text=answer()))
     compiled = compile_jwt(bank, llm(flavour, fake))
-    month = current_month()
+    month = this_month()
     assert values_of(compiled.text) == {
         "CONCEPT": "jwt",
         "TLDR": "How the API issues, signs and rotates JWT access and refresh tokens.",
@@ -126,7 +126,7 @@ def test_a_fenced_answer_is_accepted(bank: Bank, fake: FakeLLM, flavour: str) ->
 def test_unknown_concepts_are_dropped(bank: Bank, fake: FakeLLM, flavour: str) -> None:
     fake.script(Reply(text=answer(SIMILAR_HIGH=["oauth2", "kerberos"], SIMILAR_MID=["ghost", "cors"])))
     values = values_of(compile_jwt(bank, llm(flavour, fake)).text)
-    month = current_month()
+    month = this_month()
     assert values["SIMILAR_HIGH"] == [f"oauth2:{month}"]
     assert values["SIMILAR_MID"] == [f"cors:{month}"]
     assert len(fake.received) == 1  # dropping is no reason for a repair round
@@ -139,7 +139,7 @@ def test_lists_over_their_cap_are_cut_in_the_models_order(bank: Bank, fake: Fake
     keywords = [f"keyword {n}" for n in range(25)]
     fake.script(Reply(text=answer(SIMILAR_HIGH=high, SIMILAR_MID=mid, ANSWERS_WHEN=keywords)))
     values = values_of(compile_jwt(bank, llm(flavour, fake)).text)
-    month = current_month()
+    month = this_month()
     assert values["SIMILAR_HIGH"] == [f"{c}:{month}" for c in high[:3]]
     # HIGH is cut first; MID keeps its own order without the concepts already in HIGH.
     assert values["SIMILAR_MID"] == [
@@ -272,7 +272,7 @@ def test_a_command_answers_on_stdout_from_the_prompt_on_stdin(bank: Bank) -> Non
     values = values_of(compiled.text)
     # The script quotes the first body line it was shown, so the prompt reached its stdin.
     assert values["ANSWERS_WHEN"] == ["jwt", "seen: # JSON Web Tokens"]
-    assert values["SIMILAR_HIGH"] == [f"oauth2:{current_month()}"]
+    assert values["SIMILAR_HIGH"] == [f"oauth2:{this_month()}"]
     assert body_of(compiled.text) == body_of(jwt_text())
 
 

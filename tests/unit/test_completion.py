@@ -11,7 +11,7 @@ from lsprotocol import types
 
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.text import index_of_utf16, split_lines
-from ckp_lsp.server.features.completion import LIMIT, complete, concept_names, resolve
+from ckp_lsp.server.features.completion import LIMIT, complete, resolve
 
 MONTH = "2026-11"
 MENTAT = Path(__file__).resolve().parents[2] / "samples" / "mentat" / "memory-bank"
@@ -193,13 +193,22 @@ def test_a_large_bank_still_finds_a_typo() -> None:
     assert labels(result)[0] == "orders"
 
 
-def test_the_name_index_is_rebuilt_only_when_the_concepts_change() -> None:
+def test_the_concepts_completion_reads_are_kept_up_to_date_not_made_again() -> None:
     bank = shop()
-    names = concept_names(bank)
+    names = bank.concepts()
     bank.set_file("cart.md", header("cart", SIMILAR_MID="orders:2026-10"))
-    assert concept_names(bank) is names
     bank.set_file("cart.md", header("cart").replace("CONCEPT: cart", "CONCEPT: basket"))
-    assert "basket" in concept_names(bank) and "cart" not in concept_names(bank)
+    assert bank.concepts() is names and names == sorted(bank.by_concept)
+    assert "basket" in names and "cart" not in names
+    _, result = complete_at(bank, "orders.md", header("orders", SIMILAR_HIGH="bas"), "bas")
+    assert labels(result)[0] == "basket"
+
+
+def test_a_display_name_is_never_offered() -> None:
+    bank = shop()
+    bank.set_file("auth.md", header("cart").replace("CONCEPT: cart", "CONCEPT: cart Auth"))
+    _, result = complete_at(bank, "orders.md", header("orders", SIMILAR_HIGH="car"), "car")
+    assert "cart Auth" not in labels(result) and "cart" in labels(result)
 
 
 def test_mentat_bank_offers_a_misspelt_concept() -> None:

@@ -7,9 +7,10 @@ import datetime as dt
 import pytest
 
 from ckp_lsp.core.checks import check_file
-from ckp_lsp.core.dates import CkpDate, current_month, parse_date, today
+from ckp_lsp.core.dates import CkpDate, parse_date
 from ckp_lsp.core.findings import Severity
 from ckp_lsp.core.knowledge import read_knowledge_file
+from ckp_lsp.faces.clock import this_month, today
 from tests.unit.builders import bank_of_texts, bare_header, span_of_text
 
 
@@ -78,10 +79,11 @@ def test_is_after_compares_at_the_coarser_precision(later: CkpDate, earlier: Ckp
     assert later.is_after(earlier) is after
 
 
-def test_today_and_current_month_are_today() -> None:
+def test_the_faces_clock_says_today_and_this_month() -> None:
     now = dt.date.today()
     assert today() == CkpDate(now.year, now.month, now.day)
-    assert current_month() == f"{now.year:04d}-{now.month:02d}"
+    assert this_month() == f"{now.year:04d}-{now.month:02d}" == today().month_text()
+    assert CkpDate(2030, 1).month_text() == CkpDate(2030, 1, 15).month_text() == "2030-01"
 
 
 def test_day_precise_validated_does_not_make_a_month_relationship_stale() -> None:
@@ -119,16 +121,25 @@ def test_leap_day_is_a_valid_date() -> None:
     assert "CKP051" not in codes
 
 
-def test_future_dates_are_ckp052_relative_to_today() -> None:
-    now = dt.date.today()
-    ahead = next_month(now)
-    tomorrow = (now + dt.timedelta(days=1)).isoformat()
-    text = bare_header(VALIDATED=tomorrow, SIMILAR_MID=f"oauth2:{ahead}")
-    found = [f for f in read_knowledge_file("a.md", text).local if f.code == "CKP052"]
-    assert sorted(f.span.start_line for f in found) == [3, 4]
+def future(text: str, day: CkpDate | None) -> list[str]:
+    """The CKP052 messages of a file ``a.md`` of ``text``, checked on the day ``day``."""
+    return [
+        f.message for f in check_file(bank_of_texts({"a.md": text}, today=day), "a.md") if f.code == "CKP052"
+    ]
+
+
+#: a clean header (read by the fast scan) and one the full parser reads (an unknown field)
+FORMS = pytest.mark.parametrize("extra", [{}, {"FOO": "bar"}], ids=["clean", "full"])
+
+
+@FORMS
+def test_future_dates_are_ckp052_relative_to_the_day_given(extra: dict[str, str]) -> None:
+    text = bare_header(VALIDATED="2030-01", SIMILAR_MID="oauth2:2030-03-02", **extra)
+    bank = bank_of_texts({"a.md": text}, today=CkpDate(2029, 12, 15))
+    found = [f for f in check_file(bank, "a.md") if f.code == "CKP052"]
     assert {f.span for f in found} == {
-        span_of_text(text, ahead, after="oauth2:"),
-        span_of_text(text, tomorrow, after="VALIDATED: "),
+        span_of_text(text, "2030-03-02", after="oauth2:"),
+        span_of_text(text, "2030-01", after="VALIDATED: "),
     }
     assert all(f.severity == Severity.WARNING for f in found)
     assert all(
@@ -136,12 +147,48 @@ def test_future_dates_are_ckp052_relative_to_today() -> None:
     )
     # Said once, not "the VALIDATED date is dated …".
     assert sorted(f.message.split(" in the future")[0] for f in found) == [
-        f"VALIDATED {tomorrow} is",
-        f"the relationship to 'oauth2' is dated {ahead},",
+        "VALIDATED 2030-01 is",
+        "the relationship to 'oauth2' is dated 2030-03-02,",
+    ]
+    # The same file on a later day: nothing is in the future any more (the file is not read again).
+    bank.today = CkpDate(2030, 3, 2)
+    assert [f for f in check_file(bank, "a.md") if f.code == "CKP052"] == []
+    assert future(text, CkpDate(2030, 2, 1)) == [
+        "the relationship to 'oauth2' is dated 2030-03-02, in the future: use this month or an earlier one"
     ]
 
 
-def test_today_and_this_month_are_not_in_the_future() -> None:
+@FORMS
+def test_the_day_given_and_its_month_are_not_in_the_future(extra: dict[str, str]) -> None:
+    text = bare_header(VALIDATED="2030-01-15", SIMILAR_MID="oauth2:2030-01", **extra)
+    assert future(text, CkpDate(2030, 1, 15)) == []
+    assert future(text, CkpDate(2030, 1, 1)) == [
+        "VALIDATED 2030-01-15 is in the future: use this month or an earlier one"
+    ]
+    assert future(text, CkpDate(2029, 12, 31)) == [
+        "VALIDATED 2030-01-15 is in the future: use this month or an earlier one",
+        "the relationship to 'oauth2' is dated 2030-01, in the future: use this month or an earlier one",
+    ]
+
+
+def test_no_date_is_in_the_future_of_a_bank_given_no_day() -> None:
+    assert future(bare_header(VALIDATED="2999-01", SIMILAR_MID="oauth2:2999-02"), None) == []
+
+
+def test_reading_a_file_does_not_depend_on_the_day() -> None:
+    # What the day decides is a check of the bank: the file read is the same on any day.
+    text = bare_header(VALIDATED="2999-01", SIMILAR_MID="oauth2:2999-02")
+    kf = read_knowledge_file("a.md", text)
+    assert kf.local == []
+    assert kf.validated == CkpDate(2999, 1) and kf.relations == [
+        ("oauth2", "MID", "2999-02", CkpDate(2999, 2))
+    ]
+
+
+def test_future_dates_of_the_test_run_are_ckp052() -> None:
     now = dt.date.today()
-    text = bare_header(VALIDATED=now.isoformat(), SIMILAR_MID=f"oauth2:{current_month()}")
-    assert "CKP052" not in {f.code for f in read_knowledge_file("a.md", text).local}
+    ahead = next_month(now)
+    tomorrow = (now + dt.timedelta(days=1)).isoformat()
+    text = bare_header(VALIDATED=tomorrow, SIMILAR_MID=f"oauth2:{ahead}")
+    assert len(future(text, today())) == 2
+    assert future(bare_header(VALIDATED=now.isoformat(), SIMILAR_MID=f"oauth2:{this_month()}"), today()) == []

@@ -9,10 +9,10 @@ import pytest
 
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.checks import check_file
-from ckp_lsp.core.dates import current_month
 from ckp_lsp.core.findings import Finding
 from ckp_lsp.core.fixes import SAFE_CODES, Edit, apply_edits, fix_text, fixes_for
 from ckp_lsp.core.text import Span
+from ckp_lsp.faces.clock import this_month
 from tests.unit.builders import bank_of_texts
 
 Fields = Mapping[str, "str | list[str]"]
@@ -61,7 +61,7 @@ BASE: dict[str, str | list[str]] = {
     "CONFIDENCE": "high",
     "VALIDATED": "2026-10",
 }
-MONTH = current_month()
+MONTH = this_month()
 
 #: code -> (fields that raise it, fields after its preferred fix); unchanged fields come from BASE
 CASES: dict[str, tuple[Fields, Fields]] = {

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from lsprotocol import types
 
 from ckp_lsp.core.bank import Bank
+from ckp_lsp.core.dates import CkpDate
 from ckp_lsp.core.knowledge import KnowledgeFile
 from ckp_lsp.core.text import split_lines
 from ckp_lsp.server.features.hover import hover, hover_in, relative
@@ -164,9 +165,31 @@ def test_validated_names_the_relationships_it_made_stale() -> None:
     assert "1 file relates to `oauth2` with an earlier date" in text and "jwt ([jwt.md](jwt.md))" in text
 
 
-def test_validated_in_the_future_says_so() -> None:
-    text = markdown(hover_on(BROKEN, "rate-limiting.md", "2027-01", after="VALIDATED:")[0])
-    assert "in the future" in text
+def on_day(bank: Bank, day: CkpDate) -> Bank:
+    """``bank`` as a face gives it the day ``day``."""
+    snap = bank.snapshot()
+    snap.today = day
+    return snap
+
+
+def test_validated_in_the_future_follows_the_day_given() -> None:
+    def validated(day: CkpDate) -> str:
+        return markdown(hover_on(on_day(BROKEN, day), "rate-limiting.md", "2099-01", after="VALIDATED:")[0])
+
+    assert "This date is in the future: use this month or an earlier one." in validated(CkpDate(2098, 12, 15))
+    assert "in the future" not in validated(CkpDate(2099, 1, 2))
+    assert "in the future" not in validated(CkpDate(2099, 1, 1))  # the month of the day is not after it
+
+
+def test_an_entrys_date_in_the_future_follows_the_day_given() -> None:
+    def entry(day: CkpDate) -> str:
+        return markdown(
+            hover_on(on_day(BROKEN, day), "rate-limiting.md", "2026-10", after="http-headers:")[0]
+        )
+
+    assert "This date is in the future" in entry(CkpDate(2026, 9, 30))
+    later = entry(CkpDate(2026, 10, 1))
+    assert "in the future" not in later and "Current: `http-headers` was last validated on 2026-10" in later
 
 
 def test_an_index_row_shows_its_file_and_tldr() -> None:

@@ -10,7 +10,6 @@ import pytest
 from ckp_lsp.cli.main import main
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.checks import check_file, check_index
-from ckp_lsp.core.dates import current_month
 from ckp_lsp.core.findings import Severity
 from ckp_lsp.core.init import (
     RULES_END,
@@ -21,9 +20,11 @@ from ckp_lsp.core.init import (
     scan_project,
     with_rules,
 )
+from ckp_lsp.faces.clock import this_month, today
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "init" / "shop"
 REPO = Path(__file__).resolve().parents[2]
+TODAY = today()
 
 
 @pytest.fixture
@@ -81,32 +82,32 @@ def test_scan_skips_the_bank_and_dependency_folders(shop: Path) -> None:
 
 
 def test_init_writes_a_project_file_with_a_full_header(shop: Path) -> None:
-    result = init_bank(shop)
+    result = init_bank(shop, today=TODAY)
     assert result.file == shop / "memory-bank" / "projects" / "shop.md"
     text = result.file.read_text()
     header = dict(line.split(":", 1) for line in text.split("\n\n", 1)[0].splitlines())
     assert set(header) == {"CONCEPT", "TLDR", "ANSWERS_WHEN", "CONFIDENCE", "VALIDATED"}
     assert header["CONCEPT"].strip() == "shop"
-    assert header["VALIDATED"].strip() == current_month()
+    assert header["VALIDATED"].strip() == this_month()
     keywords = [k.strip() for k in header["ANSWERS_WHEN"].split(",")]
     assert {"cart", "TypeScript", "express"} <= set(keywords)
     assert "## Stack" in text and "TypeScript (3 files)" in text and "`src/`: 3 files" in text
 
 
 def test_init_writes_the_index_and_the_bank_checks_clean(shop: Path) -> None:
-    result = init_bank(shop)
+    result = init_bank(shop, today=TODAY)
     assert result.index_written
     assert "| shop | projects/shop.md |" in (shop / "memory-bank" / "_index.md").read_text()
     assert errors(shop / "memory-bank") == []
 
 
 def test_init_never_overwrites_and_writes_nothing(shop: Path) -> None:
-    first = init_bank(shop)
+    first = init_bank(shop, today=TODAY)
     first.file.write_text(first.file.read_text() + "\nMy own notes.\n")
     before = first.file.read_bytes()
     index_before = (shop / "memory-bank" / "_index.md").read_bytes()
     with pytest.raises(InitError, match="exists already"):
-        init_bank(shop)
+        init_bank(shop, today=TODAY)
     assert first.file.read_bytes() == before
     assert (shop / "memory-bank" / "_index.md").read_bytes() == index_before
 
@@ -119,8 +120,8 @@ def test_init_into_an_existing_bank_relates_and_keeps_the_index_prose(shop: Path
         "The cart of the shop holds items until checkout.\n"
     )
     (bank / "_index.md").write_text("Read me first.\n")
-    result = init_bank(shop)
-    assert f"SIMILAR_MID:  cart:{current_month()}" in result.file.read_text()
+    result = init_bank(shop, today=TODAY)
+    assert f"SIMILAR_MID:  cart:{this_month()}" in result.file.read_text()
     index = (bank / "_index.md").read_text()
     assert index.startswith("Read me first.\n")
     assert "| cart | domain/cart.md |" in index and "| shop | projects/shop.md |" in index
@@ -132,7 +133,7 @@ def test_init_refuses_a_concept_the_bank_already_has(shop: Path) -> None:
     bank.mkdir()
     (bank / "shop.md").write_text("CONCEPT: shop\nTLDR: Shop.\nANSWERS_WHEN: shop\n\nBody.\n")
     with pytest.raises(InitError, match="already declared"):
-        init_bank(shop)
+        init_bank(shop, today=TODAY)
     assert not (bank / "projects").exists()
 
 
@@ -145,7 +146,7 @@ def test_init_on_this_repository_passes_check(tmp_path: Path) -> None:
         shutil.copy2(REPO / name, copy / name)
     for name in ("ckp_lsp", "benchmarks", "samples"):
         shutil.copytree(REPO / name, copy / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    result = init_bank(copy)
+    result = init_bank(copy, today=TODAY)
     assert result.concept == "ckp-lsp"
     assert "Python" in result.file.read_text()
     assert errors(copy / "memory-bank") == []

@@ -1,10 +1,12 @@
-"""The core is a function of what it is given: updated dates come from the caller, git and the
-disk's modification times are read by the faces (``ckp_lsp.faces``)."""
+"""The core is a function of what it is given: updated dates and the day come from the caller;
+git, the disk's modification times and the clock are read by the faces (``ckp_lsp.faces``)."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+
+import pytest
 
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.checks import check_file
@@ -50,14 +52,28 @@ def test_git_without_a_repository_falls_back_to_validated(tmp_path: Path) -> Non
     assert bank.staleness_source == "validated"
 
 
-def test_git_output_is_parsed_with_uncommitted_files_as_the_day_given() -> None:
-    log = "\0" + "2025-08-01\n\nredis.md\n\0" + "2025-06-01\n\nredis.md\ncafé.md\n"
-    dates = parse_git_dates(log, "new.md\n", CkpDate(2026, 1, 2))
-    assert dates == {
-        "redis.md": CkpDate(2025, 8, 1),
-        "café.md": CkpDate(2025, 6, 1),
-        "new.md": CkpDate(2026, 1, 2),
-    }
+def test_git_output_is_parsed_without_the_uncommitted_files() -> None:
+    log = "\0" + "2025-08-01\n\nredis.md\n\0" + "2025-06-01\n\nredis.md\ncafé.md\ncart.md\n"
+    dates = parse_git_dates(log, "new.md\ncart.md\n")
+    assert dates == {"redis.md": CkpDate(2025, 8, 1), "café.md": CkpDate(2025, 6, 1)}
+
+
+def test_git_dates_an_uncommitted_change_with_the_day_given(tmp_path: Path) -> None:
+    # cart.md has no commit date (new, or changed since): it is dated the bank's day.
+    root = write_files(tmp_path / "memory-bank", {"redis.md": REDIS, "cart.md": CART})
+    given = GivenDates(committed={"cart.md": CkpDate(2025, 6, 1)})
+    bank = Bank.load(root, Config(staleness="git"), dates=given, today=CkpDate(2025, 9, 3))
+    assert bank.updated_date(bank.files["redis.md"]) == CkpDate(2025, 9, 3)
+    assert stale(bank) == {"redis": "2025-09-03"}
+    # An edit in the editor is uncommitted too; a snapshot carries the day.
+    bank.set_file("cart.md", CART + "Typing.\n")
+    snap = bank.snapshot()
+    assert snap.today == CkpDate(2025, 9, 3) and snap.updated_date(snap.files["cart.md"]) == CkpDate(
+        2025, 9, 3
+    )
+    bank.today = CkpDate(2025, 9, 4)  # the face moves the day on; the snapshot keeps its own
+    assert bank.updated_date(bank.files["cart.md"]) == CkpDate(2025, 9, 4)
+    assert snap.updated_date(snap.files["cart.md"]) == CkpDate(2025, 9, 3)
 
 
 # Where the core still reaches outside itself, and why.
@@ -65,7 +81,6 @@ SUBPROCESS_ALLOWED = {
     "compile/command.py",  # runs the compile command the user configured (the compile step's provider)
 }
 CLOCK_ALLOWED = {
-    "dates.py",  # today(): the one reading of the clock, still called by the checks
     "trust.py",  # the trust store (a file the user owns) records when a folder was trusted
     "compile/providers.py",  # an HTTP Retry-After date is a wait from now
 }
@@ -86,11 +101,41 @@ def test_the_core_runs_no_git_and_no_other_process() -> None:
     assert running_git == set()
 
 
+#: every way Python tells the date or the time of day (``time.monotonic`` and ``perf_counter``
+#: measure durations, and are not in it)
+CLOCK_READ = re.compile(
+    r"\b(?:date|datetime)\.(?:today|now|utcnow)\(|\bfromtimestamp\(|\btime\.(?:time|time_ns|localtime|gmtime"
+    r"|ctime|asctime|strftime)\(|\bfrom\s+(?:datetime|time)\s+import\b[^\n]*\b(?:date|datetime|time|time_ns"
+    r"|localtime|gmtime|strftime)\b"
+)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "x = _dt.date.today()",
+        "x = datetime.date.today()",
+        "now = datetime.datetime.now(datetime.timezone.utc)",
+        "x = datetime.today()",
+        "x = datetime.utcnow()",
+        "x = date.fromtimestamp(st.st_mtime)",
+        "x = time.time()",
+        "x = time.time_ns()",
+        "x = time.localtime()",
+        "x = time.strftime('%Y-%m')",
+        "from datetime import date",
+        "from time import time",
+    ],
+)
+def test_the_clock_reads_are_recognised(line: str) -> None:
+    assert CLOCK_READ.search(line)
+    assert not CLOCK_READ.search("started = time.monotonic()") and not CLOCK_READ.search(
+        "from .dates import CkpDate"
+    )
+
+
 def test_the_core_reads_the_clock_only_where_documented_and_no_modification_day() -> None:
     sources = core_sources()
-    clock = {
-        rel
-        for rel, text in sources.items()
-        if re.search(r"\bdate\.today\(\)|\bdatetime\.now\(|\bfromtimestamp\(", text)
-    }
+    assert "dates.py" in sources and "knowledge.py" in sources
+    clock = {rel for rel, text in sources.items() if CLOCK_READ.search(text)}
     assert clock <= CLOCK_ALLOWED, clock - CLOCK_ALLOWED

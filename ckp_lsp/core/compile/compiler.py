@@ -18,7 +18,6 @@ from pathlib import PurePosixPath
 from ..bank import Bank
 from ..checks import bank_findings
 from ..config import LlmConfig
-from ..dates import current_month
 from ..findings import Severity
 from ..knowledge import CONCEPT_RE, read_knowledge_file
 from ..rewrite import body_of, replace_header
@@ -168,7 +167,8 @@ def compile_header(
 ) -> Compiled:
     """Recompile the header of ``text`` (the file ``rel`` of ``bank``); raises CompileError.
 
-    ``timeout`` is the deadline of the answer in seconds, or a Job (which can also be cancelled)."""
+    ``timeout`` is the deadline of the answer in seconds, or a Job (which can also be cancelled);
+    ``month`` is the VALIDATED written, the month of ``bank.today`` unless given."""
     inp = compile_input(bank, rel, text)
     job = as_job(timeout)
     answer, cached = get_answer(inp, provider, job)
@@ -177,7 +177,7 @@ def compile_header(
         raise CompileError(
             "the compiler gave no CONCEPT for a file that has none; add a CONCEPT line and try again"
         )
-    month = month or current_month()
+    month = month or bank.this_month()
     if provider is None:
         kf = read_knowledge_file(rel, text)
         known = {c for c in bank.by_concept if c} | {concept}
@@ -196,7 +196,7 @@ def _validate(bank: Bank, rel: str, text: str) -> None:
     """The compiled header must carry no error-level finding (SPEC §7)."""
     kf = read_knowledge_file(rel, text)
     errors = [f for f in kf.local if f.severity == Severity.ERROR]
-    scratch = Bank(bank.root, bank.config, bank.dates)
+    scratch = Bank(bank.root, bank.config, bank.dates, bank.today)
     scratch.files, scratch.by_concept = dict(bank.files), {k: list(v) for k, v in bank.by_concept.items()}
     scratch.files.pop(rel, None)
     for paths in scratch.by_concept.values():

@@ -163,7 +163,7 @@ def quick_fixes(
                 continue
             for fx in fixes_for(bank, kf, f):
                 actions.append(_action(fx, uri, version, [diag], bom))
-    every = revalidate_all(kf, findings)
+    every = revalidate_all(bank, kf, findings)
     if every is not None and any(str(d.code) == "CKP050" for d in context):
         stale = [d for d in context if str(d.code) == "CKP050"]
         actions.append(_action(every, uri, version, stale, bom))

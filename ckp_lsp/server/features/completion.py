@@ -2,20 +2,19 @@
 and the current month.
 
 The cursor line is often unparseable while it is typed, so the context comes from the document's
-lines and the position, not from the parsed header. Concepts come from a sorted name list
-cached per bank: a prefix search with ``bisect`` first, fuzzy matching only for what is left.
+lines and the position, not from the parsed header. Concepts come from the bank's sorted list of
+them (``Bank.concepts``, kept up to date by the bank): a prefix search with ``bisect`` first, fuzzy
+matching only for what is left.
 """
 
 from __future__ import annotations
 
 import heapq
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
-from weakref import WeakKeyDictionary
 
 from lsprotocol import types
 from rapidfuzz import fuzz, process
@@ -48,77 +47,24 @@ _RANK_ALL = 200
 # --- the concept index ------------------------------------------------------------------------
 
 
-@dataclass
-class _ByLength:
-    """Names sorted by length, to pick those of a length window with ``bisect``."""
-
-    names: list[str]
-    lengths: list[int]
-
-    @classmethod
-    def of(cls, names: list[str]) -> _ByLength:
-        ordered = sorted(names, key=len)
-        return cls(ordered, [len(n) for n in ordered])
-
-    def window(self, low: float, high: float) -> list[str]:
-        """Names whose length lies in [low, high]."""
-        return self.names[bisect_left(self.lengths, low) : bisect_right(self.lengths, high)]
+def _valid(name: str) -> bool:
+    """Whether a declared name can be written into an entry (a display name, CKP010, cannot)."""
+    return CONCEPT_RE.match(name) is not None
 
 
-@dataclass
-class _Names:
-    """Valid concept names sorted, and by length (all of them, and per first letter) for fuzzy matching."""
+def _fuzzy_pool(names: list[str], query: str) -> list[str]:
+    """The valid names of ``names`` (sorted) that may reach FUZZY_CUTOFF against ``query``.
 
-    generation: int
-    keys: frozenset[str]
-    names: list[str]
-
-    @cached_property
-    def by_length(self) -> _ByLength:
-        return _ByLength.of(self.names)
-
-    @cached_property
-    def by_letter(self) -> dict[str, _ByLength]:
-        letters: dict[str, list[str]] = {}
-        for name in self.names:
-            letters.setdefault(name[0], []).append(name)
-        return {letter: _ByLength.of(group) for letter, group in letters.items()}
-
-    def fuzzy_pool(self, query: str) -> list[str]:
-        """The names that may reach FUZZY_CUTOFF against ``query``.
-
-        ``ratio`` needs the two lengths close. On a large bank, only the names sharing the query's
-        first letter are compared too (typos rarely hit it), to keep completion within milliseconds.
-        """
-        stretch = 200 / FUZZY_CUTOFF - 1
-        low, high = len(query) / stretch, len(query) * stretch
-        if len(self.names) <= _FUZZY_ALL:
-            return self.by_length.window(low, high)
-        group = self.by_letter.get(query[:1])
-        return group.window(low, high) if group is not None else []
-
-
-_NAMES: WeakKeyDictionary[Bank, _Names] = WeakKeyDictionary()
-
-
-def _names(bank: Bank) -> _Names:
-    cached = _NAMES.get(bank)
-    if cached is not None and cached.generation != bank.generation:
-        # A file re-read with the same concept bumps the generation twice; nothing to rebuild.
-        if bank.by_concept.keys() == cached.keys:
-            cached.generation = bank.generation
-        else:
-            cached = None
-    if cached is None:
-        keys = frozenset(bank.by_concept)
-        cached = _Names(bank.generation, keys, sorted(k for k in keys if CONCEPT_RE.match(k)))
-        _NAMES[bank] = cached
-    return cached
-
-
-def concept_names(bank: Bank) -> list[str]:
-    """The bank's valid concept names, sorted; rebuilt only when the set of concepts changes."""
-    return _names(bank).names
+    ``ratio`` needs the two lengths close. On a large bank, only the names sharing the query's
+    first letter are compared too (typos rarely hit it), to keep completion within milliseconds.
+    """
+    stretch = 200 / FUZZY_CUTOFF - 1
+    low, high = len(query) / stretch, len(query) * stretch
+    lo, hi = 0, len(names)
+    if hi > _FUZZY_ALL:
+        lo = bisect_left(names, query[:1])
+        hi = bisect_left(names, query[:1] + _LAST, lo)
+    return [n for n in names[lo:hi] if low <= len(n) <= high and _valid(n)]
 
 
 # --- where the cursor is ----------------------------------------------------------------------
@@ -352,8 +298,7 @@ def _concepts(
     resolves: bool = False,
 ) -> types.CompletionList:
     """Concepts matching ``token``: prefix matches first, then fuzzy ones, each by keyword overlap."""
-    index = _names(bank)
-    names = index.names
+    names = bank.concepts()
     query = token.casefold()
     excluded = {p.split(":", 1)[0] for key in TIER_FIELDS for p in values.get(key, ())}
     excluded.update(values.get("CONCEPT", ())[:1])
@@ -375,7 +320,8 @@ def _concepts(
     hi = bisect_left(names, query + _LAST, lo)
     capped = hi - lo - sum(1 for e in excluded if e.startswith(query)) > LIMIT
     if hi - lo <= _RANK_ALL:
-        found = [n for n in names[lo:hi] if n not in excluded]
+        found = [n for n in names[lo:hi] if n not in excluded and _valid(n)]
+        capped = len(found) > LIMIT
         prefixed = sorted(found, key=lambda n: (n != query, -shared(n), n))[:LIMIT]
     else:
         prefixed = _best_by_overlap(bank, names, lo, hi, query, own, excluded)
@@ -384,7 +330,7 @@ def _concepts(
         # Then the names holding what was typed elsewhere (``istat`` → ``mentat-istat``, ``hub`` →
         # ``travelguidehub``), as workspace symbols match; a word of the name starting with it first.
         taken = excluded.union(prefixed)
-        held = [n for n in names if query in n and not n.startswith(query) and n not in taken]
+        held = [n for n in names if query in n and not n.startswith(query) and n not in taken and _valid(n)]
         held.sort(key=lambda n: (not _starts_a_word(n, query), -shared(n), n))
         inside = held[: LIMIT - len(prefixed)]
     fuzzy: list[str] = []
@@ -392,7 +338,7 @@ def _concepts(
         taken = excluded.union(prefixed, inside)
         hits = process.extract(
             query,
-            index.fuzzy_pool(query),
+            _fuzzy_pool(names, query),
             scorer=fuzz.ratio,
             score_cutoff=FUZZY_CUTOFF,
             limit=LIMIT + len(taken),
@@ -459,7 +405,9 @@ def _best_by_overlap(
         overlap.update(bank.claims.get(keyword, ()))
     if hi - lo <= len(overlap):
         by_concept = bank.by_concept
-        scored = ((-overlap.get(by_concept[n][0], 0), n) for n in names[lo:hi] if n not in excluded)
+        scored = (
+            (-overlap.get(by_concept[n][0], 0), n) for n in names[lo:hi] if n not in excluded and _valid(n)
+        )
         out = [n for _, n in heapq.nsmallest(LIMIT, scored)]
     else:
         out = []
@@ -475,9 +423,10 @@ def _best_by_overlap(
         seen = set(out)
         i = lo
         while len(out) < LIMIT and i < hi:
-            if names[i] not in excluded and names[i] not in seen:
+            if names[i] not in excluded and names[i] not in seen and _valid(names[i]):
                 out.append(names[i])
             i += 1
-    if lo < hi and names[lo] == query and query not in excluded and (not out or out[0] != query):
+    exact = lo < hi and names[lo] == query and query not in excluded and _valid(query)
+    if exact and (not out or out[0] != query):
         out = [query, *(n for n in out if n != query)][:LIMIT]
     return out

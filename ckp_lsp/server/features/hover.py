@@ -15,7 +15,7 @@ from urllib.parse import quote
 from lsprotocol import types
 
 from ...core.bank import Bank
-from ...core.dates import parse_date, today
+from ...core.dates import parse_date
 from ...core.discovery import INDEX_NAME
 from ...core.index import index_lines, row_at
 from ...core.knowledge import KnowledgeFile, Relationship, closest
@@ -171,7 +171,7 @@ def _entry_date_markdown(bank: Bank, kf: KnowledgeFile, rel: Relationship) -> st
     target = bank.file_of(rel.concept)
     if rel.date is None:
         parts.append("This is not a valid date: write `YYYY-MM` or `YYYY-MM-DD`.")
-    elif rel.date.is_after(today()):
+    elif bank.today is not None and rel.date.is_after(bank.today):
         parts.append("This date is in the future: use this month or an earlier one.")
     elif target is None:
         parts.append(f"No file of the bank declares `{rel.concept}`.")
@@ -198,7 +198,7 @@ def _validated_markdown(bank: Bank, kf: KnowledgeFile) -> str:
     written = parse_date(kf.validated_text)
     if written is None:
         parts.append("This is not a valid date: write `YYYY-MM` or `YYYY-MM-DD`.")
-    elif written.is_after(today()):
+    elif bank.today is not None and written.is_after(bank.today):
         parts.append("This date is in the future: use this month or an earlier one.")
     elif kf.concept:
         updated = bank.updated_date(kf)

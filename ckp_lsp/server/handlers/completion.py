@@ -8,7 +8,6 @@ from typing import Any
 
 from lsprotocol import types
 
-from ...core.dates import current_month
 from ...core.text import split_lines
 from ..convert import after_bom, to_position
 from ..server import UNCHANGED, CkpServer, guarded, server, when_ready
@@ -33,7 +32,9 @@ def completion(ls: CkpServer, params: types.CompletionParams) -> Generator[Any, 
     resolves = ls.caps.completion_resolves_documentation
     bom = ls.has_bom(doc)
     line, col = to_position(at, bom)
-    return editor_items(complete(doc.bank, doc.file, lines, line, col, current_month(), resolves), bom)
+    return editor_items(
+        complete(doc.bank, doc.file, lines, line, col, ls.state.today.month_text(), resolves), bom
+    )
 
 
 def editor_items(found: types.CompletionList, bom: bool) -> types.CompletionList:

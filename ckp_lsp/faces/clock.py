@@ -1,0 +1,17 @@
+"""The clock, read by the faces only: the core is given the day (``Bank.today``), never asks it."""
+
+from __future__ import annotations
+
+import datetime as _dt
+
+from ..core.dates import CkpDate, from_date
+
+
+def today() -> CkpDate:
+    """Today, as a day, in the local time zone (as the user dates files)."""
+    return from_date(_dt.date.today())
+
+
+def this_month() -> str:
+    """The current month as ``YYYY-MM``: what re-validating and compiling write."""
+    return today().month_text()

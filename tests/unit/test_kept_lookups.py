@@ -1,0 +1,169 @@
+"""What the bank keeps for the lookups, kept up to date by each change rather than found by reading
+every file: the files naming each concept (references, rename), the sorted concepts and their words
+(completion, suggestions), and the index rows found by bisection. Each must give what a full scan
+of the bank gives, after any edits, renames and deletions, and on snapshots."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ckp_lsp.core.bank import SUGGEST_POOL, Bank
+from ckp_lsp.core.discovery import INDEX_NAME
+from ckp_lsp.core.index import update_index_text
+from ckp_lsp.core.knowledge import closest
+from ckp_lsp.core.references import (
+    Mention,
+    declarations,
+    entries_naming,
+    index_cells,
+    index_declarations,
+    plan_rename,
+)
+from tests.unit.builders import bare_header
+
+PATHS = ["a.md", "b.md", "c.md", "sub/d.md", "e.md", "f.md"]
+CONCEPTS = ["x", "y", "z", "xy", "x-y"]
+NAMED = [*CONCEPTS, "w", "nope"]
+ENTRIES = [f"{c}{d}" for c in [*CONCEPTS, "w"] for d in (":2025-01", "")]
+TIER = st.lists(st.sampled_from(ENTRIES), max_size=3).map(lambda xs: ", ".join(xs) or None)
+TEXTS = st.one_of(
+    st.builds(
+        lambda concept, high, mid: bare_header(CONCEPT=concept, SIMILAR_HIGH=high, SIMILAR_MID=mid),
+        st.sampled_from([*CONCEPTS, None]),
+        TIER,
+        TIER,
+    ),
+    st.just("# No header\n"),
+)
+#: a file's new text, or None: the file is deleted
+UPDATES = st.lists(st.tuples(st.sampled_from(PATHS), st.one_of(st.none(), TEXTS)), max_size=12)
+
+
+def scanned_entries(bank: Bank, concept: str) -> list[Mention]:
+    """The entries naming ``concept``, read from every file of the bank."""
+    return [
+        Mention(path, span, "relationship")
+        for path in sorted(bank.files)
+        for span in bank.files[path].entry_spans(concept)
+    ]
+
+
+def scanned_backlinks(bank: Bank) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for path, kf in bank.files.items():
+        for concept, *_ in kf.relations:
+            out.setdefault(concept, set()).add(path)
+    return out
+
+
+def lookups(bank: Bank) -> dict[str, object]:
+    """Everything the lookups answer about ``bank``, each compared with a full scan."""
+    assert bank.backlinks == scanned_backlinks(bank)
+    assert bank.concepts() == sorted(bank.by_concept)
+    out: dict[str, object] = {"concepts": list(bank.concepts())}
+    for concept in NAMED:
+        entries = entries_naming(bank, concept)
+        assert entries == scanned_entries(bank, concept), concept
+        out[concept] = (declarations(bank, concept), entries)
+        if concept in bank.by_concept:
+            edits = plan_rename(bank, concept, "renamed", move_files=False).edits
+            assert sorted(edits) == sorted({m.path for m in [*declarations(bank, concept), *entries]})
+    return out
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(UPDATES, st.integers(min_value=0, max_value=12))
+def test_lookups_equal_a_full_scan_after_any_updates_and_on_a_snapshot(
+    updates: list[tuple[str, str | None]], at: int
+) -> None:
+    bank = Bank(Path("/nonexistent/memory-bank"))
+    bank.concepts()  # made first: from now on kept up to date by each change
+    snap, then = None, None
+    for i, (rel, text) in enumerate(updates):
+        if i == at:
+            snap = bank.snapshot()
+            then = lookups(snap)
+        if text is None:
+            bank.remove_file(rel)
+        else:
+            bank.set_file(rel, text)
+        lookups(bank)
+    if snap is not None:
+        assert lookups(snap) == then  # later changes never reach a snapshot
+
+
+def generated_bank(seed: int, n: int = 40) -> Bank:
+    """A bank of ``n`` files relating to each other, some declaring the same concept."""
+    rng = random.Random(seed)
+    names = [f"c{i:02d}" for i in range(n)] + ["c0", "c1-x"]  # c0 is a prefix of c00..c09
+    bank = Bank(Path("/nonexistent/memory-bank"))
+    for i, name in enumerate(names):
+        related = rng.sample(names, 3)
+        bank.set_file(
+            f"f{i}.md", bare_header(CONCEPT=name, SIMILAR_MID=", ".join(f"{c}:2025-01" for c in related))
+        )
+    bank.set_file("dup.md", bare_header(CONCEPT="c05"))  # CKP011: two rows of c05
+    return bank
+
+
+def scanned_declarations(text: str, concept: str) -> list[tuple[int, int]]:
+    """Where the index's CONCEPT cells of ``concept`` are, from every cell of the index."""
+    return [
+        (c.span.start_line, c.span.start_col)
+        for c in index_cells(text)
+        if c.column == "CONCEPT" and c.text == concept
+    ]
+
+
+def declared_rows(bank: Bank, concept: str) -> list[tuple[int, int]]:
+    return [(m.span.start_line, m.span.start_col) for m in index_declarations(bank, concept)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=0, max_value=1000), st.sampled_from(["sorted", "shuffled", "broken"]))
+def test_index_rows_of_a_concept_equal_a_full_scan_in_any_table(seed: int, table: str) -> None:
+    bank = generated_bank(seed)
+    lines = update_index_text(None, bank).split("\n")
+    head = next(i for i, line in enumerate(lines) if line.startswith("| CONCEPT"))
+    end = next(i for i, line in enumerate(lines) if i > head and not line.startswith("|"))
+    rows = lines[head + 2 : end]
+    if table == "shuffled":  # edited by hand: no longer sorted
+        random.Random(seed).shuffle(rows)
+    elif table == "broken":  # a line that is no row inside the table
+        rows.insert(len(rows) // 2, "not a row, c10")
+    bank.index_text = "\n".join([*lines[: head + 2], *rows, *lines[end:]])
+    for concept in [*bank.by_concept, "c0", "c1", "nope", "c1-x", "zzz", ""]:
+        assert declared_rows(bank, concept) == scanned_declarations(bank.index_text, concept), concept
+    assert len(declared_rows(bank, "c05")) == 2
+
+
+def test_index_rows_follow_a_new_index_text() -> None:
+    bank = generated_bank(1)
+    bank.index_text = update_index_text(None, bank)
+    before = declared_rows(bank, "c10")
+    bank.remove_file("f3.md")
+    bank.index_text = update_index_text(None, bank)  # one row less above c10
+    assert declared_rows(bank, "c10") == [(before[0][0] - 1, before[0][1])]
+    assert declared_rows(bank, "c10") == scanned_declarations(bank.index_text, "c10")
+    assert bank.files and INDEX_NAME not in bank.files
+
+
+def test_suggestions_on_a_large_bank_follow_new_and_removed_concepts() -> None:
+    bank = Bank(Path("/nonexistent/memory-bank"))
+    for i in range(SUGGEST_POOL + 100):
+        bank.set_file(f"f{i}.md", bare_header(CONCEPT=f"{('alpha', 'beta', 'gamma')[i % 3]}-n{i}-ledger"))
+    assert bank.suggest("ghost-n7-ledger") == "beta-n7-ledger"  # its words made here, then kept
+    bank.set_file("f7.md", bare_header(CONCEPT="billing-ghost"))  # beta-n7-ledger leaves
+    bank.set_file("new.md", bare_header(CONCEPT="ghost-n7-ledgers"))
+    bank.remove_file("f8.md")
+    fresh = Bank(Path("/nonexistent/memory-bank"))
+    for rel, kf in bank.files.items():
+        fresh.set_file(rel, bare_header(CONCEPT=kf.concept))
+    for query in ("ghost-n7-ledger", "billing-ghosts", "gamma-n8-ledger", "beta-n10-ledger"):
+        assert bank.suggest(query) == fresh.suggest(query), query
+    assert bank.suggest("ghost-n7-ledger") == "ghost-n7-ledgers"
+    assert bank.suggest("billing-ghosts") == closest("billing-ghosts", ["billing-ghost"])
