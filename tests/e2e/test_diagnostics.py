@@ -110,3 +110,13 @@ async def test_file_written_on_disk_without_notification_is_reflected(client: La
         )
     await wait_until(lambda: not client.diagnostics.get(uri), timeout=5)
     await asyncio.sleep(0)
+
+
+async def test_a_date_in_the_future_is_flagged_by_the_servers_own_clock(client: LanguageClient):
+    # The core is given the day by the server: a server that forgot to give it would flag nothing.
+    await wait_indexed(client)
+    uri = open_doc(client, client.workspace_path / "broken/memory-bank/rate-limiting.md")
+    diags = await wait_diagnostics(client, uri, lambda d: "CKP052" in codes(d))
+    future = next(d for d in diags if d.code == "CKP052")
+    assert "VALIDATED 2099-01 is in the future" in future.message
+    assert future.range.start.line == 5

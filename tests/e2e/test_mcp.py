@@ -191,6 +191,8 @@ async def test_check_returns_what_ckp_check_prints(
     assert everything == cli_json(capsys, "check", ".", "--format", "json")
     assert broken == cli_json(capsys, "check", "broken/memory-bank", "--format", "json")
     assert broken["summary"]["errors"] > 0
+    # Both faces give the core the day: the broken bank's VALIDATED 2099-01 is in the future.
+    assert any(d["code"] == "CKP052" for d in broken["diagnostics"])
     files = [f"{MENTAT}/projects/mentat.md", f"{MENTAT}/_index.md"]
     assert some == cli_json(capsys, "check", *files, "--format", "json")
 

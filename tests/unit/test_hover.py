@@ -174,11 +174,11 @@ def on_day(bank: Bank, day: CkpDate) -> Bank:
 
 def test_validated_in_the_future_follows_the_day_given() -> None:
     def validated(day: CkpDate) -> str:
-        return markdown(hover_on(on_day(BROKEN, day), "rate-limiting.md", "2027-01", after="VALIDATED:")[0])
+        return markdown(hover_on(on_day(BROKEN, day), "rate-limiting.md", "2099-01", after="VALIDATED:")[0])
 
-    assert "This date is in the future: use this month or an earlier one." in validated(CkpDate(2026, 12, 15))
-    assert "in the future" not in validated(CkpDate(2027, 1, 2))
-    assert "in the future" not in validated(CkpDate(2027, 1, 1))  # the month of the day is not after it
+    assert "This date is in the future: use this month or an earlier one." in validated(CkpDate(2098, 12, 15))
+    assert "in the future" not in validated(CkpDate(2099, 1, 2))
+    assert "in the future" not in validated(CkpDate(2099, 1, 1))  # the month of the day is not after it
 
 
 def test_an_entrys_date_in_the_future_follows_the_day_given() -> None:
