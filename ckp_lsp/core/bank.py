@@ -7,9 +7,7 @@ so a language server re-checks exactly those.
 from __future__ import annotations
 
 import bisect
-import contextlib
 import copy
-import gc
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -17,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .cache import FileCache
+from .collector import paused_collection
 from .config import Config
 from .dates import CkpDate
 from .discovery import INDEX_NAME, knowledge_files, skip_reason
@@ -56,20 +55,6 @@ def read_file(base: str, rel: str) -> KnowledgeFile | tuple[str, str]:
     except OSError as exc:
         return rel, f"cannot be read: {exc.strerror or exc}"
     return read_knowledge_file(rel, text, utf8)
-
-
-@contextlib.contextmanager
-def paused_collection() -> Iterator[None]:
-    """No cyclic garbage collection meanwhile: reading a bank allocates many objects and frees
-    few, none in cycles, and the collector would only walk them again and again (half the time
-    of a large bank)."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
 
 
 class Claims(Mapping[str, "set[str]"]):

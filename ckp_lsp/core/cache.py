@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from .collector import paused_collection
 from .knowledge import Brief, KnowledgeFile, brief, from_brief
 
 #: the folder at a bank's root
@@ -112,10 +113,11 @@ class FileCache:
                 return
             entries: dict[str, tuple[int, int, Brief | None]] = {}
             at = 0
-            for n in parts[:-1]:
-                entries.update(marshal.loads(body[at : at + n]))
-                at += n
-            self._old_memo = marshal.loads(body[at:])
+            with paused_collection():  # millions of objects at 100,000 files
+                for n in parts[:-1]:
+                    entries.update(marshal.loads(body[at : at + n]))
+                    at += n
+                self._old_memo = marshal.loads(body[at:])
             self._old = entries
         except Exception:  # missing, truncated, foreign or of another Python: start afresh
             self._old, self._old_memo = {}, None

@@ -68,6 +68,7 @@ class Session:
         command: list[str] | None = None,
         apply_edits: bool = True,
         on_edit: Callable[[types.ApplyWorkspaceEditParams], None] | None = None,
+        answer: Callable[[types.ApplyWorkspaceEditParams], types.ApplyWorkspaceEditResult] | None = None,
         before_initialized: Callable[[Session], object] | None = None,
         capabilities: types.ClientCapabilities | None = None,
     ) -> Session:
@@ -76,7 +77,8 @@ class Session:
         ``command`` starts something else than the server (a launcher that starts it); with
         ``launcher_is_parent`` its pid is the ``processId`` the server watches.
         ``before_initialized`` runs between the answer to ``initialize`` and ``initialized``.
-        ``capabilities`` replaces those of ``flavour``.
+        ``capabilities`` replaces those of ``flavour``. ``answer`` answers each
+        ``workspace/applyEdit`` in place of applying it (a user declining it, say).
         """
         client = Client(converter_factory=default_converter)
         register_lsp_features(client)
@@ -92,6 +94,8 @@ class Session:
             session.applied.append(params)
             if on_edit is not None:
                 on_edit(params)
+            if answer is not None:
+                return answer(params)
             if not apply_edits:
                 return types.ApplyWorkspaceEditResult(applied=False, failure_reason="recorded only")
             apply_workspace_edit(client, params.edit)

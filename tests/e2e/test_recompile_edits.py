@@ -78,3 +78,62 @@ async def test_fix_all_fixes_a_document_starting_with_a_bom(workspace: Path) -> 
         text = text_of(session, uri)
         assert text.startswith(BOM + "CONCEPT:") and text.count("CONCEPT:") == 1, text[:600]
         assert text != BOM + path.read_text()
+
+
+def _shown(session: Session) -> list[types.ShowMessageParams]:
+    return list(session.client.messages)
+
+
+async def test_a_recompile_the_user_declines_is_logged_and_shows_no_message(workspace: Path) -> None:
+    """VS Code answers ``applied: false`` with no reason when its Refactor Preview is discarded."""
+    path = workspace / JWT
+    declined = types.ApplyWorkspaceEditResult(applied=False)
+    async with Session.indexed(workspace, answer=lambda _: declined) as session:
+        uri = open_doc(session.client, path)
+        result = await recompile(session, uri)
+        assert result["applied"] is False and result["reason"] == "declined", result
+        assert len(session.applied) == 1
+        assert _shown(session) == [], _shown(session)
+        assert any("declined" in m.message for m in session.client.log_messages)
+        assert path.read_text() == text_of(session, uri)
+
+
+async def test_a_recompile_the_editor_fails_to_apply_is_an_error_with_its_reason(workspace: Path) -> None:
+    path = workspace / JWT
+    failed = types.ApplyWorkspaceEditResult(applied=False, failure_reason="the file is read-only")
+    async with Session.indexed(workspace, answer=lambda _: failed) as session:
+        uri = open_doc(session.client, path)
+        result = await recompile(session, uri)
+        assert result["applied"] is False and result["reason"] == "the file is read-only", result
+        shown = _shown(session)
+        assert [m.type for m in shown] == [types.MessageType.Error], shown
+        assert "the file is read-only" in shown[0].message and "patterns/jwt.md" in shown[0].message
+
+
+async def test_a_recompile_refused_for_a_document_edited_meanwhile_says_to_run_it_again(
+    workspace: Path,
+) -> None:
+    """VS Code's client also answers a version mismatch without a reason; the version tells."""
+    path = workspace / JWT
+    sessions: list[Session] = []
+
+    def edit_then_refuse(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        client = sessions[0].client
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=path.as_uri(), version=2),
+                content_changes=[
+                    types.TextDocumentContentChangeWholeDocument(text=path.read_text() + "\nmore\n")
+                ],
+            )
+        )
+        return types.ApplyWorkspaceEditResult(applied=False)
+
+    async with Session.indexed(workspace, answer=edit_then_refuse) as session:
+        sessions.append(session)
+        uri = open_doc(session.client, path)
+        result = await recompile(session, uri)
+        assert result["applied"] is False and result["reason"] == "document changed", result
+        shown = _shown(session)
+        assert [m.type for m in shown] == [types.MessageType.Warning], shown
+        assert "Recompile again" in shown[0].message

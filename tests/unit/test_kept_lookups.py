@@ -5,13 +5,16 @@ of the bank gives, after any edits, renames and deletions, and on snapshots."""
 
 from __future__ import annotations
 
+import gc
 import random
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ckp_lsp.core.bank import SUGGEST_POOL, Bank
+from ckp_lsp.core.collector import FREEZE_ABOVE, paused_collection
 from ckp_lsp.core.discovery import INDEX_NAME
 from ckp_lsp.core.index import update_index_text
 from ckp_lsp.core.knowledge import closest
@@ -167,3 +170,23 @@ def test_suggestions_on_a_large_bank_follow_new_and_removed_concepts() -> None:
         assert bank.suggest(query) == fresh.suggest(query), query
     assert bank.suggest("ghost-n7-ledger") == "ghost-n7-ledgers"
     assert bank.suggest("billing-ghosts") == closest("billing-ghosts", ["billing-ghost"])
+
+
+@pytest.mark.parametrize("made", [FREEZE_ABOVE * 2, 1000])
+def test_what_reading_a_large_bank_made_is_out_of_the_collectors_sight(made: int) -> None:
+    collecting = gc.isenabled()
+    gc.enable()
+    try:
+        gc.collect()
+        before = gc.get_freeze_count()
+        with paused_collection():
+            assert not gc.isenabled()  # nothing walks the files while they are read
+            objects = [[i] for i in range(made)]
+        assert gc.isenabled()
+        if made > FREEZE_ABOVE:
+            assert gc.get_freeze_count() >= before + len(objects)
+        else:  # a small bank: left to the collector, with any garbage made meanwhile
+            assert gc.get_freeze_count() == before
+    finally:
+        if not collecting:
+            gc.disable()

@@ -120,17 +120,40 @@ async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
     result = await ls.workspace_apply_edit_async(
         types.ApplyWorkspaceEditParams(edit=edit, label="Recompile CKP header")
     )
-    if not result.applied:
-        _tell(
-            ls,
-            f"CKP: the editor did not apply the recompiled header ({result.failure_reason or 'no reason given'}).",
-        )
+    outcome = {} if result.applied else {"reason": _not_applied(ls, uri, version, doc.rel, result)}
     return {
         "applied": bool(result.applied),
+        **outcome,
         "cached": compiled.cached,
         "provider": name,
         **_usage_of(compiled.usage),
     }
+
+
+def _not_applied(
+    ls: CkpServer, uri: str, version: int | None, rel: str, result: types.ApplyWorkspaceEditResult
+) -> str:
+    """Say why the editor did not apply the edit, as loudly as it deserves; the reason, in a word.
+
+    LSP gives a ``failureReason`` for a failure; without one the user declined the edit (VS
+    Code's Refactor Preview discarded), a choice and no error, so it is only logged. VS Code's
+    client also answers a version mismatch without a reason: a document edited since is told apart
+    by its version.
+    """
+    if result.failure_reason:
+        _tell(ls, f"CKP: the editor could not apply the recompiled header of {rel}: {result.failure_reason}.")
+        return result.failure_reason
+    current = ls.workspace.text_documents.get(uri)
+    if current is None or current.version != version:
+        _tell(
+            ls,
+            "CKP: the document changed before the recompiled header could be applied; nothing was applied, "
+            "run Recompile again.",
+            types.MessageType.Warning,
+        )
+        return "document changed"
+    ls.log(f"ckp-lsp: recompiled header of {rel} not applied: declined in the editor")
+    return "declined"
 
 
 def _spent(usage: Usage) -> str:
