@@ -10,9 +10,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..core.bank import Bank, read_text
 from ..core.checked import cached_findings, findings_of, unchanged_findings
-from ..core.discovery import markdown_entries
+from ..core.discovery import markdown_entries, why_not_knowledge
 from ..core.findings import Finding, Severity
+from ..core.knowledge import is_template_text
 from ..core.workspace import resolve_targets
 from ..faces.clock import today
 from ..faces.updated import DISK
@@ -56,7 +58,8 @@ def collect(paths: list[Path], cached: bool = False) -> tuple[list[tuple[Path, F
 def _collect(
     paths: list[Path], cached: bool = False
 ) -> tuple[list[tuple[Path, Finding]], list[str], int, list[str]]:
-    """``collect``, and a note for each bank named whole that has no knowledge file."""
+    """``collect``, and a note for each bank named whole that has no knowledge file and for each file
+    named that is no knowledge file (it is not checked, nor counted)."""
     targets = resolve_targets(paths, cached=cached, dates=DISK, today=today())
     empty: list[str] = []
     results: list[tuple[Path, Finding]] = []
@@ -69,8 +72,8 @@ def _collect(
             rels, unreadable, found = kept
         else:
             bank = t.bank
-            rels = sorted(bank.files) if t.files is None else sorted(t.files)
             unreadable = bank.unreadable
+            rels = sorted(bank.files) if t.files is None else _named_knowledge(bank, t.files, empty)
             if t.cache is not None and t.files is None:
                 found = cached_findings(bank, t.cache, t.with_index)
             else:
@@ -82,6 +85,32 @@ def _collect(
             targets.problems.append(f"{t.root / rel}: skipped ({why})")
         results.extend((t.root / rel, f) for rel, findings in found for f in findings)
     return results, targets.problems + _config_problems(targets), checked, empty
+
+
+def _named_knowledge(bank: Bank, named: set[str], notes: list[str]) -> list[str]:
+    """The files named that are knowledge files of ``bank``; a note for each other one (a file
+    the bank skipped is told by its reason already)."""
+    out = []
+    for rel in sorted(named):
+        if rel in bank.unreadable:
+            continue
+        why = why_not_knowledge(rel, bank.config.exclude)
+        if why is None and rel not in bank.files:
+            why = "in a folder the search for knowledge files skips"
+        elif why is None and bank.files[rel].header is None and _is_template(bank.root / rel):
+            why = "a template: no header, and its lines are mostly placeholders"
+        if why is None:
+            out.append(rel)
+        else:
+            notes.append(f"{display_path(bank.root / rel)}: not a knowledge file ({why}); not checked")
+    return out
+
+
+def _is_template(path: Path) -> bool:
+    try:
+        return is_template_text(read_text(path)[0])
+    except OSError:
+        return False
 
 
 def no_knowledge_files(root: Path) -> str:

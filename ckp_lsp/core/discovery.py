@@ -12,7 +12,7 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from .config import CONFIG_NAME, banks_named_in, configured_banks
+from .config import CONFIG_NAME, DEFAULT_EXCLUDE, banks_named_in, configured_banks
 
 INDEX_NAME = "_index.md"
 BANK_DIR_NAME = "memory-bank"
@@ -191,6 +191,31 @@ def _globs(exclude: tuple[str, ...]) -> Callable[[str], re.Match[str] | None]:
     """One regex for all the globs (as ``fnmatch`` has them): a bank's files are tested against
     the configured excludes one by one, and a glob at a time was a fifth of reading a bank."""
     return re.compile("|".join(fnmatch.translate(os.path.normcase(g)) for g in exclude)).match
+
+
+#: what the default ``exclude`` patterns leave out, in words
+_EXCLUDED_KINDS = {
+    "README.md": "a README",
+    "MEMORY.md": "an agent's entry file",
+    "index.md": "a folder's index",
+    "_index.md": "a folder's index",
+}
+
+
+def why_not_knowledge(relpath: str, exclude: Iterable[str]) -> str | None:
+    """Why a bank-relative path names no knowledge file (SPEC §1), in words; None when it names one."""
+    if not relpath.endswith(".md"):
+        return "not a Markdown file"
+    if relpath == INDEX_NAME:
+        return "the bank's index"
+    exclude = tuple(exclude)
+    glob = next((g for g in exclude if is_excluded(relpath, (g,))), None)
+    if glob is None:
+        return None
+    if glob in DEFAULT_EXCLUDE:
+        kind = _EXCLUDED_KINDS.get(glob, "a template")
+        return f"{kind}: the default `exclude` pattern '{glob}' matches it"
+    return f"the `exclude` / `extend_exclude` pattern '{glob}' of the settings matches it"
 
 
 def is_knowledge_path(relpath: str, exclude: Iterable[str]) -> bool:

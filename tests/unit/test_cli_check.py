@@ -188,6 +188,67 @@ def test_checking_one_file_leaves_out_the_others_and_the_index(
     assert out.splitlines()[-1].startswith("Found 2 finding(s) in 1 file:")
 
 
+def test_a_file_named_that_is_no_knowledge_file_is_not_checked_and_says_why(
+    shop_in_cwd: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Like ruff given no Python file: a note on stderr, nothing counted as checked, exit 0."""
+    (shop_in_cwd / "MEMORY.md").write_text("# Memory\n\n- [Orders](cart.md)\n", encoding="utf-8")
+    code, out, err = run_cli(capsys, "check", "memory-bank/MEMORY.md")
+    assert code == 0
+    assert out == "No knowledge files found: nothing checked.\n"
+    assert err == (
+        "ckp: memory-bank/MEMORY.md: not a knowledge file (an agent's entry file: the default "
+        "`exclude` pattern 'MEMORY.md' matches it); not checked\n"
+    )
+    code, out, err = run_cli(capsys, "check", "--format", "json", "memory-bank/MEMORY.md")
+    assert code == 0
+    assert json.loads(out) == {
+        "diagnostics": [],
+        "summary": {"files": 0, "errors": 0, "warnings": 0, "information": 0, "hints": 0},
+    }
+    assert "memory-bank/MEMORY.md: not a knowledge file (an agent's entry file" in err
+    code, out, err = run_cli(
+        capsys, "check", "--format", "json", "memory-bank/MEMORY.md", "memory-bank/cart.md"
+    )
+    assert code == 0
+    assert json.loads(out)["summary"]["files"] == 1
+    assert "MEMORY.md: not a knowledge file" in err
+    code, out, _ = run_cli(capsys, "check", "memory-bank/MEMORY.md", "memory-bank/cart.md")
+    assert out == "All checks passed (1 file).\n"
+
+
+def test_each_kind_of_file_that_is_no_knowledge_file_is_named_with_its_reason(
+    shop_in_cwd: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (shop_in_cwd.parent / ".ckp.toml").write_text('extend_exclude = ["drafts/*"]\n', encoding="utf-8")
+    for rel, text in {
+        "README.md": "# About\n",
+        "templates/note.md": "# Note\n",
+        "drafts/idea.md": "# Idea\n",
+        "notes.txt": "plain text\n",
+        "blank.md": "# [Project name]\n\n- [Describe the goal]\n- {{date}}\n- [Describe the users]\n",
+    }.items():
+        (shop_in_cwd / rel).parent.mkdir(exist_ok=True)
+        (shop_in_cwd / rel).write_text(text, encoding="utf-8")
+    named = ["README.md", "templates/note.md", "drafts/idea.md", "notes.txt", "blank.md"]
+    code, out, err = run_cli(capsys, "check", *(f"memory-bank/{n}" for n in named))
+    assert code == 0
+    assert out == "No knowledge files found: nothing checked.\n"
+    assert err.splitlines() == [
+        f"ckp: memory-bank/{rel}: not a knowledge file ({why}); not checked"
+        for rel, why in [
+            ("README.md", "a README: the default `exclude` pattern 'README.md' matches it"),
+            ("blank.md", "a template: no header, and its lines are mostly placeholders"),
+            (
+                "drafts/idea.md",
+                "the `exclude` / `extend_exclude` pattern 'drafts/*' of the settings matches it",
+            ),
+            ("notes.txt", "not a Markdown file"),
+            ("templates/note.md", "a template: the default `exclude` pattern 'templates/*' matches it"),
+        ]
+    ]
+
+
 def test_bank_configuration_applies_and_its_problems_are_reported(
     faulty_in_cwd: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
