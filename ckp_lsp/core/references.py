@@ -91,7 +91,9 @@ def index_cells_naming(text: str, names: Collection[str]) -> list[IndexCell]:
     else:  # find the names in the text, then their lines
         starts = _line_starts(text)
         found: set[int] = set()
-        for name in names:
+        # A line holding a name holds every shorter name inside it (a rename's moved path holds
+        # its concept): the text is read once per name that holds no other.
+        for name in [n for n in names if not any(m != n and m and m in n for m in names)]:
             at = text.find(name, starts[lo]) if name else -1
             while at >= 0:
                 n = bisect_right(starts, at) - 1

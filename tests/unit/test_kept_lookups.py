@@ -23,6 +23,7 @@ from ckp_lsp.core.references import (
     declarations,
     entries_naming,
     index_cells,
+    index_cells_naming,
     index_declarations,
     plan_rename,
 )
@@ -142,6 +143,16 @@ def test_index_rows_of_a_concept_equal_a_full_scan_in_any_table(seed: int, table
     for concept in [*bank.by_concept, "c0", "c1", "nope", "c1-x", "zzz", ""]:
         assert declared_rows(bank, concept) == scanned_declarations(bank.index_text, concept), concept
     assert len(declared_rows(bank, "c05")) == 2
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(min_value=0, max_value=1000), st.lists(st.integers(min_value=0, max_value=41), max_size=4))
+def test_index_cells_naming_equal_a_full_scan_when_names_hold_each_other(seed: int, picks: list[int]) -> None:
+    bank = generated_bank(seed)
+    text = update_index_text(None, bank)
+    names = {"c0", "c1"} | {f"f{i}.md" for i in picks} | {f"c{i:02d}" for i in picks}  # c0 is inside c05
+    got = [(c.column, c.text, c.span) for c in index_cells_naming(text, names)]
+    assert got == [(c.column, c.text, c.span) for c in index_cells(text) if c.text in names]
 
 
 def test_index_rows_follow_a_new_index_text() -> None:
