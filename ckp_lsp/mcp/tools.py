@@ -10,13 +10,14 @@ from typing import Any
 
 from ..cli.check import as_json
 from ..core.checks import check_file, check_index
-from ..core.compile.compiler import compile_header, provider_for
+from ..core.compile.compiler import compile_header
 from ..core.compile.model import CompileError
 from ..core.discovery import INDEX_NAME
 from ..core.findings import Finding
 from ..core.index import tokens, update_index_text
 from ..core.text import BOM
 from ..core.writes import WriteRefused, write_atomic
+from ..faces.llm.providers import provider_for
 from .banks import Refusal, ServedBank, ServedBanks
 
 
