@@ -78,7 +78,7 @@ def _collect(
                 found = cached_findings(bank, t.cache, t.with_index)
             else:
                 found = findings_of(bank, rels, t.with_index)
-        checked += len(rels)
+        checked += len(rels) + (t.files is not None and t.with_index)  # the index, when named
         if not rels and t.files is None:
             empty.append(no_knowledge_files(t.root))
         for rel, why in sorted(unreadable.items()):

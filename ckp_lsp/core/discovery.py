@@ -110,12 +110,29 @@ def _walk_banks(root: Path, configured: list[Path], problems: list[str] | None) 
 def project_boundary(start: Path, boundary: Path | None = None) -> Path | None:
     """The highest folder the search for ``start``'s bank may look at: the nearest folder at or
     above ``start`` holding ``.git`` or ``.ckp.toml`` (a project's root), else ``boundary`` (the folder
-    the command or server was started on) when ``start`` lies in it, else None (no project)."""
+    the command or server was started on) when ``start`` lies in it, else None (no project).
+
+    A ``boundary`` inside a folder named as agents name their bank (``memory-bank/``…) is that
+    folder: a command run on a file in a bank's sub-folder, or in that sub-folder, finds the bank
+    without a project root above, while an ``_index.md`` alone above ``boundary`` stays out of reach.
+    """
     for folder in (start, *start.parents):
         if (folder / ".git").exists() or (folder / CONFIG_NAME).is_file():
             return folder
     if boundary is not None and (boundary == start or boundary in start.parents):
-        return boundary
+        return _named_bank_around(boundary) or boundary
+    return None
+
+
+def _named_bank_around(folder: Path) -> Path | None:
+    """The nearest folder at or above ``folder`` that is a bank by its name (``is_known_bank_dir``),
+    never the file system's root or the home folder."""
+    never = never_banks(folder)
+    for above in (folder, *folder.parents):
+        if above in never:
+            return None
+        if is_known_bank_dir(above):
+            return above
     return None
 
 

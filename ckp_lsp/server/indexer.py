@@ -159,6 +159,24 @@ class Indexer:
 
     # --- reading again --------------------------------------------------------------------------
 
+    async def read_outside(self, root: Path) -> None:
+        """Read the bank ``root`` of a document opened outside the banks of the workspace folders
+        (``WorkspaceState.bank_outside``) and publish its findings."""
+        await self.indexed.wait()
+        ls = self._ls
+        if root in ls.state.banks:
+            return  # read meanwhile (the first indexing found it)
+        self.hold()
+        try:
+            bank = await asyncio.to_thread(ls.state.load_bank, root, ls.state.config_for(root))
+            if root not in ls.state.banks:
+                ls.log(f"ckp-lsp: {root}: a bank outside the workspace folders, read for an open document")
+                ls.publisher.later(ls.state.install(bank))
+                self.log_banks([bank])
+                await self.rebase_poller(list(ls.state.banks))
+        finally:
+            self.release()
+
     async def held_reindex(self) -> None:
         """``reindex`` once the first indexing is over, then ``release`` the hold taken for it."""
         try:

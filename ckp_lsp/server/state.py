@@ -20,7 +20,7 @@ from ..core.checked import cached_findings
 from ..core.checks import check_file, check_index
 from ..core.config import Config, config_for_bank
 from ..core.dates import CkpDate
-from ..core.discovery import INDEX_NAME, find_banks, is_knowledge_path, skip_reason
+from ..core.discovery import INDEX_NAME, bank_of, find_banks, is_knowledge_path, skip_reason
 from ..core.findings import Finding
 from ..core.index import row_values
 from ..core.knowledge import KnowledgeFile
@@ -94,6 +94,9 @@ class WorkspaceState:
     def __init__(self) -> None:
         self.folders: list[Path] = []
         self.discovery_problems: list[str] = []  # banks a .ckp.toml named outside its folder
+        # Banks of documents opened outside every bank found below the workspace folders (a file
+        # opened on its own, with no folder): read as well, for as long as the server runs
+        self.outside: set[Path] = set()
         self.settings: dict[str, Any] = {}
         self.banks: dict[Path, Bank] = {}
         self.open: dict[Path, str] = {}  # path -> editor text of open documents (without a BOM)
@@ -123,7 +126,23 @@ class WorkspaceState:
         problems: list[str] = []
         roots = find_banks(self.folders, configured, problems)
         self.discovery_problems = list(dict.fromkeys(problems))
-        return roots
+        nested = [
+            r for r in sorted(self.outside) if any(r == b or b in r.parents or r in b.parents for b in roots)
+        ]
+        return roots + [r for r in sorted(self.outside) if r not in nested]
+
+    def bank_outside(self, path: Path) -> Path | None:
+        """The bank of ``path``, a document opened that no bank read holds, found as ``ckp check``
+        finds a file's bank (upward from its workspace folder, or from its own folder outside them);
+        None when there is none or it is read already. It is kept in ``outside``."""
+        if not path.name.endswith(".md") or self.bank_for(path) is not None:
+            return None
+        folder = next((f for f in self.folders if f == path.parent or f in path.parents), path.parent)
+        root = bank_of(path, [self._abs(b) for b in self.base_config().banks], boundary=folder)
+        if root is None or root in self.banks:
+            return None
+        self.outside.add(root)
+        return root
 
     def _abs(self, p: str) -> Path:
         path = Path(p).expanduser()

@@ -37,6 +37,9 @@ def did_open(ls: CkpServer, params: types.DidOpenTextDocumentParams) -> None:
     if ls.publisher.pull:
         ls.publisher.clear(params.text_document.uri)
     _changed(ls, params.text_document.uri, dirty)
+    outside = ls.state.bank_outside(path.resolve())
+    if outside is not None:
+        ls.spawn(ls.indexer.read_outside(outside))
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)

@@ -13,7 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from ckp_lsp.core.discovery import INDEX_END, INDEX_START, bank_of, find_banks, named_bank, project_boundary
+from ckp_lsp.core.discovery import (
+    INDEX_END,
+    INDEX_START,
+    bank_of,
+    find_banks,
+    named_bank,
+    project_boundary,
+    started_on,
+)
 from ckp_lsp.core.workspace import resolve_targets
 from ckp_lsp.mcp.banks import ServedBanks
 from ckp_lsp.server.state import WorkspaceState
@@ -170,3 +178,49 @@ def test_ckp_index_and_compile_in_a_project_leave_a_bank_far_above_alone(
     assert code == 0, err
     assert (machine / "project/docs/_index.md").exists()  # the folder named, not the bank above
     assert (machine / "_index.md").read_text() == STRAY_INDEX
+
+
+@pytest.fixture
+def loose(machine: Path) -> Path:
+    """A bank with a sub-folder in a folder with no project root (no ``.git``, no ``.ckp.toml``),
+    below the stray index of ``machine``; the current folder is elsewhere."""
+    write_files(machine / "loose/notes/memory-bank", {"top.md": FOREIGN, "patterns/deep.md": FIXABLE})
+    return machine / "loose/notes/memory-bank"
+
+
+def test_a_file_in_a_banks_sub_folder_named_from_outside_is_found_in_its_bank(
+    loose: Path, machine: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(machine / "project")
+    deep = loose / "patterns/deep.md"
+    assert project_boundary(deep.parent, started_on(deep)) == loose
+    targets = resolve_targets([deep])
+    assert [(t.root, t.files) for t in targets.targets] == [(loose, {"patterns/deep.md"})]
+    code, out, err = run_cli(capsys, "check", str(deep))
+    assert code == 0, err
+    assert "patterns/deep.md:3:" in out and "'secret' appears twice" in out
+    assert out.splitlines()[-1].endswith("in 1 file: 0 error(s), 1 warning(s), 0 info.")
+    # The sub-folder named is its bank, not a bank of its own (where `mine` would relate to nothing).
+    assert [t.root for t in resolve_targets([deep.parent]).targets] == [loose]
+
+
+def test_a_command_run_in_a_banks_sub_folder_without_a_project_finds_the_bank(
+    loose: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(loose / "patterns")
+    code, out, err = run_cli(capsys, "check", "deep.md")
+    assert code == 0, err
+    assert "'secret' appears twice" in out
+    assert [t.root for t in resolve_targets([Path(".")]).targets] == [loose]
+
+
+def test_only_a_folder_named_as_a_bank_reaches_past_the_folder_started_on(
+    machine: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ``_index.md`` above the folder started on (the stray one of ``machine``, or a bank's
+    without its usual name) is not taken; name such a bank's folder to check it."""
+    kb = write_files(machine / "loose/kb", {"_index.md": STRAY_INDEX, "sub/a.md": FIXABLE})
+    monkeypatch.chdir(machine / "project")
+    assert resolve_targets([kb / "sub/a.md"]).targets == []
+    assert bank_of(machine / "elsewhere/notes.md", boundary=machine / "elsewhere") is None
+    assert [t.root for t in resolve_targets([kb]).targets] == [kb]

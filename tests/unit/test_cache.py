@@ -232,3 +232,51 @@ def test_a_second_ckp_check_of_an_unchanged_bank_does_not_read_it(
     assert loads == [root] and out != expected
     ckp(["check", "--no-cache", str(root)])
     assert capsys.readouterr().out == out
+
+
+def test_a_check_of_an_unchanged_bank_reads_no_fields_of_its_cache(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = copy_bank(SAMPLES / "mentat" / "memory-bank", tmp_path / "memory-bank")
+    ckp(["check", str(root)])
+    expected = capsys.readouterr().out
+
+    def refuse(self: FileCache) -> None:
+        raise AssertionError("the fields of the cache were read")
+
+    monkeypatch.setattr(FileCache, "_old_briefs", refuse)
+    ckp(["check", str(root)])  # only the sizes, mtimes and last findings: 1/10 of the memory at 100,000 files
+    assert capsys.readouterr().out == expected
+
+
+def test_entries_kept_unchanged_are_written_with_their_fields(tmp_path: Path) -> None:
+    root = copy_bank(SHOP, tmp_path / "memory-bank")
+    first, _ = cached(root)
+    cache = FileCache.for_bank(root)
+    assert cache is not None
+    for rel in first.files:
+        assert cache.unchanged(rel, (root / rel).stat())
+    cache.keep_findings(b"key", [])  # something to write
+    cache.save()
+    again, cache = cached(root)
+    assert cache.hits == len([kf for kf in first.files.values() if brief(kf) is not None]) > 0
+    same_bank(Bank.load(root), again)
+
+
+def test_a_cache_replaced_after_it_was_opened_gives_no_fields(tmp_path: Path) -> None:
+    root = copy_bank(SHOP, tmp_path / "memory-bank")
+    first, _ = cached(root)
+    opened = FileCache.for_bank(root)  # sizes and mtimes read; the fields not yet
+    assert opened is not None
+    rel = next(r for r, kf in first.files.items() if brief(kf) is not None)
+    other = FileCache.for_bank(root)
+    assert other is not None
+    other._new = dict(other._old)
+    size, mtime, b = other._new[rel]
+    assert b is not None
+    other._new[rel] = (size, mtime, (*b[:3], "x" * len(b[3]), *b[4:]))  # the same layout
+    other._changed = True
+    other.save()  # another process wrote the cache meanwhile
+    assert opened.get(rel, (root / rel).stat()) is None  # read again, not taken from the new file
+    assert opened.hits == 0
+    assert cached(root)[0].files[rel].tldr == "x" * len(b[3])  # which the new file does say

@@ -249,6 +249,19 @@ def test_each_kind_of_file_that_is_no_knowledge_file_is_named_with_its_reason(
     ]
 
 
+def test_the_index_named_alone_is_checked_and_counted(
+    shop_in_cwd: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_cli(capsys, "check", "memory-bank/_index.md")
+    assert (code, out, err) == (0, "All checks passed (1 file).\n", "")
+    (shop_in_cwd / "_index.md").write_text(
+        "# Index\n\n<!-- ckp:index:start -->\n<!-- ckp:index:end -->\n", encoding="utf-8"
+    )
+    code, out, _ = run_cli(capsys, "check", "--format", "json", "memory-bank/_index.md")
+    report = json.loads(out)
+    assert code == 0 and report["summary"]["files"] == 1 and report["summary"]["warnings"] >= 1
+
+
 def test_bank_configuration_applies_and_its_problems_are_reported(
     faulty_in_cwd: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -184,3 +184,29 @@ def test_route_on_a_bank_without_headers_says_what_to_run(
     code, out, err = run_cli(capsys, "route", str(bank), "tokens")
     assert code == 1 and out == ""
     assert "not compiled" in err and "ckp compile --all" in err and "ckp index" in err
+
+
+def test_a_japanese_query_four_files_match_loads_three_of_them_and_their_high() -> None:
+    """The cap is on the files that match (SPEC §6: at most 3 primaries, ties by concept name),
+    in Japanese as in English; a HIGH of a primary comes on top of them."""
+    bank = bank_of_texts(
+        {
+            "a.md": head("alpha", "献立, 買い物"),
+            "b.md": head("bravo", "献立, 在庫"),
+            "c.md": head("charlie", "献立, 分量").replace(
+                "VALIDATED", "SIMILAR_HIGH: echo:2025-05\nVALIDATED"
+            ),
+            "d.md": head("delta", "献立, 予算"),
+            "e.md": head("echo", "天気"),
+        }
+    )
+    result = route(bank, "献立の作り方を教えて")
+    assert [e.concept for e in result.primaries] == ["alpha", "bravo", "charlie"]
+    assert [(e.concept, e.reason) for e in result.loaded] == [
+        ("alpha", "match"),
+        ("bravo", "match"),
+        ("charlie", "match"),
+        ("echo", "high"),
+    ]
+    assert [e.concept for e in result.matched_not_loaded] == ["delta"]
+    assert result.declaration.startswith("[CKP: loaded 4/5 files — match: a.md via 献立; b.md via 献立; c.md")

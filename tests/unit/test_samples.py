@@ -16,6 +16,7 @@ from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.discovery import find_banks
 from ckp_lsp.core.language import has_cjk, is_japanese, languages, sentences
 from ckp_lsp.core.rewrite import body_of
+from ckp_lsp.core.route import MAX_PRIMARY, Router
 from tests.unit.builders import run_cli, snapshot_files
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
@@ -70,6 +71,20 @@ def test_bench_meets_every_expectation_and_the_figures(
     assert sum(q["files"] <= MOST_FILES for q in routed) >= SHARE_WITHIN * len(routed)
     outside = [q for q in report["queries"] if q["out_of_domain"]]
     assert outside and all(q["files"] == 0 for q in outside)
+
+
+@pytest.mark.parametrize("sample", WITH_QUERIES)
+def test_every_query_loads_at_most_three_matching_files_and_their_relationships(sample: str) -> None:
+    """More than three files loaded are relationships of the primaries, never more matches."""
+    router = Router(Bank.load(bank_of(sample)))
+    for item in yaml.safe_load((SAMPLES / sample / "queries.yaml").read_text(encoding="utf-8")):
+        result = router.route(item["query"])
+        assert len(result.primaries) <= MAX_PRIMARY, item["query"]
+        assert [e for e in result.loaded if e.reason == "match"] == result.primaries, item["query"]
+        primaries = {e.concept for e in result.primaries}
+        assert all(
+            e.reason in ("high", "mid") and e.via in primaries for e in result.loaded[len(primaries) :]
+        )
 
 
 @pytest.mark.parametrize("sample", WITH_QUERIES)

@@ -1,0 +1,24 @@
+"""A document opened outside every bank of the workspace folders (a file opened on its own, as
+``code /elsewhere/memory-bank/caching/redis.md`` does) is checked in its bank, found as ``ckp
+check`` finds a file's bank: upward from its folder, here with no project root above."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from pytest_lsp import LanguageClient
+
+from .conftest import SAMPLES, codes, open_doc, wait_diagnostics, wait_indexed
+
+
+async def test_a_file_of_a_bank_outside_the_workspace_folders_is_checked_in_its_bank(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    bank = tmp_path / "elsewhere" / "notes" / "memory-bank"
+    shutil.copytree(SAMPLES / "broken" / "memory-bank", bank)
+    await wait_indexed(client)
+    # In a sub-folder of the bank: only the bank (its cache.md) makes CKP011 of its concept.
+    uri = open_doc(client, bank / "caching" / "redis.md")
+    diags = await wait_diagnostics(client, uri, lambda d: "CKP011" in codes(d))
+    assert any("cache.md" in d.message for d in diags if d.code == "CKP011"), diags
