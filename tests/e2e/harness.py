@@ -71,6 +71,7 @@ class Session:
         answer: Callable[[types.ApplyWorkspaceEditParams], types.ApplyWorkspaceEditResult] | None = None,
         before_initialized: Callable[[Session], object] | None = None,
         capabilities: types.ClientCapabilities | None = None,
+        folderless: bool = False,
     ) -> Session:
         """Start the server on ``workspace`` as ``flavour`` (vscode: pushes, watchers; neovim: pulls).
 
@@ -79,6 +80,7 @@ class Session:
         ``before_initialized`` runs between the answer to ``initialize`` and ``initialized``.
         ``capabilities`` replaces those of ``flavour``. ``answer`` answers each
         ``workspace/applyEdit`` in place of applying it (a user declining it, say).
+        ``folderless``: no workspace folder and no root, as an editor that opened a single file.
         """
         client = Client(converter_factory=default_converter)
         register_lsp_features(client)
@@ -111,8 +113,10 @@ class Session:
         await client.start_io(argv[0], *argv[1:], env=full_env, cwd=str(ROOT))
         params = types.InitializeParams(
             capabilities=capabilities or client_capabilities(CLIENTS[flavour]),
-            workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name=workspace.name)],
-            root_uri=workspace.as_uri(),
+            workspace_folders=None
+            if folderless
+            else [types.WorkspaceFolder(uri=workspace.as_uri(), name=workspace.name)],
+            root_uri=None if folderless else workspace.as_uri(),
             process_id=client._server.pid if launcher_is_parent and client._server else process_id,
         )
         client.capabilities = params.capabilities

@@ -10,6 +10,7 @@ from pathlib import Path
 from pytest_lsp import LanguageClient
 
 from .conftest import SAMPLES, codes, open_doc, wait_diagnostics, wait_indexed
+from .harness import Session, wait_for
 
 
 async def test_a_file_of_a_bank_outside_the_workspace_folders_is_checked_in_its_bank(
@@ -22,3 +23,13 @@ async def test_a_file_of_a_bank_outside_the_workspace_folders_is_checked_in_its_
     uri = open_doc(client, bank / "caching" / "redis.md")
     diags = await wait_diagnostics(client, uri, lambda d: "CKP011" in codes(d))
     assert any("cache.md" in d.message for d in diags if d.code == "CKP011"), diags
+
+
+async def test_a_file_opened_with_no_workspace_folder_is_checked_in_its_bank(tmp_path: Path) -> None:
+    """``code memory-bank/caching/redis.md``: VS Code sends no folder and no root."""
+    bank = tmp_path / "notes" / "memory-bank"
+    shutil.copytree(SAMPLES / "broken" / "memory-bank", bank)
+    async with Session.indexed(tmp_path, folderless=True) as session:
+        uri = open_doc(session.client, bank / "caching" / "redis.md")
+        await wait_for(lambda: "CKP011" in codes(session.client.diagnostics.get(uri, [])), "CKP011 pushed")
+        assert not session.failures()
