@@ -73,7 +73,7 @@ def _collect(
         else:
             bank = t.bank
             unreadable = bank.unreadable
-            rels = sorted(bank.files) if t.files is None else _named_knowledge(bank, t.files, empty)
+            rels = sorted(bank.files) if t.files is None else named_knowledge_files(bank, t.files, empty)
             if t.cache is not None and t.files is None:
                 found = cached_findings(bank, t.cache, t.with_index)
             else:
@@ -87,9 +87,11 @@ def _collect(
     return results, targets.problems + _config_problems(targets), checked, empty
 
 
-def _named_knowledge(bank: Bank, named: set[str], notes: list[str]) -> list[str]:
-    """The files named that are knowledge files of ``bank``; a note for each other one (a file
-    the bank skipped is told by its reason already)."""
+def named_knowledge_files(
+    bank: Bank, named: set[str], notes: list[str], left: str = "not checked"
+) -> list[str]:
+    """The files named that are knowledge files of ``bank``; a note for each other one, ending in
+    what is ``left`` undone (a file the bank skipped is told by its reason already)."""
     out = []
     for rel in sorted(named):
         if rel in bank.unreadable:
@@ -102,7 +104,7 @@ def _named_knowledge(bank: Bank, named: set[str], notes: list[str]) -> list[str]
         if why is None:
             out.append(rel)
         else:
-            notes.append(f"{display_path(bank.root / rel)}: not a knowledge file ({why}); not checked")
+            notes.append(f"{display_path(bank.root / rel)}: not a knowledge file ({why}); {left}")
     return out
 
 

@@ -17,6 +17,7 @@ from ..core.workspace import resolve_targets
 from ..core.writes import WriteRefused, write_atomic
 from ..faces.clock import today
 from ..faces.updated import DISK
+from .check import named_knowledge_files
 from .output import display_path
 
 
@@ -39,7 +40,15 @@ def run(args: argparse.Namespace) -> int:
     fixed = files = refused = 0
     for t in targets.targets:
         bank = t.bank
-        for rel in sorted(bank.files) if t.files is None else sorted(t.files):
+        notes: list[str] = []  # files named that are no knowledge files: never rewritten
+        rels = (
+            sorted(bank.files)
+            if t.files is None
+            else named_knowledge_files(bank, t.files, notes, "not fixed")
+        )
+        for note in notes:
+            print(f"ckp: {note}", file=sys.stderr)
+        for rel in rels:
             path = bank.root / rel
             try:
                 text = read_text(path)[0]

@@ -258,23 +258,22 @@ class FileCache:
                 else:
                     del self._new[rel]
         items = [(rel, size, mtime, got) for rel, (size, mtime, got) in self._new.items()]
-        for part in (
-            marshal.dumps({rel: (size, mtime) for rel, size, mtime, _ in items}, 2),
-            *(
-                marshal.dumps(
-                    {
-                        rel: brief(got) if isinstance(got, KnowledgeFile) else got
-                        for rel, _, _, got in items[start : start + _PART]
-                    },
-                    2,
-                )
-                for start in range(0, len(items), _PART)
-            ),
-            marshal.dumps(self._memo, 2),
-        ):
+
+        def write(part: bytes) -> None:
             h.update(part)
             f.write(part)
             parts.append(len(part))
+
+        write(marshal.dumps({rel: (size, mtime) for rel, size, mtime, _ in items}, 2))
+        for start in range(0, len(items), _PART):  # one part in memory at a time
+            chunk = items[start : start + _PART]
+            write(
+                marshal.dumps(
+                    {rel: brief(got) if isinstance(got, KnowledgeFile) else got for rel, _, _, got in chunk},
+                    2,
+                )
+            )
+        write(marshal.dumps(self._memo, 2))
         trailer = marshal.dumps((_stamp(), h.digest(), parts), 2)
         f.write(trailer)
         f.write(len(trailer).to_bytes(4, "little"))

@@ -82,7 +82,7 @@ def check(banks: ServedBanks, bank: str | None = None, files: list[str] | None =
         results: list[tuple[Any, Finding]] = []
         checked = 0
         for sb, rels, with_index in sorted(wanted.values(), key=lambda w: w[0].root):
-            checked += len(rels)
+            checked += len(rels) + bool(files and with_index)  # the index, when named (as ckp check)
             for rel in sorted(rels):
                 results.extend((sb.root / rel, f) for f in check_file(sb.bank, rel))
             if with_index:

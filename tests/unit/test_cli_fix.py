@@ -124,3 +124,16 @@ def test_fix_refuses_a_file_changed_on_disk_and_exits_1(
     assert "tokens.md changed on disk since it was read; nothing was written" in capsys.readouterr().err
     # The other files were fixed.
     assert 'CONCEPT: "login-flow"' in (fixable / "login.md").read_text(encoding="utf-8")
+
+
+def test_a_file_named_that_is_no_knowledge_file_is_never_rewritten(
+    clean: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """MEMORY.md is an entry file: a duplicate keyword in it is none of ckp's business."""
+    memory = clean / "MEMORY.md"
+    memory.write_text("CONCEPT: memo\nTLDR: Memo.\nANSWERS_WHEN: memo, memo\n\n# Memory\n", encoding="utf-8")
+    before = snapshot_files(clean)
+    assert main(["fix", str(memory)]) == 0
+    assert snapshot_files(clean) == before
+    err = capsys.readouterr().err
+    assert "MEMORY.md: not a knowledge file (an agent's entry file" in err and "not fixed" in err
