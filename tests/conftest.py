@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ckp_lsp.core.compile import providers
 from ckp_lsp.core.config import LLM_ENVIRONMENT
+from ckp_lsp.faces.llm import providers
 
 
 @pytest.fixture(autouse=True)

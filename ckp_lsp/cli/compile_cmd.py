@@ -17,13 +17,14 @@ from typing import Any
 
 from ..core.bank import Bank, read_text
 from ..core.compile.compile_all import compile_all
-from ..core.compile.compiler import compile_header, provider_for
+from ..core.compile.compiler import compile_header
 from ..core.compile.model import CompileError
 from ..core.config import MAX_TIMEOUT, PROVIDERS, LlmConfig, config_for_bank, valid_timeout
 from ..core.discovery import INDEX_NAME, bank_of, named_bank, started_on, why_not_knowledge
 from ..core.text import BOM
 from ..core.writes import WriteRefused, refusal, write_atomic
 from ..faces.clock import today
+from ..faces.llm.providers import provider_for
 from ..faces.updated import DISK
 from . import compile_llm
 from .output import display_path

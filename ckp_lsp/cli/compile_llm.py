@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.bank import Bank, read_text
-from ..core.compile.compiler import Compiled, compile_header, provider_for
+from ..core.compile.compiler import Compiled, compile_header
 from ..core.compile.job import Job, Usage
 from ..core.compile.model import CompileError
 from ..core.compile.providers import Provider
@@ -25,6 +25,7 @@ from ..core.config import LlmConfig, config_for_bank
 from ..core.text import BOM
 from ..core.writes import WriteRefused, write_atomic
 from ..faces.clock import today
+from ..faces.llm.providers import provider_for
 from ..faces.updated import DISK
 from .output import display_path
 

@@ -10,13 +10,14 @@ from typing import Any
 
 from ..cli.check import as_json
 from ..core.checks import check_file, check_index
-from ..core.compile.compiler import compile_header, provider_for
+from ..core.compile.compiler import compile_header
 from ..core.compile.model import CompileError
 from ..core.discovery import INDEX_NAME
 from ..core.findings import Finding
 from ..core.index import tokens, update_index_text
 from ..core.text import BOM
 from ..core.writes import WriteRefused, write_atomic
+from ..faces.llm.providers import provider_for
 from .banks import Refusal, ServedBank, ServedBanks
 
 
@@ -81,7 +82,7 @@ def check(banks: ServedBanks, bank: str | None = None, files: list[str] | None =
         results: list[tuple[Any, Finding]] = []
         checked = 0
         for sb, rels, with_index in sorted(wanted.values(), key=lambda w: w[0].root):
-            checked += len(rels)
+            checked += len(rels) + bool(files and with_index)  # the index, when named (as ckp check)
             for rel in sorted(rels):
                 results.extend((sb.root / rel, f) for f in check_file(sb.bank, rel))
             if with_index:

@@ -164,8 +164,10 @@ class Indexer:
         (``WorkspaceState.bank_outside``) and publish its findings."""
         await self.indexed.wait()
         ls = self._ls
-        if root in ls.state.banks:
-            return  # read meanwhile (the first indexing found it)
+        if root in ls.state.banks:  # read meanwhile: opened as the first indexing found it
+            if any(f == root or f in root.parents for f in ls.state.folders):
+                ls.state.outside.discard(root)  # a bank of the workspace folders after all
+            return
         self.hold()
         try:
             bank = await asyncio.to_thread(ls.state.load_bank, root, ls.state.config_for(root))

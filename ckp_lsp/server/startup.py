@@ -200,7 +200,7 @@ async def shutdown(ls: CkpServer, params: None) -> None:
     if ls.indexer.poller is not None:
         ls.indexer.poller.stop()
     # Only if a model was ever asked: importing the providers here would slow every shutdown.
-    providers = sys.modules.get("ckp_lsp.core.compile.providers")
+    providers = sys.modules.get("ckp_lsp.faces.llm.command")
     if providers is not None:
         providers.stop_commands()  # a model still thinking is not waited for
     for task in list(ls.tasks):

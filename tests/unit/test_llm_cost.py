@@ -16,7 +16,7 @@ from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.compile import compiler
 from ckp_lsp.core.compile.compiler import Compiled, compile_header
 from ckp_lsp.core.compile.job import Job
-from ckp_lsp.core.compile.providers import AnthropicProvider, OpenAIProvider, Provider, ProviderError
+from ckp_lsp.faces.llm.providers import AnthropicProvider, OpenAIProvider, Provider, ProviderError
 from tests.fake_llm import FakeLLM, Received, Reply
 from tests.unit.builders import COMPILE, TODAY
 

@@ -16,8 +16,8 @@ from ckp_lsp.core.compile.job import Job
 from ckp_lsp.core.compile.keys import blank
 from ckp_lsp.core.compile.model import CompileError
 from ckp_lsp.core.compile.prompt import Prompt
-from ckp_lsp.core.compile.providers import AnthropicProvider, CommandProvider, OpenAIProvider, Provider
-from ckp_lsp.core.compile.transport import Cancelled, ProviderError, origin
+from ckp_lsp.core.compile.wire import Cancelled, ProviderError, origin
+from ckp_lsp.faces.llm.providers import AnthropicProvider, CommandProvider, OpenAIProvider, Provider
 from tests.fake_llm import FakeLLM, Reply
 
 KEY = "sk-limits-9f8e7d6c5b4a3210-SECRET"

@@ -14,7 +14,7 @@ import pytest
 from ckp_lsp.core.compile.answer import normalize_answer, parse_answer
 from ckp_lsp.core.compile.model import CompileError
 from ckp_lsp.core.compile.prompt import Prompt, answer_schema
-from ckp_lsp.core.compile.providers import (
+from ckp_lsp.faces.llm.providers import (
     AnthropicProvider,
     CommandProvider,
     OpenAIProvider,

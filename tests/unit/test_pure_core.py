@@ -76,13 +76,9 @@ def test_git_dates_an_uncommitted_change_with_the_day_given(tmp_path: Path) -> N
     assert snap.updated_date(snap.files["cart.md"]) == CkpDate(2025, 9, 3)
 
 
-# Where the core still reaches outside itself, and why.
-SUBPROCESS_ALLOWED = {
-    "compile/command.py",  # runs the compile command the user configured (the compile step's provider)
-}
+# Where the core still reads the clock, and why.
 CLOCK_ALLOWED = {
     "trust.py",  # the trust store (a file the user owns) records when a folder was trusted
-    "compile/providers.py",  # an HTTP Retry-After date is a wait from now
 }
 
 
@@ -90,15 +86,86 @@ def core_sources() -> dict[str, str]:
     return {p.relative_to(CORE).as_posix(): p.read_text(encoding="utf-8") for p in CORE.rglob("*.py")}
 
 
-def test_the_core_runs_no_git_and_no_other_process() -> None:
-    sources = core_sources()
-    assert "bank.py" in sources and "updated.py" in sources
-    importing = {
-        rel for rel, text in sources.items() if re.search(r"^\s*(import|from)\s+subprocess\b", text, re.M)
+#: every import of a module that runs a process, sends a signal or opens a connection: the LLM
+#: compile's requests are sent and its command run by ``ckp_lsp/faces/llm``
+OUTSIDE_IMPORT = re.compile(
+    r"^[ \t]*(?:import[ \t]+[\w., \t]*?\b|from[ \t]+)(?:subprocess|signal|socket|ssl|http\.client"
+    r"|urllib\.request)\b|^[ \t]*from[ \t]+(?:http|urllib)[ \t]+import[ \t][^\n]*\b(?:client|request)\b",
+    re.M,
+)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "import subprocess",
+        "import os, subprocess",
+        "from subprocess import Popen",
+        "import signal",
+        "import socket",
+        "from socket import gaierror",
+        "import ssl",
+        "import http.client",
+        "from http.client import HTTPConnection",
+        "from http import client",
+        "import urllib.request",
+        "from urllib.request import getproxies",
+        "from urllib import parse, request",
+        "    import subprocess  # inside a function",
+    ],
+)
+def test_the_process_and_network_imports_are_recognised(line: str) -> None:
+    assert OUTSIDE_IMPORT.search(line)
+    for pure in (
+        "import urllib.parse",
+        "from urllib.parse import urlsplit",
+        "import shlex",
+        "from .wire import Request",
+    ):
+        assert not OUTSIDE_IMPORT.search(pure), pure
+
+
+def reaching_outside(sources: dict[str, str]) -> set[str]:
+    """The modules of ``sources`` that run a process, send a signal, open a connection or run git."""
+    return {
+        rel
+        for rel, text in sources.items()
+        if OUTSIDE_IMPORT.search(text) or re.search(r"""\[\s*["']git["']""", text)
     }
-    assert importing <= SUBPROCESS_ALLOWED, importing - SUBPROCESS_ALLOWED
-    running_git = {rel for rel, text in sources.items() if re.search(r"""\[\s*["']git["']""", text)}
-    assert running_git == set()
+
+
+def test_the_core_runs_no_git_no_process_and_opens_no_connection() -> None:
+    sources = core_sources()
+    assert "bank.py" in sources and "compile/providers.py" in sources
+    assert reaching_outside(sources) == set()
+
+
+@pytest.mark.parametrize(
+    ("rel", "put_back"),
+    [
+        ("compile/providers.py", "from . import transport  # noqa\nimport http.client\n"),
+        ("compile/command.py", "import os\nimport signal\nimport subprocess\n"),
+        ("compile/wire.py", "import socket\nimport ssl\nimport urllib.request\n"),
+        ("updated.py", 'run(["git", "log"])\n'),
+    ],
+)
+def test_an_import_put_back_into_the_core_is_caught(rel: str, put_back: str) -> None:
+    sources = core_sources()
+    sources[rel] = put_back + sources[rel]
+    assert reaching_outside(sources) == {rel}
+
+
+def test_a_retry_after_read_from_the_clock_is_caught_in_the_providers() -> None:
+    sources = core_sources()
+    sources["compile/providers.py"] += "\nnow = datetime.datetime.now(datetime.timezone.utc)\n"
+    clock = {rel for rel, text in sources.items() if CLOCK_READ.search(text)}
+    assert clock - CLOCK_ALLOWED == {"compile/providers.py"}
+
+
+def test_the_llm_compile_is_sent_by_the_faces() -> None:
+    faces = CORE.parent / "faces" / "llm"
+    sent = {p.name for p in faces.glob("*.py") if OUTSIDE_IMPORT.search(p.read_text(encoding="utf-8"))}
+    assert sent == {"transport.py", "command.py"}  # the check above sees what the core would import
 
 
 #: every way Python tells the date or the time of day (``time.monotonic`` and ``perf_counter``

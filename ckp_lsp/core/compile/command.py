@@ -1,104 +1,45 @@
-"""The ``command`` provider: a program run without a shell, the prompt on its stdin, the answer on
-its stdout; killed with the programs it started at the deadline, on cancel or at shutdown."""
+"""The ``command`` provider's contract: the program's arguments, and what its run means.
+
+The program reads the prompt on stdin and prints the answer on stdout; a face runs it
+(``ckp_lsp/faces/llm/command.py``) and hands back a ``Ran``, read here into the answer or a
+ProviderError that says what to do.
+"""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import subprocess
-import threading
+import shlex
 from dataclasses import dataclass
 
-from . import transport
-from .candidates import DEFAULT_CANDIDATES
 from .job import Job, Usage
-from .keys import blank
-from .prompt import Prompt
-from .transport import MAX_ANSWER_BYTES, ProviderError
+from .wire import MAX_ANSWER_BYTES, Cancelled, ProviderError, seconds
 
 _STDERR_LINES = 5
 _DETAIL_CHARS = 300
 
 
-def as_job(job: Job | float) -> Job:
-    """``job``, or a job with that many seconds."""
-    return job if isinstance(job, Job) else Job(float(job))
-
-
-class CommandProvider:
-    """A program run without a shell: the prompt on its stdin, the answer on its stdout."""
-
-    name = "command"
-    estimated = True  # its usage is estimated (characters / 4), not reported by an API
-
-    def __init__(self, argv: list[str]) -> None:
-        if not argv or not argv[0]:
-            raise ProviderError("the LLM command is empty; set ckp.llm.command to a program")
-        self.argv = list(argv)
-        self.candidates = DEFAULT_CANDIDATES
-
-    def __repr__(self) -> str:
-        return f"CommandProvider(argv={self.argv!r})"
-
-    def complete(self, prompt: Prompt, job: Job | float) -> str:
-        """What the command prints for the prompt (system, blank line, user) on its stdin."""
-        job = as_job(job)
+def command_argv(command: str | list[str] | None) -> list[str]:
+    """The program and its arguments from ``ckp.llm.command`` (a string split as a shell would)."""
+    if isinstance(command, str):
         try:
-            return self._complete(prompt, job)
-        except ProviderError as exc:
-            raise type(exc)(blank(str(exc))) from None
-
-    def _complete(self, prompt: Prompt, job: Job) -> str:
-        program = self.argv[0]
-        try:
-            done = _run(self.argv, prompt.as_text(), job)
-        except FileNotFoundError:
+            argv = shlex.split(command)
+        except ValueError as exc:
             raise ProviderError(
-                f"the LLM command {program!r} was not found; check ckp.llm.command "
-                "(the program must be on PATH or given by its full path)"
+                f"the LLM command cannot be split into arguments ({exc}); check its quotes"
             ) from None
-        except PermissionError:
-            raise ProviderError(
-                f"the LLM command {program!r} cannot be run (permission denied); check that it is executable"
-            ) from None
-        except OSError as exc:
-            raise ProviderError(
-                f"the LLM command {program!r} could not be started ({exc.strerror or exc}); "
-                "check ckp.llm.command"
-            ) from None
-        # A command reports no usage: its tokens are estimated as characters / 4, so that a
-        # budget (--max-tokens-total) means something for it too.
-        stdin = prompt.as_text()
-        job.count(Usage(len(stdin) // 4, len(done.stdout) // 4, requests=1))
-        if job.cancelled:
-            raise transport.Cancelled()
-        if done.timed_out:
-            raise ProviderError(
-                f"the LLM command {program!r} gave no answer within {transport.seconds(job.seconds)} s; "
-                f"raise ckp.llm.timeout or try again{_stderr_tail(done.stderr)}"
-            )
-        if done.too_big:
-            raise ProviderError(
-                f"the LLM command {program!r} printed more than {MAX_ANSWER_BYTES // (1024 * 1024)} MiB; "
-                "that is not an answer for one header: check the command"
-            )
-        if done.returncode != 0:
-            raise ProviderError(
-                f"the LLM command {program!r} failed with exit status {done.returncode}"
-                f"{_stderr_tail(done.stderr)}; check the command and its setup"
-            )
-        text = done.stdout.decode("utf-8", errors="replace")
-        if not text.strip():
-            raise ProviderError(
-                f"the LLM command {program!r} printed nothing; it must print the answer on stdout"
-                f"{_stderr_tail(done.stderr)}"
-            )
-        return text
+    else:
+        argv = list(command or [])
+    if not argv:
+        raise ProviderError(
+            "the command provider needs a command: set ckp.llm.command to a program that "
+            "reads the prompt on stdin and prints the answer"
+        )
+    return argv
 
 
 @dataclass
-class _Ran:
+class Ran:
+    """How a run of the command ended: its exit status, its output, and whether it was stopped."""
+
     returncode: int
     stdout: bytes
     stderr: bytes
@@ -106,96 +47,51 @@ class _Ran:
     too_big: bool = False
 
 
-_RUNNING: set[subprocess.Popen[bytes]] = set()
-_RUNNING_LOCK = threading.Lock()
-_STDERR_KEPT = 64 * 1024
-
-
-def _run(argv: list[str], stdin: str, job: Job) -> _Ran:
-    """Run ``argv`` (no shell) in its own process group: stdout read up to the cap, the stderr's
-    end kept, and the whole group killed at the deadline, on cancel or at shutdown."""
-    process = subprocess.Popen(
-        argv,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=os.name == "posix",  # its children die with it
+def start_error(program: str, exc: OSError) -> ProviderError:
+    """A ProviderError for a command that could not be started."""
+    if isinstance(exc, FileNotFoundError):
+        return ProviderError(
+            f"the LLM command {program!r} was not found; check ckp.llm.command "
+            "(the program must be on PATH or given by its full path)"
+        )
+    if isinstance(exc, PermissionError):
+        return ProviderError(
+            f"the LLM command {program!r} cannot be run (permission denied); check that it is executable"
+        )
+    return ProviderError(
+        f"the LLM command {program!r} could not be started ({exc.strerror or exc}); check ckp.llm.command"
     )
-    ran = _Ran(0, b"", b"")
-    out: list[bytes] = []
-    err = bytearray()
-
-    def kill() -> None:
-        _kill(process)
-
-    def read_out() -> None:
-        assert process.stdout is not None
-        size = 0
-        while chunk := os.read(process.stdout.fileno(), 65536):
-            size += len(chunk)
-            if size > MAX_ANSWER_BYTES:
-                ran.too_big = True
-                kill()
-                return
-            out.append(chunk)
-
-    def read_err() -> None:
-        assert process.stderr is not None
-        while chunk := os.read(process.stderr.fileno(), 65536):
-            err.extend(chunk)
-            del err[:-_STDERR_KEPT]
-
-    def write_in() -> None:
-        assert process.stdin is not None
-        with contextlib.suppress(OSError):
-            process.stdin.write(stdin.encode("utf-8"))
-        with contextlib.suppress(OSError):
-            process.stdin.close()
-
-    with _RUNNING_LOCK:
-        _RUNNING.add(process)
-    threads = [threading.Thread(target=f, daemon=True) for f in (read_out, read_err, write_in)]
-    try:
-        with job.guard(kill):
-            for t in threads:
-                t.start()
-            try:
-                process.wait(timeout=job.remaining() + 0.5)
-            except subprocess.TimeoutExpired:
-                kill()
-                process.wait()
-        for t in threads:
-            t.join(timeout=2)
-    finally:
-        with _RUNNING_LOCK:
-            _RUNNING.discard(process)
-        for stream in (process.stdin, process.stdout, process.stderr):
-            if stream is not None:
-                with contextlib.suppress(OSError):
-                    stream.close()
-    ran.returncode = process.returncode
-    ran.stdout, ran.stderr = b"".join(out), bytes(err)
-    ran.timed_out = job.expired and not ran.too_big and not job.cancelled
-    return ran
 
 
-def _kill(process: subprocess.Popen[bytes]) -> None:
-    """Kill ``process`` and the processes it started (its group), if still there."""
-    if process.poll() is not None:
-        return
-    with contextlib.suppress(OSError):
-        if os.name == "posix":
-            os.killpg(process.pid, signal.SIGKILL)
-        else:  # pragma: no cover
-            process.kill()
-
-
-def stop_commands() -> None:
-    """Kill the LLM commands still running: the language server is shutting down."""
-    with _RUNNING_LOCK:
-        running = list(_RUNNING)
-    for process in running:
-        _kill(process)
+def command_answer(program: str, stdin: str, done: Ran, job: Job) -> str:
+    """What the command printed, or a ProviderError; its usage is counted on ``job``."""
+    # A command reports no usage: its tokens are estimated as characters / 4, so that a
+    # budget (--max-tokens-total) means something for it too.
+    job.count(Usage(len(stdin) // 4, len(done.stdout) // 4, requests=1))
+    if job.cancelled:
+        raise Cancelled()
+    if done.timed_out:
+        raise ProviderError(
+            f"the LLM command {program!r} gave no answer within {seconds(job.seconds)} s; "
+            f"raise ckp.llm.timeout or try again{_stderr_tail(done.stderr)}"
+        )
+    if done.too_big:
+        raise ProviderError(
+            f"the LLM command {program!r} printed more than {MAX_ANSWER_BYTES // (1024 * 1024)} MiB; "
+            "that is not an answer for one header: check the command"
+        )
+    if done.returncode != 0:
+        raise ProviderError(
+            f"the LLM command {program!r} failed with exit status {done.returncode}"
+            f"{_stderr_tail(done.stderr)}; check the command and its setup"
+        )
+    text = done.stdout.decode("utf-8", errors="replace")
+    if not text.strip():
+        raise ProviderError(
+            f"the LLM command {program!r} printed nothing; it must print the answer on stdout"
+            f"{_stderr_tail(done.stderr)}"
+        )
+    return text
 
 
 def _stderr_tail(stderr: str | bytes | None) -> str:

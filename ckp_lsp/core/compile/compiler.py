@@ -8,27 +8,24 @@ validate the result. Failures are ``CompileError`` values with what to do.
 from __future__ import annotations
 
 import hashlib
-import os
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 from ..bank import Bank
 from ..checks import bank_findings
-from ..config import LlmConfig
 from ..findings import Severity
 from ..knowledge import CONCEPT_RE, read_knowledge_file
 from ..rewrite import body_of, replace_header
 from .answer import answer_problems, normalize_answer, parse_answer
 from .candidates import DEFAULT_CANDIDATES, candidates
-from .job import Job, Usage
+from .job import Job, Usage, as_job
 from .merge import front_matter_title, offline_values
 from .model import Answer, CompileError, CompileInput, ConceptSummary
 from .offline import compile_offline
 from .prompt import build_prompt, build_repair_prompt
-from .providers import Provider, as_job, make_provider
+from .providers import Provider
 
 
 @dataclass(frozen=True)
@@ -43,21 +40,6 @@ class Compiled:
     usage: Usage = field(
         default_factory=Usage
     )  # what the model's requests cost (none when offline or cached)
-
-
-def provider_for(llm: LlmConfig, env: Mapping[str, str] | None = None) -> Provider | None:
-    """The configured LLM provider, or None for the offline compiler."""
-    if llm.provider == "offline":
-        return None
-    provider = make_provider(
-        llm.provider,
-        model=llm.model,
-        base_url=llm.base_url,
-        command=llm.command,
-        env=env if env is not None else os.environ,
-    )
-    provider.candidates = llm.candidates
-    return provider
 
 
 def compile_input(bank: Bank, rel: str, text: str) -> CompileInput:

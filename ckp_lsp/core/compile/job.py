@@ -90,3 +90,8 @@ class Job:
             timer.cancel()
             with self._lock:
                 self._stops.remove(stop)
+
+
+def as_job(job: Job | float) -> Job:
+    """``job``, or a job with that many seconds."""
+    return job if isinstance(job, Job) else Job(float(job))

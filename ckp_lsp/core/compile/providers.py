@@ -1,34 +1,23 @@
-"""LLM providers: an OpenAI-compatible chat endpoint, the Anthropic API, or a local command."""
+"""LLM providers' wire formats: an OpenAI-compatible chat endpoint and the Anthropic API.
+
+Each builds its request (URL, headers, payload) and reads its answer (the text, the usage, an error
+that says what to do); a face sends the request and waits between retries
+(``ckp_lsp/faces/llm/providers.py``). ``Provider`` is what the compiler asks for an answer.
+"""
 
 from __future__ import annotations
 
 import datetime
 import email.utils
 import json
-import random
-import shlex
 import urllib.parse
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from . import transport
 from .candidates import DEFAULT_CANDIDATES
-from .command import CommandProvider, as_job, stop_commands
 from .job import Job, Usage
-from .keys import api_keys, blank
 from .prompt import SCHEMA_NAME, Prompt, answer_schema
-from .transport import ProviderError
-
-__all__ = [
-    "AnthropicProvider",
-    "CommandProvider",
-    "OpenAIProvider",
-    "Provider",
-    "ProviderError",
-    "as_job",
-    "make_provider",
-    "stop_commands",
-]
+from .wire import HttpAnswer, ProviderError, Request, shown
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 OPENAI_MODEL = "gpt-4o-mini"
@@ -52,20 +41,13 @@ class Provider(Protocol):
         ...
 
 
-_RETRIES = 4
-_RETRY_STATUSES = {408, 429, 500, 502, 503, 504, 529}
-_MAX_BACKOFF = 30.0
+RETRIES = 4  # a request is sent at most this many times more when the server asks for it
+RETRY_STATUSES = {408, 429, 500, 502, 503, 504, 529}
+MAX_BACKOFF = 30.0
 
 
-_TEXT_ONLY: set[tuple[str, str, str]] = set()  # endpoints that rejected structured output
-
-
-class _HttpProvider:
-    """A provider behind an HTTP API: its endpoint, its model and a key that is never shown.
-
-    It asks for structured output (a JSON schema) first; a server that rejects that (HTTP 400 or
-    422: older Ollama, llama.cpp, vLLM builds) is asked with the text contract from then on.
-    """
+class HttpApi:
+    """An LLM API behind HTTP: its endpoint, its model and a key that is never shown."""
 
     name = ""
     default_url = ""
@@ -77,9 +59,6 @@ class _HttpProvider:
         self.base_url = _checked_base_url(base_url or self.default_url)
         self.model = model or self.default_model
         self._api_key = api_key or None
-        # Until the server rejects it: once per run, and once per server process for an endpoint
-        # (the editor makes a provider for each Recompile).
-        self.structured = self._endpoint not in _TEXT_ONLY
         self.candidates = DEFAULT_CANDIDATES
 
     def __repr__(self) -> str:
@@ -88,26 +67,13 @@ class _HttpProvider:
             f"api_key={_hidden(self._api_key)})"
         )
 
-    def complete(self, prompt: Prompt, job: Job | float) -> str:
-        """The model's answer text; every message of a failure has the keys blanked."""
-        job = as_job(job)
-        try:
-            structured = self.structured
-            try:
-                data = self._call(self._body(prompt, structured), job)
-            except _Rejected as rejected:
-                if not structured:
-                    raise rejected.error from None
-                self.structured = False
-                _TEXT_ONLY.add(self._endpoint)
-                data = self._call(self._body(prompt, False), job)
-            return self._text(data)
-        except ProviderError as exc:
-            raise type(exc)(blank(str(exc), [self._api_key, *api_keys()])) from None
-
     @property
-    def _endpoint(self) -> tuple[str, str, str]:
+    def endpoint(self) -> tuple[str, str, str]:
         return (self.name, self.base_url, self.model)
+
+    def request(self, prompt: Prompt, structured: bool) -> Request:
+        """The POST that asks for ``prompt``'s answer (as a JSON schema when ``structured``)."""
+        return Request(self.url, self.headers(), json.dumps(self.body(prompt, structured)).encode("utf-8"))
 
     # --- what each API differs in ---
 
@@ -115,59 +81,20 @@ class _HttpProvider:
     def url(self) -> str:
         raise NotImplementedError
 
-    def _headers(self) -> dict[str, str]:
+    def headers(self) -> dict[str, str]:
         raise NotImplementedError
 
-    def _body(self, prompt: Prompt, structured: bool) -> dict[str, Any]:
+    def body(self, prompt: Prompt, structured: bool) -> dict[str, Any]:
         raise NotImplementedError
 
-    def _text(self, data: Any) -> str:
+    def text(self, data: Any) -> str:
         raise NotImplementedError
 
-    def _usage(self, data: Any) -> Usage:
+    def usage(self, data: Any) -> Usage:
         raise NotImplementedError
 
-    # --- one request, retried when the server asks for it ---
 
-    def _call(self, body: dict[str, Any], job: Job) -> Any:
-        """The decoded JSON of a successful answer; 429 and 5xx retried within the deadline."""
-        payload = json.dumps(body).encode("utf-8")
-        url = self.url
-        for attempt in range(_RETRIES + 1):
-            answer = transport.post(url, self._headers(), payload, job)
-            job.count(Usage(requests=1))
-            if 200 <= answer.status < 300:
-                data = _decoded(answer)
-                job.count(self._usage(data))
-                return data
-            error = _http_error(answer)
-            if answer.status in (400, 422) and ("response_format" in body or "tools" in body):
-                raise _Rejected(error)
-            if answer.status not in _RETRY_STATUSES or attempt == _RETRIES:
-                raise error
-            wait = _retry_after(answer.headers)
-            delay = (
-                wait if wait is not None else min(_MAX_BACKOFF, 0.5 * 2**attempt) * random.uniform(0.8, 1.2)
-            )
-            if delay >= job.remaining():
-                raise ProviderError(
-                    f"{error} (the provider asked to wait {transport.seconds(round(delay, 1))} s, "
-                    f"past the {transport.seconds(job.seconds)} s deadline)"
-                )
-            if not job.sleep(delay):
-                raise transport.Cancelled()
-        raise AssertionError("unreachable")  # pragma: no cover
-
-
-class _Rejected(Exception):
-    """A server refused a structured-output request: ask again with the text contract."""
-
-    def __init__(self, error: ProviderError) -> None:
-        super().__init__(str(error))
-        self.error = error
-
-
-class OpenAIProvider(_HttpProvider):
+class OpenAIApi(HttpApi):
     """An OpenAI-compatible chat endpoint: OpenAI, Ollama, llama.cpp, vLLM, LM Studio."""
 
     name = "openai"
@@ -178,10 +105,10 @@ class OpenAIProvider(_HttpProvider):
     def url(self) -> str:
         return self.base_url + "/chat/completions"
 
-    def _headers(self) -> dict[str, str]:
+    def headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
 
-    def _body(self, prompt: Prompt, structured: bool) -> dict[str, Any]:
+    def body(self, prompt: Prompt, structured: bool) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.model,
             "messages": [
@@ -201,7 +128,7 @@ class OpenAIProvider(_HttpProvider):
             }
         return body
 
-    def _text(self, data: Any) -> str:
+    def text(self, data: Any) -> str:
         """The message content of the first choice of a chat completion."""
         try:
             message = data["choices"][0]["message"]
@@ -218,14 +145,14 @@ class OpenAIProvider(_HttpProvider):
             raise _shape_error(self.url, "choices[0].message.content")
         return _non_empty(content, self.url)
 
-    def _usage(self, data: Any) -> Usage:
+    def usage(self, data: Any) -> Usage:
         usage = data.get("usage") if isinstance(data, dict) else None
         if not isinstance(usage, dict):
             return Usage()
         return Usage(_count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")))
 
 
-class AnthropicProvider(_HttpProvider):
+class AnthropicApi(HttpApi):
     """The Anthropic Messages API (structured output through a tool the model must call)."""
 
     name = "anthropic"
@@ -237,13 +164,13 @@ class AnthropicProvider(_HttpProvider):
         # Accept a base URL given with or without its /v1, as both are written in the wild.
         return self.base_url.removesuffix("/v1") + "/v1/messages"
 
-    def _headers(self) -> dict[str, str]:
+    def headers(self) -> dict[str, str]:
         headers = {"anthropic-version": ANTHROPIC_VERSION}
         if self._api_key:
             headers["x-api-key"] = self._api_key
         return headers
 
-    def _body(self, prompt: Prompt, structured: bool) -> dict[str, Any]:
+    def body(self, prompt: Prompt, structured: bool) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.model,
             "max_tokens": 1024,
@@ -261,7 +188,7 @@ class AnthropicProvider(_HttpProvider):
             body["tool_choice"] = {"type": "tool", "name": SCHEMA_NAME}
         return body
 
-    def _text(self, data: Any) -> str:
+    def text(self, data: Any) -> str:
         """The header the model gave its tool, else the text blocks of its content, joined."""
         blocks = data.get("content") if isinstance(data, dict) else None
         if not isinstance(blocks, list):
@@ -276,75 +203,25 @@ class AnthropicProvider(_HttpProvider):
                 return json.dumps(block["input"], ensure_ascii=False)
         return _non_empty(_text_blocks(blocks), self.url)
 
-    def _usage(self, data: Any) -> Usage:
+    def usage(self, data: Any) -> Usage:
         usage = data.get("usage") if isinstance(data, dict) else None
         if not isinstance(usage, dict):
             return Usage()
         return Usage(_count(usage.get("input_tokens")), _count(usage.get("output_tokens")))
 
 
-def make_provider(
-    name: str,
-    *,
-    model: str | None,
-    base_url: str | None,
-    command: str | list[str] | None,
-    env: Mapping[str, str],
-) -> Provider:
-    """The provider called `name`, configured from settings and API keys in `env`."""
-    kind = name.strip().lower()
-    if kind == "openai":
-        key = env.get("OPENAI_API_KEY") or env.get("CKP_LLM_API_KEY") or None
-        url = base_url or OPENAI_BASE_URL
-        if key is None and _host(url) == _host(OPENAI_BASE_URL):
-            raise ProviderError(
-                "the OpenAI API needs a key: set OPENAI_API_KEY (or CKP_LLM_API_KEY), "
-                "or point ckp.llm.baseUrl at a local OpenAI-compatible server"
-            )
-        return OpenAIProvider(base_url=url, model=model or OPENAI_MODEL, api_key=key)
-    if kind == "anthropic":
-        key = env.get("ANTHROPIC_API_KEY") or env.get("CKP_LLM_API_KEY") or None
-        if key is None:
-            raise ProviderError("the Anthropic API needs a key: set ANTHROPIC_API_KEY (or CKP_LLM_API_KEY)")
-        return AnthropicProvider(
-            base_url=base_url or ANTHROPIC_BASE_URL, model=model or ANTHROPIC_MODEL, api_key=key
-        )
-    if kind == "command":
-        if isinstance(command, str):
-            try:
-                argv = shlex.split(command)
-            except ValueError as exc:
-                raise ProviderError(
-                    f"the LLM command cannot be split into arguments ({exc}); check its quotes"
-                ) from None
-        else:
-            argv = list(command or [])
-        if not argv:
-            raise ProviderError(
-                "the command provider needs a command: set ckp.llm.command to a program that "
-                "reads the prompt on stdin and prints the answer"
-            )
-        return CommandProvider(argv)
-    valid = ", ".join(PROVIDER_NAMES)
-    if kind == "offline":
-        raise ProviderError(
-            f"the offline compiler needs no LLM provider; compile offline, or choose an LLM provider: {valid}"
-        )
-    raise ProviderError(f"unknown LLM provider {name!r}; choose one of: {valid}")
-
-
-def _decoded(answer: transport.HttpAnswer) -> Any:
+def decoded(answer: HttpAnswer) -> Any:
     """The JSON of a successful answer, or a ProviderError."""
     try:
         return json.loads(answer.body.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise ProviderError(
-            f"the provider at {transport.shown(answer.url)} answered with something that is not JSON; "
+            f"the provider at {shown(answer.url)} answered with something that is not JSON; "
             "check the base URL (it must point at the API, e.g. ending in /v1)"
         ) from None
 
 
-def _http_error(answer: transport.HttpAnswer) -> ProviderError:
+def http_error(answer: HttpAnswer) -> ProviderError:
     """A ProviderError for an HTTP error status, with what to do about it."""
     code = answer.status
     if code in (401, 403):
@@ -356,7 +233,7 @@ def _http_error(answer: transport.HttpAnswer) -> ProviderError:
     detail = _error_detail(answer.body)
     if code == 404:
         return ProviderError(
-            f"the provider has nothing at {transport.shown(answer.url)} (HTTP 404{detail}); "
+            f"the provider has nothing at {shown(answer.url)} (HTTP 404{detail}); "
             "check the base URL and the model name"
         )
     if code == 429:
@@ -393,8 +270,15 @@ def _short(text: str) -> str:
     return text[:_DETAIL_CHARS] + "…" if len(text) > _DETAIL_CHARS else text
 
 
-def _retry_after(headers: Mapping[str, str]) -> float | None:
-    """The seconds a ``Retry-After`` header asks to wait (a number or an HTTP date), if any."""
+def retry_delay(headers: Mapping[str, str], attempt: int, now: datetime.datetime, jitter: float) -> float:
+    """The seconds to wait before sending again: what ``Retry-After`` asks (a number, or an HTTP
+    date taken from ``now``), else an exponential backoff scaled by ``jitter``."""
+    wait = retry_after(headers, now)
+    return wait if wait is not None else min(MAX_BACKOFF, 0.5 * 2**attempt) * jitter
+
+
+def retry_after(headers: Mapping[str, str], now: datetime.datetime) -> float | None:
+    """The seconds a ``Retry-After`` header asks to wait (a number, or an HTTP date after ``now``)."""
     value = headers.get("retry-after", "").strip()
     if not value:
         return None
@@ -408,7 +292,7 @@ def _retry_after(headers: Mapping[str, str]) -> float | None:
         return None
     if when.tzinfo is None:
         when = when.replace(tzinfo=datetime.timezone.utc)
-    return max(0.0, (when - datetime.datetime.now(datetime.timezone.utc)).total_seconds())
+    return max(0.0, (when - now).total_seconds())
 
 
 def _count(value: Any) -> int:
@@ -428,7 +312,7 @@ def _text_blocks(blocks: list[Any]) -> str:
 def _shape_error(url: str, expected: str) -> ProviderError:
     """A ProviderError for a JSON response without the expected fields."""
     return ProviderError(
-        f"the provider at {transport.shown(url)} answered with JSON that has no {expected}; "
+        f"the provider at {shown(url)} answered with JSON that has no {expected}; "
         "check that the base URL points at a compatible API"
     )
 
@@ -437,7 +321,7 @@ def _non_empty(text: str, url: str) -> str:
     """`text`, or a ProviderError when the model answered with nothing."""
     if not text.strip():
         raise ProviderError(
-            f"the model at {transport.shown(url)} answered with no text; try again or choose another model"
+            f"the model at {shown(url)} answered with no text; try again or choose another model"
         )
     return text
 
@@ -451,11 +335,6 @@ def _checked_base_url(base_url: str) -> str:
             f"the base URL {base_url!r} is not an http:// or https:// URL; check ckp.llm.baseUrl"
         )
     return url
-
-
-def _host(url: str) -> str:
-    """The host name of `url`, lower-case."""
-    return (urllib.parse.urlsplit(url).hostname or "").lower()
 
 
 def _hidden(secret: str | None) -> str:

@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from lsprotocol import types
 
 from ...core.bank import read_text
-from ...core.compile.compiler import compile_header, provider_for
+from ...core.compile.compiler import compile_header
 from ...core.compile.job import Job, Usage
 from ...core.compile.model import CompileError
 from ...core.header_changes import describe
 from ...core.text import BOM
+from ...faces.llm.providers import provider_for
 from ..pygls_compat import forget_progress
 from .actions import annotations_supported, recompile_annotation, replace_prefix_edit, text_edit
 

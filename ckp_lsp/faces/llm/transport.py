@@ -3,7 +3,8 @@
 ``http.client`` rather than ``urllib``: urllib follows redirects with the request's headers (the
 key) to any host, and its timeout bounds each socket read, not the answer; here a watchdog closes
 the connection at the deadline, a redirect is followed only to the same origin, and at most
-``MAX_ANSWER_BYTES`` are read.
+``MAX_ANSWER_BYTES`` are read. The request and the answer are the core's values
+(``core/compile/wire.py``); this face is what touches the network.
 """
 
 from __future__ import annotations
@@ -15,40 +16,27 @@ import ssl
 import urllib.parse
 import urllib.request
 from collections.abc import Mapping
-from dataclasses import dataclass
 
-from .job import Job
-from .model import CompileError
+from ...core.compile.job import Job
+from ...core.compile.wire import (
+    MAX_ANSWER_BYTES,
+    Cancelled,
+    HttpAnswer,
+    ProviderError,
+    Request,
+    origin,
+    shown,
+    timeout_error,
+)
 
-MAX_ANSWER_BYTES = 4 * 1024 * 1024  # a header's answer is a few KB; more is not an answer
 _REDIRECTS = 3
 _LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1"}
 _USER_AGENT = "ckp-lsp"
 
 
-class ProviderError(CompileError):
-    """An LLM provider failed: the message says what went wrong and what to do."""
-
-
-class Cancelled(ProviderError):
-    """The job was cancelled while the request ran."""
-
-    def __init__(self, message: str = "the compile was cancelled") -> None:
-        super().__init__(message)
-
-
-@dataclass(frozen=True)
-class HttpAnswer:
-    """An HTTP response: status, headers (lower-case names) and body."""
-
-    url: str
-    status: int
-    headers: Mapping[str, str]
-    body: bytes
-
-
-def post(url: str, headers: Mapping[str, str], payload: bytes, job: Job) -> HttpAnswer:
-    """POST ``payload`` to ``url`` within ``job``'s deadline; every failure a ProviderError."""
+def post(request: Request, job: Job) -> HttpAnswer:
+    """POST ``request`` within ``job``'s deadline; every failure a ProviderError."""
+    url, headers, payload = request.url, request.headers, request.payload
     for _ in range(_REDIRECTS + 1):
         answer = _post_once(url, headers, payload, job)
         if answer.status not in (301, 302, 303, 307, 308):
@@ -170,32 +158,6 @@ def _proxy_for(scheme: str, host: str) -> str | None:
     if not proxy or urllib.request.proxy_bypass(host):
         return None
     return proxy
-
-
-def origin(url: str) -> tuple[str, str, int]:
-    """Scheme, host and port: a key is sent only where this is the configured one."""
-    parts = urllib.parse.urlsplit(url)
-    scheme = parts.scheme.lower()
-    return scheme, (parts.hostname or "").lower(), parts.port or (443 if scheme == "https" else 80)
-
-
-def shown(url: str) -> str:
-    """``url`` as messages show it: no user info, query or fragment (they may hold secrets)."""
-    parts = urllib.parse.urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc.rsplit('@', 1)[-1]}{parts.path}"
-
-
-def seconds(value: float) -> str:
-    """A timeout as people write it: ``30``, ``0.5``."""
-    return f"{value:g}"
-
-
-def timeout_error(url: str, timeout: float) -> ProviderError:
-    """A ProviderError for a provider that did not answer by the deadline."""
-    return ProviderError(
-        f"the provider at {shown(url)} gave no answer within {seconds(timeout)} s; "
-        "raise ckp.llm.timeout or try again"
-    )
 
 
 def connection_error(reason: object, url: str) -> ProviderError:
