@@ -335,7 +335,7 @@ def _table_drift(bank: Bank, text: str) -> tuple[Span, list[Finding]] | None:
     return table.findings()
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=2)
 def _table_layout(text: str) -> tuple[list[str], int, int, int] | None:
     """The lines of a generated table index, its start marker, its head row and its end (None
     when the index is not one)."""

@@ -111,7 +111,7 @@ def _line_starts(text: str) -> list[int]:
     return line_offsets(text)
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=2)
 def _layout(text: str) -> tuple[list[str], int, int, bool]:
     """The lines of ``_index.md``, its section's bounds and whether the section is a table."""
     lines = index_lines(text)
