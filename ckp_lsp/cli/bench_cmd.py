@@ -46,11 +46,8 @@ def _sizes(value: str) -> tuple[int, ...]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.bank import Bank
     from ..core.bench import BenchError, load_queries, run_bench
-    from ..core.config import config_for_bank
-    from ..faces.clock import today
-    from ..faces.updated import DISK
+    from ..faces.banks import read_bank
 
     root = bank_root(args.bank)
     if root is None:
@@ -61,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"ckp: {exc}", file=sys.stderr)
         return 2
     report = run_bench(
-        Bank.load(root, config_for_bank(root), dates=DISK, today=today()),
+        read_bank(root),
         queries,
         args.sizes,
         args.index_format,

@@ -23,9 +23,8 @@ from ..core.config import MAX_TIMEOUT, PROVIDERS, LlmConfig, config_for_bank, va
 from ..core.discovery import INDEX_NAME, bank_of, named_bank, started_on, why_not_knowledge
 from ..core.text import BOM
 from ..core.writes import WriteRefused, refusal, write_atomic
-from ..faces.clock import today
+from ..faces.banks import read_bank
 from ..faces.llm.providers import provider_for
-from ..faces.updated import DISK
 from . import compile_llm
 from .output import display_path
 
@@ -88,7 +87,7 @@ def _targets(args: argparse.Namespace) -> list[tuple[Path, str]] | str:
         root = named_bank(args.all) if args.all.exists() else None
         if root is None:
             return f"{args.all}: not a memory bank: name a bank folder or list it in `banks = [...]` in .ckp.toml"
-        bank = Bank.load(root, config_for_bank(root), dates=DISK, today=today())
+        bank = read_bank(root)
         # A template (a file without a header, full of placeholders) is left as it is.
         out += [
             (root, rel)
@@ -139,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
     if args.all is not None and not args.files:
         root = named_bank(args.all)
         assert root is not None  # _targets checked it
-        bank = Bank.load(root, config_for_bank(root), dates=DISK, today=today())
+        bank = read_bank(root)
         if _llm(args, bank.config.llm).provider == "offline":
             _tell_config(bank)
             return _run_all_offline(args, bank, sorted({rel for _, rel in targets}))
@@ -152,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
     show_progress = len(targets) > 1 and sys.stderr.isatty()
     for n, (root, rel) in enumerate(targets, 1):
         if root not in banks:
-            banks[root] = Bank.load(root, config_for_bank(root), dates=DISK, today=today())
+            banks[root] = read_bank(root)
             _tell_config(banks[root])
         bank = banks[root]
         path = root / rel

@@ -21,12 +21,11 @@ from ..core.compile.compiler import Compiled, compile_header
 from ..core.compile.job import Job, Usage
 from ..core.compile.model import CompileError
 from ..core.compile.providers import Provider
-from ..core.config import LlmConfig, config_for_bank
+from ..core.config import LlmConfig
 from ..core.text import BOM
 from ..core.writes import WriteRefused, write_atomic
-from ..faces.clock import today
+from ..faces.banks import read_bank
 from ..faces.llm.providers import provider_for
-from ..faces.updated import DISK
 from .output import display_path
 
 DEFAULT_JOBS = 4
@@ -212,7 +211,7 @@ def run_with_provider(
     fill = args.all is not None and not args.force and not args.files
     code = 0
     for root, rels in by_bank.items():
-        bank = Bank.load(root, config_for_bank(root), dates=DISK, today=today())
+        bank = read_bank(root)
         tell(bank)
         llm = llm_of(bank)
         try:

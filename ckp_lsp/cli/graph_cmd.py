@@ -18,15 +18,12 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.bank import Bank
-    from ..core.config import config_for_bank
     from ..core.graph import build_graph, to_dot, to_mermaid
-    from ..faces.clock import today
-    from ..faces.updated import DISK
+    from ..faces.banks import read_bank
 
     root = bank_root(args.bank)
     if root is None:
         return 2
-    graph = build_graph(Bank.load(root, config_for_bank(root), dates=DISK, today=today()))
+    graph = build_graph(read_bank(root))
     sys.stdout.write(to_dot(graph) if args.format == "dot" else to_mermaid(graph))
     return 0

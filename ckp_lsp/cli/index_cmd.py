@@ -7,12 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..core.bank import Bank
-from ..core.config import config_for_bank
 from ..core.index import ADDED_SECTION, adds_section, update_index_text, write_index
 from ..core.writes import WriteRefused
-from ..faces.clock import today
-from ..faces.updated import DISK
+from ..faces.banks import read_bank
 from .output import bank_root, display_path
 
 
@@ -28,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
     root = bank_root(args.bank)
     if root is None:
         return 2
-    bank = Bank.load(root, config_for_bank(root), dates=DISK, today=today())
+    bank = read_bank(root)
     new = update_index_text(bank.index_text, bank, args.format)
     where = display_path(bank.index_path)
     if new == bank.index_text:

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from .cache import FileCache
-from .collector import paused_collection
 from .config import Config
 from .dates import CkpDate
 from .discovery import INDEX_NAME, knowledge_files, skip_reason
@@ -197,11 +196,10 @@ class Bank:
         bank = cls(root, config, dates, today)
         base = os.path.join(root, "")
         rels = knowledge_files(root, bank.config.exclude, bank.unreadable)
-        with paused_collection():
-            if cache is None:
-                bank._read(base, rels)
-            else:
-                bank._read_cached(base, rels, cache)
+        if cache is None:
+            bank._read(base, rels)
+        else:
+            bank._read_cached(base, rels, cache)
         bank.reload_index()
         if cache is not None:
             cache.save()

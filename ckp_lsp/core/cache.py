@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from .collector import paused_collection
 from .knowledge import Brief, KnowledgeFile, brief, from_brief
 
 #: the folder at a bank's root
@@ -141,10 +140,9 @@ class FileCache:
                 if stamp != _stamp() or _digest(f, st.st_size - 4 - size) != digest:
                     return
                 f.seek(0)
-                with paused_collection():  # hundreds of thousands of objects at 100,000 files
-                    stats = marshal.loads(f.read(parts[0]))
-                    f.seek(sum(parts[:-1]))
-                    memo = marshal.loads(f.read(parts[-1]))
+                stats = marshal.loads(f.read(parts[0]))
+                f.seek(sum(parts[:-1]))
+                memo = marshal.loads(f.read(parts[-1]))
             if not isinstance(stats, dict):
                 return
             self._stats, self._old_memo = stats, memo
@@ -169,9 +167,8 @@ class FileCache:
                     st = os.fstat(f.fileno())
                     if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) == identity:
                         f.seek(at)
-                        with paused_collection():  # millions of objects at 100,000 files
-                            for n in parts:
-                                briefs.update(marshal.loads(f.read(n)))
+                        for n in parts:
+                            briefs.update(marshal.loads(f.read(n)))
             except Exception:  # gone or unreadable since: every file is read again
                 briefs = {}
         self._briefs = briefs

@@ -8,7 +8,6 @@ from pathlib import Path
 from .bank import Bank
 from .cache import FileCache
 from .checks import check_file, check_index
-from .collector import paused_collection
 from .config import Config
 from .dates import CkpDate
 from .discovery import INDEX_NAME, knowledge_files, skip_reason
@@ -20,8 +19,7 @@ Found = list[tuple[str, list[Finding]]]
 
 def findings_of(bank: Bank, rels: list[str], with_index: bool) -> Found:
     """The findings of ``rels`` (with the index's last when ``with_index``), per file."""
-    with paused_collection():  # the findings of a large bank are many objects, none in cycles
-        out = [(rel, check_file(bank, rel)) for rel in rels]
+    out = [(rel, check_file(bank, rel)) for rel in rels]
     if with_index:
         out.append((INDEX_NAME, check_index(bank)))
     return out

@@ -26,6 +26,7 @@ from ..core.index import row_values
 from ..core.knowledge import KnowledgeFile
 from ..core.references import prepare
 from ..faces.clock import today
+from ..faces.collector import paused_collection
 from ..faces.updated import DISK
 
 
@@ -153,8 +154,9 @@ class WorkspaceState:
     def load_bank(self, root: Path, config: Config) -> Bank:
         """Read one bank from disk, through its cache (safe to call off the event loop: touches
         no shared state)."""
-        cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
-        bank = Bank.load(root, config, cache, DISK, self.today)
+        with paused_collection():
+            cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
+            bank = Bank.load(root, config, cache, DISK, self.today)
         # git mode: Bank.load asked git, here on this worker thread, not on the event loop
         prepare(bank)  # and what the first completion or references request would wait for
         gc.freeze()  # before the collector, re-enabled, walks it (see ``reload_all``)
@@ -165,8 +167,9 @@ class WorkspaceState:
         workspace folder): the bank, the findings of its documents when the cache was used (those
         with none left out; see ``know``), and how many files came from the cache. Safe to call
         off the event loop: touches no shared state."""
-        cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
-        bank = Bank.load(root, config, cache, DISK, self.today)
+        with paused_collection():
+            cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
+            bank = Bank.load(root, config, cache, DISK, self.today)
         # git mode: Bank.load asked git, here on this worker thread, not on the event loop
         prepare(bank)  # and what the first completion or references request would wait for
         # Before the collector walks it (see ``reload_all``), and before checking it: collections
@@ -174,7 +177,8 @@ class WorkspaceState:
         gc.freeze()
         found = None
         if cache is not None:
-            found = {rel: f for rel, f in cached_findings(bank, cache, True) if f}
+            with paused_collection():  # the findings of a large bank: many objects, none in cycles
+                found = {rel: f for rel, f in cached_findings(bank, cache, True) if f}
         return bank, found, cache.hits if cache is not None else 0
 
     def install(self, bank: Bank) -> Dirty:

@@ -14,7 +14,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ckp_lsp.core.bank import SUGGEST_POOL, Bank
-from ckp_lsp.core.collector import FREEZE_ABOVE, paused_collection
 from ckp_lsp.core.discovery import INDEX_NAME
 from ckp_lsp.core.index import update_index_text
 from ckp_lsp.core.knowledge import closest
@@ -27,6 +26,7 @@ from ckp_lsp.core.references import (
     index_declarations,
     plan_rename,
 )
+from ckp_lsp.faces.collector import FREEZE_ABOVE, paused_collection
 from tests.unit.builders import bare_header
 
 PATHS = ["a.md", "b.md", "c.md", "sub/d.md", "e.md", "f.md"]

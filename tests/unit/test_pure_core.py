@@ -206,3 +206,16 @@ def test_the_core_reads_the_clock_only_where_documented_and_no_modification_day(
     assert "dates.py" in sources and "knowledge.py" in sources
     clock = {rel for rel, text in sources.items() if CLOCK_READ.search(text)}
     assert clock <= CLOCK_ALLOWED, clock - CLOCK_ALLOWED
+
+
+#: the garbage collector's policy (pausing, freezing) is the faces' to choose
+GC_USE = re.compile(r"^\s*(?:import\s+gc\b|from\s+gc\s+import\b)", re.M)
+
+
+def test_the_core_leaves_the_garbage_collector_to_the_faces() -> None:
+    sources = core_sources()
+    assert {rel for rel, text in sources.items() if GC_USE.search(text)} == set()
+    sources["bank.py"] = "import gc\n" + sources["bank.py"]
+    assert {rel for rel, text in sources.items() if GC_USE.search(text)} == {"bank.py"}
+    faces = CORE.parent / "faces" / "collector.py"
+    assert GC_USE.search(faces.read_text(encoding="utf-8"))  # where the pausing and freezing live
