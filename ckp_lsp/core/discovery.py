@@ -214,6 +214,9 @@ def _globs(exclude: tuple[str, ...]) -> Callable[[str], re.Match[str] | None]:
 _EXCLUDED_KINDS = {
     "README.md": "a README",
     "MEMORY.md": "an agent's entry file",
+    "CLAUDE.md": "an agent's entry file",
+    "AGENTS.md": "an agent's entry file",
+    "GEMINI.md": "an agent's entry file",
     "index.md": "a folder's index",
     "_index.md": "a folder's index",
 }

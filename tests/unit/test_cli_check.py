@@ -288,3 +288,23 @@ def test_banks_named_in_the_configuration_are_checked(
     assert code == 1
     assert main(["index", "notes"]) == 0
     assert (tmp_path / "notes" / "_index.md").is_file()
+
+
+@pytest.mark.parametrize("entry", ["MEMORY.md", "CLAUDE.md", "AGENTS.md", "GEMINI.md"])
+def test_an_agents_entry_file_in_a_bank_is_no_knowledge_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], entry: str
+) -> None:
+    # Claude Code, Codex and Gemini CLI read these first; they have no CKP header to add.
+    monkeypatch.chdir(tmp_path)
+    bank = tmp_path / "memory-bank"
+    bank.mkdir()
+    (bank / entry).write_text("# Memory\n\nRead memory-bank/_index.md first.\n", encoding="utf-8")
+    (bank / "auth.md").write_text("# Auth\n\nSessions expire after an hour.\n", encoding="utf-8")
+    code, out, err = run_cli(capsys, "check", "--format", "json", "--select", "CKP001")
+    assert code == 0
+    found = json.loads(out)
+    assert [d["file"] for d in found["diagnostics"]] == ["memory-bank/auth.md"]
+    assert found["summary"]["files"] == 1
+    code, out, err = run_cli(capsys, "check", f"memory-bank/{entry}")
+    assert code == 0
+    assert f"memory-bank/{entry}: not a knowledge file (an agent's entry file" in err
