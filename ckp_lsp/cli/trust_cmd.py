@@ -9,6 +9,7 @@ from typing import Any
 
 from ..core.config import CONFIG_NAME, config_chain
 from ..core.trust import TrustStore, fingerprint, real_folder, sensitive_settings, shown_value
+from ..faces.clock import utc_stamp
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         if settings is None:
             failed += 1
             continue
-        store.trust(folder, settings)
+        store.trust(folder, settings, utc_stamp())
         shown = ", ".join(shown_value(k, v) for k, v in settings.items()) or "no LLM program or endpoint"
         print(f"trusted {folder / CONFIG_NAME}: {shown}")
     print(f"(kept in {store.path})")

@@ -9,7 +9,6 @@ real path and by a fingerprint of the trust-sensitive settings its ``.ckp.toml``
 from __future__ import annotations
 
 import contextlib
-import datetime
 import hashlib
 import json
 import os
@@ -102,9 +101,9 @@ class TrustStore:
             return "untrusted"
         return "trusted" if entry.fingerprint == fingerprint(settings) else "changed"
 
-    def trust(self, folder: Path, settings: Mapping[str, Any]) -> TrustEntry:
-        """Trust ``folder`` with these settings of its ``.ckp.toml``."""
-        since = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    def trust(self, folder: Path, settings: Mapping[str, Any], since: str) -> TrustEntry:
+        """Trust ``folder`` with these settings of its ``.ckp.toml``; ``since``: when, as the face
+        read it from the clock (``faces.clock.utc_stamp``)."""
         entry = TrustEntry(real_folder(folder), fingerprint(settings), since)
         entries = self.entries()
         entries[entry.folder] = entry

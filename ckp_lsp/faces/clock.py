@@ -12,6 +12,11 @@ def today() -> CkpDate:
     return from_date(_dt.date.today())
 
 
+def utc_stamp() -> str:
+    """Now, in UTC, as ``YYYY-MM-DDTHH:MM:SSZ``: when a folder was trusted."""
+    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def this_month() -> str:
     """The current month as ``YYYY-MM``: what re-validating and compiling write."""
     return today().month_text()

@@ -77,9 +77,7 @@ def test_git_dates_an_uncommitted_change_with_the_day_given(tmp_path: Path) -> N
 
 
 # Where the core still reads the clock, and why.
-CLOCK_ALLOWED = {
-    "trust.py",  # the trust store (a file the user owns) records when a folder was trusted
-}
+CLOCK_ALLOWED: set[str] = set()  # the trust store is given the time it records
 
 
 def core_sources() -> dict[str, str]:

@@ -4,6 +4,7 @@ until the user trusts its folder; the user's own file, the environment and flags
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -84,7 +85,7 @@ def test_the_user_file_and_the_environment_are_the_users_own(
 
 def test_trust_is_kept_outside_the_repository_and_a_changed_setting_asks_again(repo: Path) -> None:
     write_toml(repo, '[llm]\nprovider = "command"\ncommand = "first"\n')
-    TrustStore().trust(repo, {"provider": "command", "command": "first"})
+    TrustStore().trust(repo, {"provider": "command", "command": "first"}, "2026-12-01T12:00:00Z")
     assert trust_file().is_file() and not trust_file().is_relative_to(repo)
     config = config_for_bank(repo / "memory-bank")
     assert (config.llm.command, config.ignored) == ("first", ())
@@ -99,7 +100,7 @@ def test_trust_follows_the_real_path_not_a_link(repo: Path, tmp_path: Path) -> N
     write_toml(repo, '[llm]\nprovider = "command"\ncommand = "x"\n')
     link = tmp_path / "link"
     link.symlink_to(repo)
-    TrustStore().trust(link, {"provider": "command", "command": "x"})
+    TrustStore().trust(link, {"provider": "command", "command": "x"}, "2026-12-01T12:00:00Z")
     assert config_for_bank(repo / "memory-bank").llm.command == "x"
 
 
@@ -116,6 +117,8 @@ def test_ckp_compile_runs_no_repository_command_until_the_folder_is_trusted(
     assert code == 0 and f"trusted {repo / '.ckp.toml'}" in out
     code, out, _ = run_cli(capsys, "trust", "--list")
     assert str(repo) in out and "changed" not in out
+    # the face stamps when, in UTC, from the clock (the core is given it)
+    assert re.search(r"\(trusted \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)", out), out
     run_cli(capsys, "compile", "--dry-run", "memory-bank/jwt.md")
     assert pwned.exists()  # now the user's choice: it ran
 
@@ -178,6 +181,6 @@ def test_the_trust_store_survives_a_corrupt_file(repo: Path) -> None:
     trust_file().write_text("{not json")
     write_toml(repo, '[llm]\nprovider = "command"\ncommand = "x"\n')
     assert config_for_bank(repo / "memory-bank").llm.command is None  # an unreadable store trusts nothing
-    TrustStore().trust(repo, {"provider": "command", "command": "x"})
+    TrustStore().trust(repo, {"provider": "command", "command": "x"}, "2026-12-01T12:00:00Z")
     assert config_for_bank(repo / "memory-bank").llm.command == "x"
     assert sys.platform == "win32" or trust_file().stat().st_mode & 0o077 == 0  # not readable by others
