@@ -335,6 +335,25 @@ def _table_drift(bank: Bank, text: str) -> tuple[Span, list[Finding]] | None:
     return table.findings()
 
 
+def kept_index_lines(bank: Bank, paths: Iterable[str]) -> list[int] | None:
+    """The lines of the bank's generated index table that can hold a row of one of ``paths``:
+    those equal to the row the path's file should have, and every line equal to no file's row (a
+    hand edit, a row not regenerated yet), sorted. None when the drift check has not kept its table
+    for the bank's index: building it reads every line, which one lookup would not repay."""
+    text = bank.index_text
+    table = _TABLES.get(bank)
+    if text is None or table is None or (table.text is not text and table.text != text):
+        return None
+    if not table.update(bank):
+        return None
+    out = set(table.odd)
+    for path in paths:
+        kept = table.rows.get(path)
+        if kept is not None:
+            out.update(table.at.get(kept[2], ()))
+    return sorted(out)
+
+
 @functools.lru_cache(maxsize=2)
 def _table_layout(text: str) -> tuple[list[str], int, int, int] | None:
     """The lines of a generated table index, its start marker, its head row and its end (None

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from .bank import Bank
+from .checks import kept_index_lines
 from .discovery import INDEX_END, INDEX_NAME, INDEX_START
 from .index import index_lines
 from .knowledge import CONCEPT_RE, KnowledgeFile
@@ -352,11 +353,35 @@ def index_mentions(bank: Bank, concept: str) -> list[Mention]:
     if bank.index_text is None:
         return []
     out = []
-    for cell in index_cells_naming(bank.index_text, (concept,)):
+    for cell in _index_cells_of(bank, (concept,), _naming_files(bank, concept)):
         if cell.column != "FILE" and cell.text == concept:
             kind = "index-concept" if cell.column == "CONCEPT" else "index-relationship"
             out.append(Mention(INDEX_NAME, cell.span, kind))
     return out
+
+
+def _naming_files(bank: Bank, concept: str) -> set[str]:
+    """The files whose index rows name ``concept`` when the index is current: those declaring it
+    (their CONCEPT and FILE cells) and those whose entries name it."""
+    return {*bank.by_concept.get(concept, ()), *bank.backlinks.get(concept, ())}
+
+
+def _index_cells_of(bank: Bank, names: Collection[str], files: Iterable[str]) -> list[IndexCell]:
+    """``index_cells_naming(bank.index_text, names)``, for names that a current index writes
+    only on the rows of ``files``.
+
+    A concept named by a thousand files is named on a thousand rows of a large index: the drift
+    check keeps which lines are which file's row, so only those rows and the lines no file
+    explains (edited by hand, not regenerated) are read rather than the whole index.
+    """
+    text = bank.index_text
+    if text is None:
+        return []
+    only = kept_index_lines(bank, files)
+    if only is None:
+        return index_cells_naming(text, names)
+    lines, lo, hi, _ = _layout(text)
+    return [c for c in _table_cells(lines, lo, hi, only) if c.text in names]
 
 
 def target_files(bank: Bank, token: Token) -> list[KnowledgeFile]:
@@ -425,7 +450,7 @@ def plan_rename(bank: Bank, concept: str, new: str, move_files: bool = True) -> 
                 moves[path] = target
     plan.moves = sorted(moves.items())
     if bank.index_text is not None:
-        for cell in index_cells_naming(bank.index_text, {concept, *moves}):
+        for cell in _index_cells_of(bank, {concept, *moves}, _naming_files(bank, concept)):
             if cell.column == "FILE":
                 if cell.text in moves:
                     plan.add(INDEX_NAME, cell.span, moves[cell.text])

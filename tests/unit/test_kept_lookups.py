@@ -14,16 +14,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ckp_lsp.core.bank import SUGGEST_POOL, Bank
+from ckp_lsp.core.checks import check_index, kept_index_lines
 from ckp_lsp.core.discovery import INDEX_NAME
 from ckp_lsp.core.index import update_index_text
 from ckp_lsp.core.knowledge import closest
 from ckp_lsp.core.references import (
     Mention,
+    RenamePlan,
     declarations,
     entries_naming,
     index_cells,
     index_cells_naming,
     index_declarations,
+    index_mentions,
+    moved_path,
     plan_rename,
 )
 from ckp_lsp.faces.collector import FREEZE_ABOVE, paused_collection
@@ -153,6 +157,103 @@ def test_index_cells_naming_equal_a_full_scan_when_names_hold_each_other(seed: i
     names = {"c0", "c1"} | {f"f{i}.md" for i in picks} | {f"c{i:02d}" for i in picks}  # c0 is inside c05
     got = [(c.column, c.text, c.span) for c in index_cells_naming(text, names)]
     assert got == [(c.column, c.text, c.span) for c in index_cells(text) if c.text in names]
+
+
+def scanned_plan(bank: Bank, concept: str, new: str) -> RenamePlan:
+    """The rename of ``concept``, from every file of the bank and every cell of its index."""
+    plan = RenamePlan()
+    for m in (*declarations(bank, concept), *scanned_entries(bank, concept)):
+        plan.add(m.path, m.span, new)
+    moves = {p: t for p in sorted(bank.by_concept[concept]) if (t := moved_path(p, concept, new))}
+    plan.moves = sorted(moves.items())
+    for cell in index_cells(bank.index_text or ""):
+        if cell.column == "FILE" and cell.text in moves:
+            plan.add(INDEX_NAME, cell.span, moves[cell.text])
+        elif cell.column != "FILE" and cell.text == concept:
+            plan.add(INDEX_NAME, cell.span, new)
+    return plan
+
+
+def hub_bank(seed: int) -> Bank:
+    """``generated_bank`` with files named after their concepts, and a concept many files name."""
+    bank = generated_bank(seed)
+    rng = random.Random(seed)
+    bank.set_file("k/hub.md", bare_header(CONCEPT="hub", SIMILAR_MID="c01:2025-01"))
+    bank.set_file("c0.md", bare_header(CONCEPT="c0", SIMILAR_HIGH="hub:2025-01, c1-x"))  # also f40.md
+    for i in rng.sample(range(40), 12):
+        bank.set_file(
+            f"f{i}.md", bare_header(CONCEPT=f"c{i:02d}", SIMILAR_MID=f"hub:2025-01, c{(i + 1) % 40:02d}")
+        )
+    return bank
+
+
+#: what happens to the index once generated: nothing, its files change after it (the rows drift),
+#: its rows are shuffled, or a row is written and another changed by hand
+INDEXES = ["current", "drifted", "shuffled", "edited"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(min_value=0, max_value=1000),
+    st.sampled_from(INDEXES),
+    st.booleans(),
+    st.lists(
+        st.tuples(st.integers(min_value=0, max_value=41), st.sampled_from(["hub", "c05", "c0", None])),
+        max_size=5,
+    ),
+)
+def test_rename_plans_equal_a_full_scan_with_the_kept_index_rows(
+    seed: int, index: str, checked: bool, later: list[tuple[int, str | None]]
+) -> None:
+    bank = hub_bank(seed)
+    lines = update_index_text(None, bank).split("\n")
+    head = next(i for i, line in enumerate(lines) if line.startswith("| CONCEPT"))
+    end = next(i for i, line in enumerate(lines) if i > head and not line.startswith("|"))
+    rows = lines[head + 2 : end]
+    if index == "drifted":  # rows that name hub and c05 while their files no longer do
+        for i in range(40):
+            bank.set_file(f"f{i}.md", bare_header(CONCEPT=f"c{i:02d}", SIMILAR_MID="c1-x:2025-01"))
+        bank.remove_file("c0.md")
+    elif index == "shuffled":
+        random.Random(seed).shuffle(rows)
+    elif index == "edited":  # sorted still, but a row no file has and a cell no header wrote
+        for k in (len(rows) // 2, -2):
+            cells = rows[k].split("|")
+            cells[5] = " hub, c05:2025-02, c0 "  # SIMILAR_HIGH
+            rows[k] = "|".join(cells)
+        rows.insert(0, "| c00 | gone.md | x | y | hub:2025-01, c05 | c0 |  | 2025-05 |")
+    bank.index_text = "\n".join([*lines[: head + 2], *rows, *lines[end:]])
+    if checked:
+        check_index(bank)  # the server checks its index once read: the drift table is kept
+    for i, named in later:  # changes after the check, caught up with by the kept table
+        mid = f"{named}:2025-03" if named else None
+        bank.set_file(f"f{i}.md", bare_header(CONCEPT=f"c{i:02d}", SIMILAR_MID=mid))
+    kept = kept_index_lines(bank, ["k/hub.md"])
+    assert (kept is not None) == checked
+    if kept is not None and index in ("current", "shuffled"):
+        assert len(kept) < len(rows) // 2  # the rows of hub's file and the separator, not the table
+    for concept in ["hub", "c05", "c0", "c1-x", "c00"]:
+        if concept not in bank.by_concept:
+            continue
+        assert plan_rename(bank, concept, "renamed") == scanned_plan(bank, concept, "renamed"), concept
+        assert index_mentions(bank, concept) == [
+            Mention(INDEX_NAME, c.span, "index-concept" if c.column == "CONCEPT" else "index-relationship")
+            for c in index_cells(bank.index_text)
+            if c.column != "FILE" and c.text == concept
+        ], concept
+
+
+def test_a_rename_renames_index_cells_whose_files_no_longer_name_the_concept() -> None:
+    bank = hub_bank(3)
+    bank.index_text = update_index_text(None, bank)
+    check_index(bank)
+    named = [path for path in sorted(bank.backlinks["hub"]) if path != "c0.md"]
+    for path in named:  # no file names hub any more: the index still does, on their rows
+        concept = bank.files[path].concept
+        bank.set_file(path, bare_header(CONCEPT=concept, SIMILAR_MID="c1-x:2025-01"))
+    index_edits = plan_rename(bank, "hub", "hub2").edits[INDEX_NAME]
+    assert len(index_edits) == len(named) + 3  # their rows, c0's, and the CONCEPT and FILE of hub's
+    assert plan_rename(bank, "hub", "hub2") == scanned_plan(bank, "hub", "hub2")
 
 
 def test_index_rows_follow_a_new_index_text() -> None:
