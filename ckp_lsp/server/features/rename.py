@@ -9,7 +9,7 @@ from typing import Any
 from lsprotocol import types
 
 from ...core.references import Token, plan_rename, rename_problem, token_at
-from ..convert import to_range, uri_of
+from ..convert import to_range, uri_in
 from ..pygls_compat import Refusal
 from ..state import Doc
 
@@ -75,13 +75,14 @@ def rename(
     if problem is not None:
         raise RenameRejected(problem)
     plan = plan_rename(bank, token.concept, new_name, moves)
-    edits = {
-        uri_of(bank.root / path): [
-            types.TextEdit(range=to_range(span, bank.root / path in boms), new_text=text)
-            for span, text in spans
+    # A concept named by a thousand files is a thousand documents: each one's URI and BOM are
+    # found once, not once per edit.
+    edits: dict[str, list[types.TextEdit]] = {}
+    for path, spans in sorted(plan.edits.items()):
+        bom = bool(boms) and bank.root / path in boms
+        edits[uri_in(bank.root, path)] = [
+            types.TextEdit(range=to_range(span, bom), new_text=text) for span, text in spans
         ]
-        for path, spans in sorted(plan.edits.items())
-    }
     if not document_changes:
         return types.WorkspaceEdit(changes=edits)
     # The files move first, then the text changes, addressed to where the files now are. An editor
@@ -89,7 +90,7 @@ def rename(
     # buffer before moving it): moved first, the renamed file still declares the old concept, which
     # every entry on disk still names, so no state in between has a dangling entry. The text
     # changes stay in the editor's buffers until they are saved together (`:wa`).
-    moved = {uri_of(bank.root / old): uri_of(bank.root / new) for old, new in plan.moves}
+    moved = {uri_in(bank.root, old): uri_in(bank.root, new) for old, new in plan.moves}
     changes: list[Any] = [types.RenameFile(old_uri=old, new_uri=new) for old, new in moved.items()]
     changes += [
         types.TextDocumentEdit(
