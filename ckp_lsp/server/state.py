@@ -154,32 +154,31 @@ class WorkspaceState:
     def load_bank(self, root: Path, config: Config) -> Bank:
         """Read one bank from disk, through its cache (safe to call off the event loop: touches
         no shared state)."""
-        with paused_collection():
-            cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
-            bank = Bank.load(root, config, cache, DISK, self.today)
-        # git mode: Bank.load asked git, here on this worker thread, not on the event loop
-        prepare(bank)  # and what the first completion or references request would wait for
-        gc.freeze()  # before the collector, re-enabled, walks it (see ``reload_all``)
-        return bank
+        return self._load(root, config)[0]
 
     def read_bank(self, root: Path, config: Config) -> tuple[Bank, dict[str, list[Finding]] | None, int]:
         """Read one bank from disk through its cache (``core.cache``; written only inside a
         workspace folder): the bank, the findings of its documents when the cache was used (those
         with none left out; see ``know``), and how many files came from the cache. Safe to call
         off the event loop: touches no shared state."""
-        with paused_collection():
-            cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
-            bank = Bank.load(root, config, cache, DISK, self.today)
-        # git mode: Bank.load asked git, here on this worker thread, not on the event loop
-        prepare(bank)  # and what the first completion or references request would wait for
-        # Before the collector walks it (see ``reload_all``), and before checking it: collections
-        # while 100,000 files are checked would each walk the whole bank again.
-        gc.freeze()
+        bank, cache = self._load(root, config)
         found = None
         if cache is not None:
             with paused_collection():  # the findings of a large bank: many objects, none in cycles
                 found = {rel: f for rel, f in cached_findings(bank, cache, True) if f}
         return bank, found, cache.hits if cache is not None else 0
+
+    def _load(self, root: Path, config: Config) -> tuple[Bank, FileCache | None]:
+        """The bank at ``root``, read through its cache (when the cache is used), and that cache."""
+        with paused_collection():
+            cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
+            bank = Bank.load(root, config, cache, DISK, self.today)
+        # git mode: Bank.load asked git, here on this worker thread, not on the event loop
+        prepare(bank)  # and what the first completion or references request would wait for
+        # Before the collector, re-enabled, walks it (see ``reload_all``), and before checking it:
+        # collections while 100,000 files are checked would each walk the whole bank again.
+        gc.freeze()
+        return bank, cache
 
     def install(self, bank: Bank) -> Dirty:
         """Adopt a freshly loaded bank, overlaying open documents' text."""
