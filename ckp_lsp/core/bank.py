@@ -10,7 +10,7 @@ import bisect
 import copy
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -542,13 +542,3 @@ class Bank:
             if kf is not None and kf.concept and old.get(path) != new.get(path):
                 out |= self.backlinks.get(kf.concept, set())
         return out
-
-
-def load_banks(
-    roots: Iterable[Path], config: Config, dates: UpdatedDates | None = None, today: CkpDate | None = None
-) -> list[Bank]:
-    """Every bank below ``roots``, loaded."""
-    from .discovery import find_banks
-
-    banks = find_banks(roots, [Path(p) for p in config.banks])
-    return [Bank.load(b, config, dates=dates, today=today) for b in banks]
