@@ -7,7 +7,6 @@ from __future__ import annotations
 import datetime
 import os
 import random
-import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
@@ -31,7 +30,7 @@ from ...core.compile.providers import (
     http_error,
     retry_delay,
 )
-from ...core.compile.wire import Cancelled, ProviderError, Send, seconds
+from ...core.compile.wire import Cancelled, ProviderError, Send, origin, seconds
 from ...core.config import LlmConfig
 from . import transport
 from .command import CommandProvider, stop_commands
@@ -158,7 +157,7 @@ def make_provider(
     if kind == "openai":
         key = env.get("OPENAI_API_KEY") or env.get("CKP_LLM_API_KEY") or None
         url = base_url or OPENAI_BASE_URL
-        if key is None and _host(url) == _host(OPENAI_BASE_URL):
+        if key is None and origin(url)[1] == origin(OPENAI_BASE_URL)[1]:  # the same host
             raise ProviderError(
                 "the OpenAI API needs a key: set OPENAI_API_KEY (or CKP_LLM_API_KEY), "
                 "or point ckp.llm.baseUrl at a local OpenAI-compatible server"
@@ -179,8 +178,3 @@ def make_provider(
             f"the offline compiler needs no LLM provider; compile offline, or choose an LLM provider: {valid}"
         )
     raise ProviderError(f"unknown LLM provider {name!r}; choose one of: {valid}")
-
-
-def _host(url: str) -> str:
-    """The host name of `url`, lower-case."""
-    return (urllib.parse.urlsplit(url).hostname or "").lower()
