@@ -314,3 +314,20 @@ def test_an_offline_recompile_keeps_what_it_did_not_check(bank: Bank) -> None:
         if e and "oauth2" not in e
     ]
     assert added and all(e.endswith(":2026-12") for e in added)
+
+
+@pytest.mark.parametrize(
+    ("base_url", "needs_key"),
+    [
+        (None, True),  # OpenAI's own API
+        ("https://API.OpenAI.com:443/v1", True),  # the same host, written otherwise
+        ("http://127.0.0.1:11434/v1", False),  # a local OpenAI-compatible server (Ollama)
+    ],
+)
+def test_openai_asks_for_a_key_only_on_openais_own_host(base_url: str | None, needs_key: bool) -> None:
+    config = LlmConfig(provider="openai", base_url=base_url)
+    if needs_key:
+        with pytest.raises(CompileError, match="the OpenAI API needs a key: set OPENAI_API_KEY"):
+            provider_for(config, {})
+    else:
+        assert provider_for(config, {}) is not None
