@@ -56,16 +56,14 @@ class LlmConfig:
     candidates: int = 40  # the other concepts a prompt lists at most (the header's, then the best)
 
 
-#: Markdown files of a bank that are not knowledge files: the bank's own README, the entry files
-#: Claude Code, Codex, Gemini CLI and others keep beside their notes, per-folder index files (the root
-#: ``_index.md`` is the CKP index), and templates. ``exclude`` replaces this list,
-#: ``extend_exclude`` adds to it.
+#: the entry files agents read first (Claude Code, Codex, Gemini CLI…), kept beside the notes
+AGENT_ENTRY_FILES = ("MEMORY.md", "CLAUDE.md", "AGENTS.md", "GEMINI.md")
+#: Markdown files of a bank that are not knowledge files: the bank's own README, the agents' entry
+#: files, per-folder index files (the root ``_index.md`` is the CKP index), and templates.
+#: ``exclude`` replaces this list, ``extend_exclude`` adds to it.
 DEFAULT_EXCLUDE = (
     "README.md",
-    "MEMORY.md",
-    "CLAUDE.md",
-    "AGENTS.md",
-    "GEMINI.md",
+    *AGENT_ENTRY_FILES,
     "index.md",
     "_index.md",
     "_*template*.md",

@@ -12,7 +12,7 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from .config import CONFIG_NAME, DEFAULT_EXCLUDE, banks_named_in, configured_banks
+from .config import AGENT_ENTRY_FILES, CONFIG_NAME, DEFAULT_EXCLUDE, banks_named_in, configured_banks
 
 INDEX_NAME = "_index.md"
 BANK_DIR_NAME = "memory-bank"
@@ -213,10 +213,7 @@ def _globs(exclude: tuple[str, ...]) -> Callable[[str], re.Match[str] | None]:
 #: what the default ``exclude`` patterns leave out, in words
 _EXCLUDED_KINDS = {
     "README.md": "a README",
-    "MEMORY.md": "an agent's entry file",
-    "CLAUDE.md": "an agent's entry file",
-    "AGENTS.md": "an agent's entry file",
-    "GEMINI.md": "an agent's entry file",
+    **dict.fromkeys(AGENT_ENTRY_FILES, "an agent's entry file"),
     "index.md": "a folder's index",
     "_index.md": "a folder's index",
 }
