@@ -81,6 +81,9 @@ class RouteEntry:
     via: str | None  # the primary concept that pulled a HIGH or MID file in
     tokens: int
     over_budget: bool = False  # more tokens than ``file_budget_tokens``
+    #: the question's words the file holds beyond its keywords (headings, body), as written (6b)
+    words: list[str] = field(default_factory=list)
+    relevance: float = 0.0  # the ranked router's score (6b); 0 for the index pattern
 
     @property
     def score(self) -> int:
@@ -552,22 +555,28 @@ def declaration(primaries: list[RouteEntry], loaded: int, files: int, over: Sequ
     at its end, so the agent knows what it is about to read."""
     if not primaries:
         return f"[CKP: loaded 0/{files} files — out of domain]"
-    groups = "; ".join(f"{e.file} via {', '.join(e.keywords)}" for e in primaries)
+    groups = "; ".join(f"{e.file} via {', '.join(e.keywords + e.words)}" for e in primaries)
     flagged = ", ".join(f"{e.file} ~{e.tokens:,} tokens" for e in over)
     return f"[CKP: loaded {loaded}/{files} files — match: {groups}" + (
         f" — over budget: {flagged}]" if flagged else "]"
     )
 
 
-def route(bank: Bank, query: str) -> RouteResult:
-    """Route one query over ``bank``; build a ``Router`` once to route many."""
-    return Router(bank).route(query)
+def route(bank: Bank, query: str, mode: str = "ranked") -> RouteResult:
+    """Route one query over ``bank`` with the ranked router (SPEC §6b), or the index pattern (§6a)
+    with ``mode="index"``; build a ``RankedRouter`` (or ``Router``) once to route many."""
+    if mode == "index":
+        return Router(bank).route(query)
+    from .routing.ranked import RankedRouter
+
+    return RankedRouter(bank).route(query)
 
 
 def describe(e: RouteEntry) -> str:
     """Why a file was loaded, in words: its keywords, or the primary file that pulled it in."""
+    matched = ", ".join(e.keywords + e.words)
     if e.reason == "high":
-        return f"HIGH of {e.via}" + (f" (also matches {', '.join(e.keywords)})" if e.keywords else "")
+        return f"HIGH of {e.via}" + (f" (also matches {matched})" if matched else "")
     if e.reason == "mid":
-        return f"MID of {e.via}, matches {', '.join(e.keywords)}"
-    return "matches " + ", ".join(e.keywords)
+        return f"MID of {e.via}, matches {matched}"
+    return "matches " + matched
