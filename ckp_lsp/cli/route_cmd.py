@@ -46,8 +46,13 @@ def run(args: argparse.Namespace) -> int:
     config = config_for_bank(root)
     try:
         table = read_route_table(root, config)
-        router = Router if args.mode == "index" else RankedRouter
-        result = router(table, config.file_budget_tokens).route(args.query)
+        if args.mode == "index":
+            result = Router(table, config.file_budget_tokens).route(args.query)
+        else:
+            from ..core.routing.store import RouteStore
+
+            store = RouteStore.for_bank(root) if table.root is not None else None
+            result = RankedRouter(table, config.file_budget_tokens, store=store).route(args.query)
     finally:
         if collecting:
             gc.enable()

@@ -18,15 +18,22 @@ from dataclasses import dataclass
 
 from .korean import is_hangul, strip_particle
 
-_ASCII_WORD = re.compile(r"[A-Za-z0-9_]+")
+#: a word of two letters or more, or a number
+_ASCII_TERM = re.compile(r"[a-z0-9]{2,}|[0-9]")
+#: a word with ``_`` or a capital inside it: an identifier to split
+_IDENTIFIER = re.compile(r"\b[a-z0-9]*[A-Z_][A-Za-z0-9_]*")
 _WORD = re.compile(r"\w+")
 #: the pieces of an identifier: ``HTTPServer`` -> ``HTTP``, ``Server``; ``v2Api`` -> ``v``, ``2``, ``Api``
 _PIECE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[^\W\d_A-Za-z]+")
 _INNER_CAPITAL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
-_CJK = re.compile(
-    "[\u3005\u3007\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
-    "\U00020000-\U0003134f]"
-)
+
+
+@functools.cache
+def _cjk() -> re.Pattern[str]:
+    """Ideographs and kana (compiled when a text that is not ASCII is first seen: the class is large)."""
+    from ..language.scripts import CJK_CHARS
+
+    return re.compile(f"[{CJK_CHARS}]")
 
 
 def _pieces(token: str) -> list[str]:
@@ -38,13 +45,18 @@ def _pieces(token: str) -> list[str]:
 
 
 def _ascii_terms(text: str, out: list[str]) -> None:
-    for token in _ASCII_WORD.findall(text):
+    """Terms of ASCII text: its words lower-cased (``_`` separates them) in one pass of the regex
+    engine, then the identifiers among them (``parseInvoiceCsv``, ``retry_backoff``) added in
+    pieces and whole."""
+    out.extend(_ASCII_TERM.findall(text.lower()))
+    for token in _IDENTIFIER.findall(text) if ("_" in text or not text.islower()) else ():
         parts = _pieces(token)
-        if parts:
-            out.extend(p for p in parts if len(p) > 1)
-            out.append("".join(parts))
-        elif len(token) > 1 or token.isdigit():
-            out.append(token.lower())
+        if not parts:
+            continue
+        if "_" in token:
+            out.append("".join(parts))  # the whole identifier (its words are in already)
+        else:
+            out.extend(p for p in parts if len(p) > 1)  # its words (the whole is in already)
 
 
 def _word_terms(token: str, out: list[str]) -> None:
@@ -73,14 +85,14 @@ def terms(text: str, language: str | None = None) -> list[str]:
         _ascii_terms(text, out)
         return out
     text = unicodedata.normalize("NFKC", text)
-    if _CJK.search(text) is None:
+    if _cjk().search(text) is None:
         for token in _WORD.findall(text):
             _word_terms(token, out)
         return out
     from ..language import words
 
     for token in words(text, language):
-        if _CJK.match(token):
+        if _cjk().match(token):
             out.append(token.casefold())
         else:
             _word_terms(token, out)
@@ -99,7 +111,7 @@ class QueryWord:
 def query_words(query: str, language: str | None = None) -> list[QueryWord]:
     """The words of a question, each with its terms, in order, without repeats."""
     text = unicodedata.normalize("NFKC", query)
-    if _CJK.search(text) is not None:
+    if _cjk().search(text) is not None:
         from ..language import words
 
         tokens: Iterable[str] = words(text, language)
@@ -111,7 +123,7 @@ def query_words(query: str, language: str | None = None) -> list[QueryWord]:
     for n, token in enumerate(tokens):
         name = _is_name(token, n == 0, foreign)
         found: list[str] = []
-        if _CJK.match(token):
+        if _cjk().match(token):
             found.append(token.casefold())
         else:
             _word_terms(token, found)

@@ -13,6 +13,7 @@ whole and stripped, and a question's word looks for both forms.
 
 from __future__ import annotations
 
+import functools
 import re
 
 #: particles and endings, longest first within the pattern (the regex tries them in order)
@@ -113,13 +114,17 @@ SUFFIXES = tuple(
         reverse=True,
     )
 )
-_SUFFIX = re.compile("(?:" + "|".join(SUFFIXES) + ")$")
-_HANGUL = re.compile("[\uac00-\ud7a3]")
+
+
+@functools.cache
+def _suffix() -> re.Pattern[str]:
+    """The suffixes as one pattern, compiled when a Korean word is first seen."""
+    return re.compile("(?:" + "|".join(SUFFIXES) + ")$")
 
 
 def is_hangul(word: str) -> bool:
     """Whether a word is written in Hangul syllables (its first letter is one)."""
-    return bool(word) and _HANGUL.match(word) is not None
+    return bool(word) and "\uac00" <= word[0] <= "\ud7a3"
 
 
 def strip_particle(word: str) -> str:
@@ -127,5 +132,5 @@ def strip_particle(word: str) -> str:
     one the list does not end, as it is."""
     if len(word) < 2:
         return word
-    m = _SUFFIX.search(word, 1)  # at least one syllable stays
+    m = _suffix().search(word, 1)  # at least one syllable stays
     return word[: m.start()] if m else word

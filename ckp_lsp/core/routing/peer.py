@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .analysis import query_words, terms
-from .documents import FileText, bank_language, stemmers
+from .documents import FileText, bank_language, bank_languages, stemmers
 from .postings import Postings, total
 
 
@@ -23,14 +23,14 @@ class PlainBM25:
         self.postings = Postings.build(
             [[terms(t.raw or t.header + "\n" + t.body, self.language)] for t in texts],
             (1.0,),
-            stemmers(texts),
+            stemmers(bank_languages(texts)),
         )
 
     def top(self, query: str, k: int) -> list[str]:
         """The paths of the ``k`` best files for ``query`` (ties by path); fewer when fewer match."""
-        from ..language import languages, stop_words
+        from .ranked import question_stop_words
 
-        stops = stop_words(languages(query))
+        stops = question_stop_words(query, self.postings.languages)
         groups = [
             (w.written, self.postings.group(w))
             for w in query_words(query, self.language)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -41,18 +41,32 @@ class Postings:
     tables: list[dict[str, dict[int, int]]] = field(default_factory=list)
     lengths: list[list[int]] = field(default_factory=list)
     stemmers: tuple[str, ...] = ()  # ISO codes whose Snowball stems group words
+    languages: tuple[str, ...] = ("en",)  # the bank's languages
 
     @classmethod
     def build(
         cls, docs: Sequence[Sequence[Sequence[str]]], weights: Sequence[float], stemmers: tuple[str, ...] = ()
     ) -> Postings:
         """Postings of ``docs``: each a sequence of fields, each field its terms."""
-        p = cls(tuple(weights), len(docs), [{} for _ in weights], [[] for _ in weights], stemmers)
-        for d, fields in enumerate(docs):
+        counted = [[Counter(found) for found in fields] for fields in docs]
+        lengths = [[len(found) for found in fields] for fields in docs]
+        return cls.of_counts(counted, lengths, weights, stemmers)
+
+    @classmethod
+    def of_counts(
+        cls,
+        counts: Sequence[Sequence[Mapping[str, int]]],
+        lengths: Sequence[Sequence[int]],
+        weights: Sequence[float],
+        stemmers: tuple[str, ...] = (),
+    ) -> Postings:
+        """Postings of documents given as each field's term counts and length."""
+        p = cls(tuple(weights), len(counts), [{} for _ in weights], [[] for _ in weights], stemmers)
+        for d, (fields, sizes) in enumerate(zip(counts, lengths, strict=True)):
             for f, found in enumerate(fields):
-                p.lengths[f].append(len(found))
+                p.lengths[f].append(sizes[f])
                 table = p.tables[f]
-                for term, n in Counter(found).items():
+                for term, n in found.items():
                     row = table.get(term)
                     if row is None:
                         table[term] = {d: n}

@@ -11,16 +11,18 @@ too little of it (``OUT_OF_DOMAIN_COVERAGE``) loads nothing.
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..route import MAX_PRIMARY, RouteEntry, Router, RouteResult, RouteTokens, declaration
-from ..route_table import RouteTable, related, table_of_bank
+from ..route_table import SEPARATOR, RouteTable, related, table_of_bank
 from .analysis import QueryWord, query_words
-from .documents import BODY, HEADER, FileText, bank_language, fields, header_text, read_file_text, stemmers
+from .documents import BODY, HEADER, FileText, analyse, header_text, language_of, read_file_text, stemmers
 from .postings import Hit, Postings, total
+from .store import Analysed, RouteStore
 
 if TYPE_CHECKING:
     from ..bank import Bank
@@ -80,17 +82,63 @@ class RankedRouter:
         source: Bank | RouteTable,
         file_budget_tokens: int | None = None,
         texts: Sequence[FileText] | None = None,
+        store: RouteStore | None = None,
     ) -> None:
         table = source if isinstance(source, RouteTable) else table_of_bank(source)
         self.index = Router(table, file_budget_tokens if file_budget_tokens is not None else _budget(source))
         self.table = table
         self.files = len(table)
         self.file_budget_tokens = self.index.file_budget_tokens
-        if texts is None:
-            texts = _texts_of(table)
-        self.texts = texts
-        self.language = bank_language(texts)
-        self.postings = Postings.build([fields(t, self.language) for t in texts], WEIGHTS, stemmers(texts))
+        if texts is not None:
+            self.texts = texts
+        analysed = self._analyse(store)
+        self.language = language_of(analysed)
+        languages = tuple(sorted({"en"}.union(*(a.languages for a in analysed))))
+        self.postings = Postings.of_counts(
+            [a.counts for a in analysed], [a.lengths for a in analysed], WEIGHTS, stemmers(languages)
+        )
+        self.postings.languages = languages
+
+    def _analyse(self, store: RouteStore | None) -> list[Analysed]:
+        """Every file analysed: taken from ``store`` where the file did not change, else read."""
+        root = self.table.root
+        if store is None or root is None or "texts" in self.__dict__:
+            texts = self.texts
+            language = language_of(texts)
+            return [analyse(t, language) for t in texts]
+        stats: list[os.stat_result | None] = []
+        kept: list[Analysed | None] = []
+        for path in self.table.paths:
+            try:
+                st = os.stat(root / path)
+            except OSError:
+                st = None
+            stats.append(st)
+            kept.append(store.get(path, st) if st is not None else None)
+        read = {i: self._text(i) for i, a in enumerate(kept) if a is None}
+        language = language_of([*(a for a in kept if a is not None), *read.values()])
+        out = []
+        for i, a in enumerate(kept):
+            if a is not None and (a.language == language or not (a.kana or a.ideographs)):
+                out.append(a)
+                continue
+            a = analyse(read[i] if i in read else self._text(i), language)
+            st = stats[i]
+            if st is not None:
+                store.put(self.table.paths[i], st, a)
+            out.append(a)
+        store.save()
+        return out
+
+    def _text(self, i: int) -> FileText:
+        t = self.table
+        assert t.root is not None
+        return read_file_text(t.root, t.paths[i], t.concepts[i], t.tldrs[i], t.keywords[i].split(SEPARATOR))
+
+    @cached_property
+    def texts(self) -> Sequence[FileText]:
+        """The files' texts (read on first use where the analysis came from the store)."""
+        return _texts_of(self.table)
 
     @property
     def index_tokens(self) -> int:
@@ -104,7 +152,7 @@ class RankedRouter:
     def groups(self, query: str) -> list[tuple[QueryWord, frozenset[str]]]:
         """The question's words (stop words left out) and the bank's terms each stands for."""
         found = query_words(query, self.language)
-        stops = _stop_words(query, self.texts)
+        stops = question_stop_words(query, self.postings.languages)
         out = [
             (w, self.postings.group(w))
             for w in found
@@ -266,8 +314,6 @@ def _budget(source: Bank | RouteTable) -> int | None:
 
 def _texts_of(table: RouteTable) -> list[FileText]:
     """The files' texts: read from disk where the table knows the bank's root, else the headers."""
-    from ..route_table import SEPARATOR
-
     if table.root is None:
         return [
             FileText(p, header_text(p, c, "", k.split(SEPARATOR)), "")
@@ -279,8 +325,14 @@ def _texts_of(table: RouteTable) -> list[FileText]:
     ]
 
 
-def _stop_words(query: str, texts: Sequence[FileText]) -> frozenset[str]:
-    """Stop words of the question's languages (English always): "how", "для", "の"."""
+def question_stop_words(query: str, bank: tuple[str, ...]) -> frozenset[str]:
+    """Stop words of the question's languages and the bank's (English always): "how", "для", "の".
+
+    A question in plain ASCII over a bank in English is English: its languages are not detected
+    (detection reads every language's list).
+    """
     from ..language import languages, stop_words
 
-    return stop_words(languages(query))
+    if query.isascii() and bank == ("en",):
+        return stop_words(bank)
+    return stop_words({*languages(query), *bank})
