@@ -67,6 +67,9 @@ def test_the_readme_route_example_is_what_ckp_route_prints(capsys: pytest.Captur
     start = readme.index(command) + len(command)
     shown = readme[start : readme.index("```", start)]
     code, out, _ = run_cli(
-        capsys, "route", str(ROOT / "samples/mentat/memory-bank"), "How does mentat fetch ISTAT data via SDMX?"
+        capsys,
+        "route",
+        str(ROOT / "samples/mentat/memory-bank"),
+        "How does mentat fetch ISTAT data via SDMX?",
     )
     assert code == 0 and out == shown
