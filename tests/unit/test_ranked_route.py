@@ -202,3 +202,20 @@ def test_the_analysis_is_kept_and_only_a_changed_file_is_analysed_again(
     router = RankedRouter(fresh, store=RouteStore.for_bank(b.root))
     assert analysed == ["a.md"]
     assert router.route("reconciliation").primaries[0].file == "a.md"
+
+
+def test_a_bank_over_the_full_read_limit_is_ranked_by_its_headers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As ``ckp route`` reads a large bank from its index: no body is read."""
+    files = {
+        "import.md": header("import", "csv import") + FILLER + "The idempotency key is checked once.\n",
+        "auth.md": header("auth", "login") + FILLER,
+    }
+    b = bank(tmp_path, files)
+    assert RankedRouter(b).route("idempotency key").primaries[0].file == "import.md"
+    monkeypatch.setattr(ranked, "FULL_READ_LIMIT", 1)
+    router = RankedRouter(b)
+    assert all(t.body == "" for t in router.texts)
+    assert router.route("idempotency key").out_of_domain
+    assert router.route("How does the csv import work?").primaries[0].file == "import.md"

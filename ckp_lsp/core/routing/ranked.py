@@ -18,7 +18,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..route import MAX_PRIMARY, RouteEntry, Router, RouteResult, RouteTokens, declaration
-from ..route_table import SEPARATOR, RouteTable, related, table_of_bank
+from ..route_table import FULL_READ_LIMIT, SEPARATOR, RouteTable, related, table_of_bank
 from .analysis import QueryWord, query_words
 from .documents import BODY, HEADER, FileText, analyse, header_text, language_of, read_file_text, stemmers
 from .postings import Hit, Postings, total
@@ -102,7 +102,7 @@ class RankedRouter:
     def _analyse(self, store: RouteStore | None) -> list[Analysed]:
         """Every file analysed: taken from ``store`` where the file did not change, else read."""
         root = self.table.root
-        if store is None or root is None or "texts" in self.__dict__:
+        if store is None or root is None or "texts" in self.__dict__ or len(self.table) > FULL_READ_LIMIT:
             texts = self.texts
             language = language_of(texts)
             return [analyse(t, language) for t in texts]
@@ -313,11 +313,15 @@ def _budget(source: Bank | RouteTable) -> int | None:
 
 
 def _texts_of(table: RouteTable) -> list[FileText]:
-    """The files' texts: read from disk where the table knows the bank's root, else the headers."""
-    if table.root is None:
+    """The files' texts: read from disk where the table knows the bank's root, else the headers.
+
+    A bank of more than ``FULL_READ_LIMIT`` files is ranked by its headers, as ``ckp route`` reads
+    it from ``_index.md``: reading every body would cost seconds at 10,000 files.
+    """
+    if table.root is None or len(table) > FULL_READ_LIMIT:
         return [
-            FileText(p, header_text(p, c, "", k.split(SEPARATOR)), "")
-            for p, c, k in zip(table.paths, table.concepts, table.keywords, strict=True)
+            FileText(p, header_text(p, c, tldr, k.split(SEPARATOR)), "")
+            for p, c, k, tldr in zip(table.paths, table.concepts, table.keywords, table.tldrs, strict=True)
         ]
     return [
         read_file_text(table.root, p, c, tldr, k.split(SEPARATOR))
