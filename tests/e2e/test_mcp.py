@@ -186,8 +186,10 @@ async def test_refuses_every_path_outside_the_bank_and_keeps_answering(workspace
                 assert "top secret" not in message
         assert "outside" in await refused(s, "ckp_read", file="../secret.md", bank=MENTAT)
         assert "symbolic link" in await refused(s, "ckp_read", file=f"{MENTAT}/leak.md")
-        routed = await call(s, "ckp_route", query="What is the secret?", bank=MENTAT)
-        assert routed["out_of_domain"] is True
+        routed = await call(s, "ckp_route", query="What is the secret?", bank=MENTAT, include_content=True)
+        # (jwt.md speaks of its signing secret: the file outside the bank is neither routed nor read)
+        assert "leak.md" not in [e["file"] for e in routed["loaded"]]
+        assert "top secret" not in json.dumps(routed)
         assert (await call(s, "ckp_read", concept="jwt", bank=MENTAT))["concept"] == "jwt"
     assert secret.read_text().endswith("top secret\n")
 
