@@ -93,8 +93,6 @@ def stemmers(languages: tuple[str, ...]) -> tuple[str, ...]:
 
 def analyse(t: FileText, language: str | None) -> Analysed:
     """A file's fields counted, and what tells its languages (see ``store``)."""
-    from collections import Counter
-
     found = fields(t, language)
     kana, ideographs = _scripts(t)
     sample = t.header + "\n" + t.body[:_SAMPLE]
@@ -104,9 +102,18 @@ def analyse(t: FileText, language: str | None) -> Analysed:
         from ..language import languages as detect
 
         languages = detect(sample)
-    counts = (dict(Counter(found[0])), dict(Counter(found[1])), dict(Counter(found[2])))
+    counts = (_count(found[0]), _count(found[1]), _count(found[2]))
     cut = language if kana or ideographs else None
     return Analysed(counts, (len(found[0]), len(found[1]), len(found[2])), kana, ideographs, languages, cut)
+
+
+def _count(found: list[str]) -> dict[str, int]:
+    """Each term's count (a plain loop: most fields are a few words, where Counter costs more)."""
+    out: dict[str, int] = {}
+    get = out.get
+    for term in found:
+        out[term] = get(term, 0) + 1
+    return out
 
 
 def _scripts(t: FileText) -> tuple[bool, bool]:
@@ -134,5 +141,7 @@ def language_of(files: Iterable[Analysed | FileText]) -> str | None:
 
 def fields(t: FileText, language: str | None) -> tuple[list[str], list[str], list[str]]:
     """A file's terms by field: header, headings, body."""
+    if not t.body:
+        return terms(t.header, language), [], []
     headings = "\n".join(_HEADING.findall(t.body)) if "#" in t.body else ""
     return terms(t.header, language), terms(headings, language), terms(t.body, language)
