@@ -132,18 +132,28 @@ class Postings:
             tf: defaultdict[int, float] = defaultdict(float)
             where: defaultdict[int, list[int]] = defaultdict(list)
             for f, table in enumerate(self.tables):
-                counts: Counter[int] = Counter()
-                for t in group:
-                    counts.update(table.get(t, {}))
-                lengths, w = self.lengths[f], self.weights[f]
+                rows = [row for row in (table.get(t) for t in group) if row]
+                if not rows:
+                    continue
+                counts = rows[0] if len(rows) == 1 else _merged(rows)
+                lengths, w, norm = self.lengths[f], self.weights[f], B / avg[f]
                 for d, n in counts.items():
-                    tf[d] += w * n / (1 - B + B * lengths[d] / avg[f])
+                    tf[d] += w * n / (1 - B + norm * lengths[d])
                     where[d].append(f)
             for d, x in tf.items():
                 hits[d].append(Hit(written, weight * x / (K1 + x), tuple(where[d])))
         for found in hits.values():
             found.sort(key=lambda h: -h.score)
         return hits
+
+
+def _merged(rows: list[dict[int, int]]) -> dict[int, int]:
+    """The counts of several terms added up per file."""
+    out = dict(rows[0])
+    for row in rows[1:]:
+        for d, n in row.items():
+            out[d] = out.get(d, 0) + n
+    return out
 
 
 def total(found: Sequence[Hit]) -> float:

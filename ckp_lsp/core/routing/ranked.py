@@ -258,7 +258,7 @@ class RankedRouter:
                         continue
                     loaded[i] = entry(i, reason, t.concepts[p])
         entries = list(loaded.values())
-        rest = [entry(i, "match", None) for i, _ in ranked if i not in loaded][:MATCHED_LISTED]
+        rest = [entry(i, "match", None) for i in [i for i, _ in ranked if i not in loaded][:MATCHED_LISTED]]
         loaded_tokens = sum(e.tokens for e in entries)
         tokens = RouteTokens(
             self.index.index_tokens,
