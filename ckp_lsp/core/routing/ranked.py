@@ -20,7 +20,17 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..route import MAX_PRIMARY, RouteEntry, Router, RouteResult, RouteTokens, declaration
 from ..route_table import FULL_READ_LIMIT, SEPARATOR, RouteTable, related, table_of_bank
 from .analysis import QueryWord, query_words
-from .documents import BODY, HEADER, FileText, analyse, header_text, language_of, read_file_text, stemmers
+from .documents import (
+    BODY,
+    HEADER,
+    HEADINGS,
+    FileText,
+    analyse,
+    header_text,
+    language_of,
+    read_file_text,
+    stemmers,
+)
 from .postings import Hit, Postings, total
 from .store import Analysed, RouteStore
 
@@ -254,7 +264,7 @@ class RankedRouter:
                     i = self.index._by_concept.get(concept)
                     if i is None or i in loaded or len(loaded) >= MAX_LOADED:
                         continue
-                    if reason == "mid" and not self._matches(i, hits, index_hits, primaries):
+                    if reason == "mid" and not _matches(i, hits, index_hits):
                         continue
                     loaded[i] = entry(i, reason, t.concepts[p])
         entries = list(loaded.values())
@@ -271,14 +281,13 @@ class RankedRouter:
         line = declaration(first, len(entries), self.files, over)
         return RouteResult(query, entries, rest, not entries, line, tokens, self.files, first, budget)
 
-    def _matches(
-        self, i: int, hits: dict[int, list[Hit]], index_hits: dict[int, list[str]], primaries: list[int]
-    ) -> bool:
-        """Whether the question matches a MID file itself: its keywords, or words of its header or
-        headings the primaries do not already account for."""
-        if i in index_hits:
-            return True
-        return any(HEADER in h.fields or 1 in h.fields for h in hits.get(i, ()))
+
+def _matches(i: int, hits: dict[int, list[Hit]], index_hits: dict[int, list[str]]) -> bool:
+    """Whether the question matches a MID file itself: its keywords, or words of its header or
+    headings (a word of its body alone is not enough)."""
+    if i in index_hits:
+        return True
+    return any(HEADER in h.fields or HEADINGS in h.fields for h in hits.get(i, ()))
 
 
 def _keyword_coverage(
