@@ -136,9 +136,11 @@ def query_words(query: str, language: str | None = None) -> list[QueryWord]:
 
 def _is_name(token: str, first: bool, foreign: bool) -> bool:
     """Whether a question word is written as a technology or product is: a capital inside it or
-    after the first word (``iOS``, ``Redis``, ``gRPC``), a digit (``S3``), or Latin letters in a
+    after the first word (``iOS``, ``Redis``, ``gRPC``), a digit after a letter (``S3``), or Latin letters in a
     question written in another script. Such a word, unknown to the bank, says the question is about
     something else; a plain word the bank lacks may be a paraphrase."""
+    if token[:1].isdigit():
+        return False  # a number with its unit ("50MB", "404ing") names no technology
     if any(c.isdigit() for c in token) and any(c.isalpha() for c in token):
         return True
     if not token.isascii():
