@@ -107,6 +107,8 @@ def test_must_load_names_a_file_by_its_path_from_the_bank_root(bank: Bank) -> No
     assert report.outcomes[1].failures == [
         "must_load names 'nowhere.md', which is not a knowledge file of this bank"
     ]
+    assert report.outcomes[1].measures["ranked"].found is False  # never found, whatever was loaded
+    assert report.outcomes[1].measures["ranked"].peer_found is False
 
 
 def test_a_miss_is_never_a_saving_and_both_routers_are_measured_beside_the_peer(bank: Bank) -> None:
