@@ -59,5 +59,8 @@ def test_names_are_told_from_plain_words() -> None:
     names = {w.written: w.name for w in query_words("How do I set up Redis for gRPC on S3 storage?")}
     assert names["Redis"] and names["gRPC"] and names["S3"]
     assert not names["How"] and not names["storage"]
+    assert not {w.written: w.name for w in query_words("Is a 50MB PDF slow?")}[
+        "50MB"
+    ]  # a number and its unit
     korean = {w.written: w.name for w in query_words("Kubernetes 클러스터는 어떻게 설정해?")}
     assert korean["Kubernetes"] and not korean["클러스터는"]
