@@ -91,7 +91,7 @@ class CkpServer(MCPServer[Any]):
                 raise ToolError(text) from None
             tool = self._tool_manager.get_tool(name)
             schema = tool.parameters if tool is not None else {}
-            raise ToolError(argument_error(name, schema, list(cause.errors()))) from None
+            raise ToolError(argument_error(name, schema, [dict(e) for e in cause.errors()])) from None
 
     async def list_resources(self) -> list[MCPResource]:
         several = len(self.banks.banks) > 1
