@@ -26,6 +26,7 @@ COMMANDS = [
     "mcp_cmd",
     "trust_cmd",
     "hook_cmd",
+    "hooks_cmd",
 ]
 
 
