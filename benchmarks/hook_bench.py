@@ -72,7 +72,9 @@ def main(argv: list[str]) -> int:
                 "prompt": _question(bank),
             }
         ).encode()
-        argv_ = [sys.executable, "-m", "ckp_lsp.cli.main", "hook", "claude-code", "UserPromptSubmit"]
+        script = Path(sys.executable).with_name("ckp")  # the console script a host runs
+        start = [str(script)] if script.exists() else [sys.executable, "-m", "ckp_lsp.cli.main"]
+        argv_ = [*start, "hook", "claude-code", "UserPromptSubmit"]
         env_n = {**env, "CLAUDE_PROJECT_DIR": str(project)}
         _time(argv_, stdin, env_n, 1)  # writes the cache, as the first prompt of a session does
         took, out = _time(argv_, stdin, env_n, runs)
