@@ -65,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
 
 def answer(args: argparse.Namespace, read: Any, env: os._Environ[str] | dict[str, str]) -> str:
     """What the hook prints for the input ``read()`` gives."""
+    from ..core.agent_text import for_agent
     from ..core.hooks import DEFAULT_MAX_CHARS, MAX_INPUT, SESSION, HookError, kind_of, parse_input, render
 
     kind_of(args.host, args.event)  # an event that cannot add context is said before stdin is read
@@ -87,7 +88,7 @@ def answer(args: argparse.Namespace, read: Any, env: os._Environ[str] | dict[str
         from ..core.memory_text import session_summary
 
         limit = args.max_chars if args.max_chars is not None else SUMMARY_MAX_CHARS
-        return render(args.host, args.event, session_summary(bank, label, limit))
+        return render(args.host, args.event, for_agent(session_summary(bank, label, limit)))
     from ..core.memory_text import prompt_context
     from ..core.route import route
 
@@ -97,7 +98,7 @@ def answer(args: argparse.Namespace, read: Any, env: os._Environ[str] | dict[str
     texts = _texts(root, [e.file for e in result.loaded])
     limit = args.max_chars if args.max_chars is not None else DEFAULT_MAX_CHARS
     context, _ = prompt_context(result, texts, label, limit)
-    return render(args.host, args.event, context)
+    return render(args.host, args.event, for_agent(context))
 
 
 def _project(inp: HookInput, env: Any) -> Path:

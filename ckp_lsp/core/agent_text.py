@@ -8,6 +8,8 @@ file reads as that file's content, never as the words of the tool or of the user
 
 from __future__ import annotations
 
+from typing import Any
+
 
 def _attr(value: str) -> str:
     """``value`` as an attribute's text (``html.escape`` costs the hook an import)."""
@@ -25,8 +27,20 @@ _CLOSE = "</bank-file>"
 
 
 def for_agent(text: str) -> str:
-    """``text`` as an agent may be given it. Every text an agent gets from the bank passes here."""
+    """``text`` as an agent may be given it. Every text an agent gets from the bank passes here
+    (and may pass more than once: what it does to a text it already did leaves it as it is)."""
     return text
+
+
+def for_agent_value(value: Any) -> Any:
+    """A JSON value (an MCP answer) with every string in it passed through ``for_agent``."""
+    if isinstance(value, str):
+        return for_agent(value)
+    if isinstance(value, dict):
+        return {k: for_agent_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [for_agent_value(v) for v in value]
+    return value
 
 
 def quote_file(path: str, text: str, part: str = "whole") -> str:

@@ -21,6 +21,7 @@ from mcp.types import Tool as MCPTool
 from pydantic import Field, ValidationError, WithJsonSchema
 
 from .. import __version__
+from ..core.agent_text import for_agent_value
 from ..core.bench import tool_json
 from ..core.init import agent_rules
 from . import tools
@@ -124,7 +125,7 @@ def _answer(fn: Callable[[], dict[str, Any]]) -> CallToolResult:
     """The tool result of ``fn()`` (compact JSON text: the tokens `ckp bench` counts), with a
     refusal turned into the tool error the agent reads."""
     try:
-        value = fn()
+        value = for_agent_value(fn())
     except Refusal as exc:
         raise ToolError(str(exc)) from None
     return CallToolResult(content=[TextContent(type="text", text=tool_json(value))], structured_content=value)

@@ -140,3 +140,36 @@ def test_a_file_that_cannot_be_read_is_left_out_and_the_declaration_names_it(
         'path="memory-bank/patterns/jwt.md"' not in context
         and 'path="memory-bank/patterns/auth.md"' in context
     )
+
+
+def test_every_text_an_agent_is_given_passes_through_for_agent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    from ckp_lsp.core import agent_text
+    from ckp_lsp.mcp.server import build_server
+
+    secret = "refresh-token rotation"  # words of jwt.md's TLDR and body, standing in for a secret
+    monkeypatch.setattr(agent_text, "for_agent", lambda text: text.replace(secret, "<redacted: test>"))
+    project = tmp_path / "shop"
+    shutil.copytree(MENTAT, project / "memory-bank")
+    args = argparse.Namespace(host="claude-code", event="UserPromptSubmit", bank=None, max_chars=None)
+    stdin = json.dumps({"prompt": QUESTION}).encode()
+    out = hook_cmd.answer(args, lambda n: stdin, {"CLAUDE_PROJECT_DIR": str(project)})
+    session = argparse.Namespace(host="claude-code", event="SessionStart", bank=None, max_chars=None)
+    summary = hook_cmd.answer(session, lambda n: b"{}", {"CLAUDE_PROJECT_DIR": str(project)})
+    server = build_server(project / "memory-bank")
+
+    async def answers() -> list[str]:
+        got = []
+        for name, arguments in [
+            ("ckp_route", {"query": QUESTION, "include_content": True}),
+            ("ckp_read", {"concept": "jwt"}),
+        ]:
+            result = await server.call_tool(name, arguments)
+            got.append(json.dumps(result.structured_content))
+        return got
+
+    texts = [out, summary, *asyncio.run(answers())]
+    assert all("<redacted: test>" in t and secret not in t for t in texts)
