@@ -37,6 +37,7 @@ def prompt_context(
     room = max(0, max_chars - fixed)
     while True:
         b = fit(result, texts, room, per_file=lambda e: quoted_len(_shown(label, e.file), "sections"))
+        b.max_chars = max_chars  # the budget said is the whole context's, lines and quotes included
         parts = [declaration(result, b), BANK_NOTE]
         parts += [quote_file(_shown(label, g.file), g.text, g.part) for g in b.given]
         text = "\n".join(parts) + "\n"
