@@ -149,3 +149,22 @@ def test_the_agent_rules_mention_the_hook_once_it_is_installed(
     main(["hooks", "remove", "claude-code", str(project)])
     assert main(["agent-rules"]) == 0
     assert "**Hook.**" not in capsys.readouterr().out
+
+
+def test_the_readme_shows_each_hosts_configuration_as_install_writes_it(project: Path) -> None:
+    import re
+
+    from ckp_lsp.core.hook_config import cline_script, merged
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("What each host gets") : readme.index("What the agent then finds")]
+    blocks = re.findall(r"```(json|sh)\n(.*?)```", section, re.DOTALL)
+    shown = [json.loads(text) for kind, text in blocks if kind == "json"]
+    for host, path in [
+        ("claude-code", ".claude/settings.json"),
+        ("cursor", ".cursor/hooks.json"),
+        ("copilot", ".github/hooks/ckp.json"),
+    ]:
+        assert json.loads(merged(host, path, None, "memory-bank")) in shown
+    script = next(text for kind, text in blocks if kind == "sh")
+    assert script == cline_script("UserPromptSubmit", "memory-bank")
