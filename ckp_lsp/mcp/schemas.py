@@ -120,6 +120,7 @@ OUTPUT: dict[str, dict[str, Any]] = {
 }
 
 _KINDS = {"string": "a string", "boolean": "true or false", "integer": "a whole number", "array": "a list"}
+_PLURALS = {"string": "strings", "boolean": "true or false values", "integer": "whole numbers"}
 
 
 def expects(prop: dict[str, Any]) -> str:
@@ -127,7 +128,8 @@ def expects(prop: dict[str, Any]) -> str:
     kind = prop.get("type")
     what = _KINDS.get(kind, "a value") if isinstance(kind, str) else "a value"
     if kind == "array" and isinstance(prop.get("items"), dict):
-        what = f"a list of {_KINDS.get(prop['items'].get('type'), 'values')}s".replace("as ", "")
+        item = _PLURALS.get(prop["items"].get("type"), "values")
+        what = f"a list of {item}"
     if kind == "integer" and "minimum" in prop:
         what += f" of at least {prop['minimum']}"
     described = prop.get("description")

@@ -106,6 +106,12 @@ async def test_a_wrong_argument_gets_one_sentence_naming_it(
     assert "validation error" not in message and "input_value" not in message
 
 
+async def test_a_list_argument_says_it_wants_a_list(workspace: Path) -> None:
+    async with serve(workspace / MENTAT) as s:
+        message = await refused(s, "ckp_check", files="projects/mentat.md")
+    assert message == "ckp_check: the argument 'files' expects a list of strings (only these files)."
+
+
 async def test_a_refusal_is_the_tools_own_sentence(workspace: Path) -> None:
     async with serve(workspace / MENTAT) as s:
         empty = await refused(s, "ckp_route", query="   ")
