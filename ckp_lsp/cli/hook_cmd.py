@@ -118,7 +118,7 @@ def _bank_root(project: Path, bank: Path | None) -> Path:
     from ..core.hooks import HookError
 
     if bank is not None:
-        root = bank if bank.is_absolute() else project / bank
+        root = bank if bank.is_absolute() else _above(project, bank)
         if not root.is_dir():
             raise HookError(f"{root}: no such bank folder")
     else:
@@ -139,6 +139,17 @@ def _bank_root(project: Path, bank: Path | None) -> Path:
         # A link out of the project: what it leads to is not this project's memory.
         raise HookError(f"{root} leads outside the project (to {real}): not read")
     return root
+
+
+def _above(project: Path, bank: Path) -> Path:
+    """``bank`` below ``project``, or below the nearest folder above it that holds it, up to the
+    repository's root (a host started in a sub-folder names that folder)."""
+    for folder in (project, *project.parents):
+        if (folder / bank).is_dir():
+            return folder / bank
+        if (folder / ".git").exists():
+            break
+    return project / bank
 
 
 def _label(root: Path, project: Path) -> str:

@@ -257,3 +257,15 @@ def test_a_broken_bank_is_silent_too(project: Path) -> None:
     assert code == 0 and err.count("\n") <= 1
     if out:  # the readable files still answer
         assert context_of("claude-code", "UserPromptSubmit", out).startswith("[CKP: loaded ")
+
+
+def test_a_host_started_in_a_sub_folder_finds_the_bank_its_hook_names(project: Path) -> None:
+    install("codex", project)
+    (project / ".git").mkdir()
+    sub = project / "src" / "api"
+    sub.mkdir(parents=True)
+    command = host_command("codex", "UserPromptSubmit", project)
+    stdin = fixture("codex.UserPromptSubmit", sub)
+    code, out, err = run_hook(command, stdin, sub)
+    assert code == 0 and err == ""
+    assert context_of("codex", "UserPromptSubmit", out).startswith("[CKP: loaded 3/11 files")
