@@ -154,6 +154,13 @@ class Publisher:
             self.pushed.discard(uri)
             self._publish(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
+    def gone(self, uri: str) -> None:
+        """``uri`` is no document of a bank any more (deleted, moved): its findings are withdrawn,
+        from the counts too, and a client that pulls is told to pull again."""
+        self.clear(uri)
+        self.counts.pop(uri, None)
+        self._sent = True
+
     def clear_all(self) -> None:
         for uri in list(self.pushed):
             self.clear(uri)

@@ -53,6 +53,7 @@ class Session:
         self.workspace = workspace
         self.applied: list[types.ApplyWorkspaceEditParams] = []
         self.registrations: list[types.Registration] = []
+        self.statuses: list[Any] = []  # every ckp/status notification's counts
         self.server_capabilities = types.ServerCapabilities()  # as ``initialize`` answered
 
     @classmethod
@@ -105,7 +106,7 @@ class Session:
 
         @client.feature("ckp/status")
         def status(*params: object) -> None:
-            pass
+            session.statuses.append(params[-1])
 
         client.set_configuration({"staleness": "validated", **(settings or {})}, section="ckp")
         full_env = {**os.environ, **(env or {})}

@@ -39,8 +39,10 @@ async def workspace_diagnostic(
         ls.publisher.clear_all()
     previous = {p.uri: p.value for p in params.previous_result_ids}
     items: list[types.WorkspaceDocumentDiagnosticReport] = []
+    answered: set[str] = set()
     for doc in ls.state.all_docs():
         uri = uri_of(doc.bank.root / doc.rel)
+        answered.add(uri)
         diags = ls.publisher.diagnostics(doc)
         if not diags and uri not in previous:
             continue
@@ -54,6 +56,20 @@ async def workspace_diagnostic(
             items.append(
                 types.WorkspaceFullDocumentDiagnosticReport(
                     uri=uri, version=version, items=diags, result_id=rid
+                )
+            )
+    # Every document the client asked about is answered: one that is gone (deleted, moved by a
+    # rename, or no longer in a bank) gets an empty report, or the client keeps its old findings.
+    empty = result_id([])
+    for uri in previous.keys() - answered:
+        if previous[uri] == empty:
+            items.append(
+                types.WorkspaceUnchangedDocumentDiagnosticReport(uri=uri, version=None, result_id=empty)
+            )
+        else:
+            items.append(
+                types.WorkspaceFullDocumentDiagnosticReport(
+                    uri=uri, version=ls.version_of(uri), items=[], result_id=empty
                 )
             )
     return types.WorkspaceDiagnosticReport(items=items)
