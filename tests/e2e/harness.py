@@ -73,6 +73,7 @@ class Session:
         before_initialized: Callable[[Session], object] | None = None,
         capabilities: types.ClientCapabilities | None = None,
         folderless: bool = False,
+        initialization_options: Any = None,
     ) -> Session:
         """Start the server on ``workspace`` as ``flavour`` (vscode: pushes, watchers; neovim: pulls).
 
@@ -119,6 +120,7 @@ class Session:
             else [types.WorkspaceFolder(uri=workspace.as_uri(), name=workspace.name)],
             root_uri=None if folderless else workspace.as_uri(),
             process_id=client._server.pid if launcher_is_parent and client._server else process_id,
+            initialization_options=initialization_options,
         )
         client.capabilities = params.capabilities
         if params.process_id is None:
