@@ -5,6 +5,7 @@ diagnostics and keeps every document's last result id)."""
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from pathlib import Path
 
@@ -93,9 +94,18 @@ async def test_a_deleted_files_findings_are_withdrawn_from_the_workspace_pull_an
         gone = found[uri]
         assert isinstance(gone, types.WorkspaceFullDocumentDiagnosticReport) and not gone.items, gone
         await wait_for(lambda: errors_shown(session) <= errors_before - errors, "the counts drop")
-        # asked again with that empty report's id: still answered, unchanged
-        again = await pull(session, {**previous, uri: gone.result_id or ""})
-        assert isinstance(again[uri], types.WorkspaceUnchangedDocumentDiagnosticReport), again[uri]
+        # asked again with every id the client has: nothing changed, so the answer waits (VS Code
+        # pulls again 2 s after each answer: a quiet bank costs nothing) until something changes
+        asked = {**previous, **{u: i.result_id or "" for u, i in found.items()}}
+        again = asyncio.ensure_future(pull(session, asked))
+        await asyncio.sleep(1.5)
+        assert not again.done(), "an unchanged workspace pull was answered at once"
+        other = workspace / BROKEN / "cors.md"  # two errors of its own
+        other.unlink()
+        disk_event(session, (other, types.FileChangeType.Deleted))
+        answered = await asyncio.wait_for(again, 30)
+        assert uri in answered and isinstance(answered[uri], types.WorkspaceUnchangedDocumentDiagnosticReport)
+        assert isinstance(answered.get(other.as_uri()), types.WorkspaceFullDocumentDiagnosticReport)
 
 
 async def test_a_file_moved_elsewhere_is_reported_empty_at_its_old_uri(workspace: Path) -> None:
