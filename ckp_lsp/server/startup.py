@@ -82,6 +82,9 @@ def _watch_parent(ls: CkpServer, pid: int) -> None:
 @server.feature(types.INITIALIZED)
 async def initialized(ls: CkpServer, params: types.InitializedParams) -> None:
     ls.log(f"ckp-lsp {__version__}: {native.describe()}", types.MessageType.Info)
+    # The same, for a client that reports on the build it bundles (VS Code's): which compiled
+    # modules load, without a second interpreter started for it while the server starts.
+    ls.protocol.notify("ckp/native", native.compiled())
     if ls.import_seconds:
         ls.log(f"ckp-lsp: the server's modules imported in {ls.import_seconds * 1000:.0f} ms")
     languages = native.describe_languages()
