@@ -140,8 +140,10 @@ def test_long_sentence_is_cut_at_a_word_boundary_and_ends_with_a_period() -> Non
     assert len(tldr) > MAX_TLDR - 12
 
 
-def test_tldr_without_prose_is_made_from_the_first_heading() -> None:
-    assert compile_body(body("no-prose.md")).tldr == "Notes on Deployment Runbook."
+def test_tldr_without_prose_is_made_from_the_first_heading_and_keywords() -> None:
+    answer = compile_body(body("no-prose.md"))
+    assert answer.tldr == "Deployment Runbook: build, command, dashboard."
+    assert all(k in answer.answers_when for k in ("build", "command", "dashboard"))
 
 
 @pytest.mark.parametrize("text", ["", "   \n\n", "```\ncode only\n```", "<!-- nothing -->"])
