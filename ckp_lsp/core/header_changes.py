@@ -48,7 +48,7 @@ def header_diff(old_text: str, new_text: str, path: str = "file.md") -> dict[str
     """What a rewrite changed, as data (for an agent): the keywords and relationships added and
     removed, and the new value of every other field that changed."""
     old, new = read_knowledge_file(path, old_text), read_knowledge_file(path, new_text)
-    out: dict[str, Any] = {"added": {}, "removed": {}, "changed": {}}
+    out: dict[str, Any] = {"added": {}, "removed": {}, "updated": {}}
     pairs = {"ANSWERS_WHEN": (old.keyword_texts, new.keyword_texts)}
     for tier in ("HIGH", "MID"):
         pairs[f"SIMILAR_{tier}"] = (
@@ -68,7 +68,7 @@ def header_diff(old_text: str, new_text: str, path: str = "file.md") -> dict[str
         ("VALIDATED", old.validated_text, new.validated_text),
     ):
         if a != b:
-            out["changed"][field] = b
+            out["updated"][field] = b
     return out
 
 

@@ -113,7 +113,7 @@ async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
         return {"applied": False, "reason": "unchanged", **_usage_of(compiled.usage)}
     confirm = None
     if annotations_supported(ls.client_capabilities):  # VS Code shows the change and asks first
-        confirm = recompile_annotation(describe(text[len(bom) :], compiled.text, doc.rel))
+        confirm = recompile_annotation(describe(text[len(bom) :], compiled.text, doc.rel, names=True))
     edit = text_edit(
         uri, version, [replace_prefix_edit(bom + compiled.replaced, bom + compiled.header)], confirm
     )
