@@ -161,8 +161,11 @@ def _relationships(
     mid = (high[MAX_HIGH:] + mid)[:MAX_MID]  # over the HIGH cap: kept one tier lower
     high = high[:MAX_HIGH]
     add_high, add_mid = not (fill and had_high), not (fill and had_mid)
+    # Additions stop where the compiler's own list would: an author's many links are kept, and a
+    # file gains none that would make it pull in more of the bank than either list does.
+    room = max(len(high) + len(mid), len(answer.similar_high) + len(answer.similar_mid))
     for other in answer.similar_high:
-        if other in present or other not in known:
+        if other in present or other not in known or len(high) + len(mid) >= room:
             continue
         if add_high and len(high) < MAX_HIGH:
             high.append(f"{other}:{month}")
@@ -172,6 +175,8 @@ def _relationships(
             continue
         present.add(other)
     for other in answer.similar_mid:
+        if len(high) + len(mid) >= room:
+            break
         if other not in present and other in known and add_mid and len(mid) < MAX_MID:
             mid.append(f"{other}:{month}")
             present.add(other)

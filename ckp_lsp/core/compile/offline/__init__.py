@@ -74,7 +74,7 @@ def compile_offline(inp: CompileInput) -> Answer:
         level = tier(e, None, listed_back=concept.casefold() in profiles[i].lists)
         if level:
             candidates.append((profiles[i].concept, level, e.strength))
-    high, mid = ranked_tiers(candidates)
+    high, mid = ranked_tiers(candidates, len(others) + 1)
     return Answer(
         tldr=summary,
         answers_when=keywords,

@@ -171,7 +171,7 @@ def compile_bank(files: Iterable[BankFile], progress: Progress | None = None) ->
             level = tier(ab, ba)
             if level and concepts[b] != concepts[a] and ordered[b].target:
                 candidates.append((concepts[b], level, ab.strength + ba.strength / 2))
-        high, mid = ranked_tiers(candidates)
+        high, mid = ranked_tiers(candidates, total)
         keywords, strong, _ = keyword_lists[a]
         summary, source = summaries[a]
         answers[f.rel] = Answer(

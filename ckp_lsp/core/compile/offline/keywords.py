@@ -2,7 +2,8 @@
 
 Every word, heading phrase and code identifier of the body is a candidate with a weight (a heading
 or a code name weighs more than a word of prose). A candidate's rank is its weight times how rare
-it is in the bank (``Corpus.idf``): a word every file uses routes nowhere.
+it is in the bank (``Corpus.idf``): a word every file uses routes nowhere, and a word many files
+use (``Corpus.shared``) is never a keyword.
 """
 
 from __future__ import annotations
@@ -338,6 +339,8 @@ def choose_keywords(
             continue  # a phrase whose words are all keywords already adds nothing to routing
         if term.identifier and identifiers >= _MAX_IDENTIFIERS:
             continue
+        if corpus.shared(term.keys):
+            continue  # a word many files of the bank use, in any language: it routes nowhere
         if (term.code_only and not term.heading) or term.keys in _UNITS:
             continue
         shown = display(term)
@@ -350,7 +353,20 @@ def choose_keywords(
         strong += score >= _KEYWORD_THRESHOLD
     if not chosen:
         chosen.append(_fallback_keyword(headings))
+    named = {display(t) for t in terms.values() if is_name(t)}
+    head, rest = chosen[:1], chosen[1:]
+    # The technologies and names a file is about come first (`PostgreSQL`, `Redis`), then its topics.
+    chosen = head + [k for k in rest if k in named] + [k for k in rest if k not in named]
     return Chosen(chosen, strong, ranks)
+
+
+_NAME = re.compile(r"[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*")
+
+
+def is_name(term: Term) -> bool:
+    """Whether a term is a name (a technology, a product: `PostgreSQL`, `NestJS`, `JWT`): one word
+    that starts with a capital and has another, no `_`, `.` or lower-case start of code."""
+    return len(term.keys) == 1 and any(_NAME.fullmatch(form) for form in term.forms)
 
 
 def ranked(terms: dict[str, Term], corpus: Corpus) -> list[tuple[float, float, str, Term]]:

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ...language import has_cjk, stop_words, words
+from ...language.korean import has_hangul, is_predicate, strip_particles
 from ...language.stems import stem_of_script
 
 # Words too generic to route by in any technical bank (English), on top of the languages' stop
@@ -71,6 +72,11 @@ KANJI = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3005]")
 _CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 
 
+#: a term more files use than this share of the bank (and more than _SHARED_MIN) is shared
+_SHARED = 0.4
+_SHARED_MIN = 3
+
+
 @dataclass(frozen=True, eq=False)  # hashed by identity: one bank's corpus keys caches
 class Corpus:
     """The bank as a whole: its number of files, how many use each key, and its stop words."""
@@ -97,6 +103,12 @@ class Corpus:
         ratio = (weight / body_mass) / (others / rest)
         return ratio / (1.0 + ratio)
 
+    def shared(self, keys: Iterable[str]) -> bool:
+        """Whether a term is used by many files of the bank (more than 40 % of them, and more than
+        three): it tells them apart from none, so it makes no file the right one."""
+        n = min((self.df[k] for k in keys), default=0)
+        return n > max(_SHARED_MIN, self.files * _SHARED)
+
     def common(self, key: str) -> bool:
         """Whether a concept's one-word name is used by so many other files of the bank (over a
         quarter) that finding it in a text proves nothing."""
@@ -114,6 +126,8 @@ def stem(word: str) -> str:
     an inflected language its Snowball stem (`записи`, `запись` -> `запис`), as routing matches."""
     w = word.casefold()
     if not w.isascii():
+        if has_hangul(w):
+            return strip_particles(w)
         return w if has_cjk(w) else stem_of_script(w)
     if len(w) > 4 and w.endswith("ies"):
         return w[:-3] + "y"
@@ -179,6 +193,10 @@ def usable_word(token: str, stops: frozenset[str] = STOP_WORDS) -> str:
         return ""
     if is_identifier(token):
         return token
+    if has_hangul(token):
+        if is_predicate(token):
+            return ""  # `확보합니다`: a verb form, no topic
+        token = strip_particles(token)  # `토큰을` is the word `토큰`
     low = token.casefold()
     if low in stops or stem(low) in stops:
         return ""
@@ -188,8 +206,8 @@ def usable_word(token: str, stops: frozenset[str] = STOP_WORDS) -> str:
         if len(low) < 2 or _HIRAGANA_ONLY.fullmatch(low):
             return ""
         return "" if _HIRAGANA.match(low[0]) or _HIRAGANA.match(low[-1]) else low
-    if len(low) < 3 and not (token.isupper() and len(token) == 2):
-        return ""
+    if len(low) < (2 if has_hangul(low) else 3) and not (token.isupper() and len(token) == 2):
+        return ""  # (a Korean syllable is a letter block: two of them make a word, `토큰`)
     if sum(c.isdigit() for c in low) * 2 >= len(low):
         return ""  # `P1`, `v2`, `2024`: labels and numbers, not topics
     if len(low) > 6 and low.endswith(("ally", "ously", "ively", "ently", "antly", "ately", "ingly")):
