@@ -41,7 +41,9 @@ _POINTER = re.compile(
 )
 _PATH = re.compile(r"(?:[\w.-]+/)+[\w.-]*|[\w-]+\.(?:md|mdc|py|ts|tsx|js|mjs|json|ya?ml|toml|sh)\b")
 _POINTER_REMARK = re.compile(
-    r"\s*[(（](?:see|cf\.?|siehe|ver|voir|см\.?|详见|参见|參見|詳細は)[^()（）]*[)）]", re.IGNORECASE
+    r"\s*[(（](?:see|cf\.?|siehe|ver|voir|см\.?|详见|参见|參見|詳細は)[^()（）]*[)）]"
+    r"|\s*[,，;；]\s*(?:see|siehe|详见|詳見|参见|參見|請參閱|请参阅)\b[^.。]*(?=[.。]?$)",
+    re.IGNORECASE,
 )
 _LABEL = re.compile(
     r"^([^\W\d_][\w .'/&+-]{0,30}?|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\w ]{1,12})\s*[:：]\s+"
@@ -55,11 +57,34 @@ def size(text: str) -> int:
     return len(_WORD.findall(_CJK.sub(" ", text))) + cjk // 2
 
 
+# Words that say how far work is (`done`, `已完成`, `完了`, `erledigt`), in a label or a short line.
+_STATUS_WORD = re.compile(
+    r"\b(?:done|completed?|finished|verified|ready|in progress|wip|implementation status|current focus"
+    r"|erledigt|abgeschlossen|dokumentiert|fertig|completad[oa]s?|conclu[ií]d[oa]s?|pendientes?|pendentes?"
+    r"|listo|pronto|terminad[oa]|готово|исправлено|выполнено|завершено)\b"
+    r"|已完成|完成|未实施|未實施|进行中|進行中|待办|待辦|完了|済み|未着手|완료|진행 중",
+    re.IGNORECASE,
+)
+_DATE_LEAD = re.compile(r"^\W*(?:\d{4}[-/.年]\d{1,2}(?:[-/.月]\d{1,2}日?)?|\d{1,2}[/.]\d{1,2}[/.]\d{2,4})\b")
+_VERSION_MARK = re.compile(r"(?:\^|~|>=|<=|==)\s*\d|(?<![\w.])v?\d+\.\d+(?:\.\d+)?\+?(?![\w.])")
+
+
 def is_status(sentence: str) -> bool:
-    """A status line: a progress mark, a `Status:` label, or a percentage in a short line."""
-    if _STATUS_MARK.search(sentence) or _STATUS_LABEL.search(sentence):
+    """A status line: a progress mark, a `Status:` label, a date that leads it, a word of progress
+    in a label or a short line, or a percentage in a short line."""
+    if _STATUS_MARK.search(sentence) or _STATUS_LABEL.search(sentence) or _DATE_LEAD.match(sentence):
+        return True
+    label = _LABEL.match(sentence)
+    if label and _STATUS_WORD.search(label.group(1)):
+        return True
+    if _STATUS_WORD.search(sentence) and size(sentence) < 8:
         return True
     return bool(_PERCENT.search(sentence)) and size(sentence) < 10
+
+
+def has_version(sentence: str) -> bool:
+    """Whether a sentence pins a version (`^20.3.0`, `>=2.2.0`, `v5.3+`): a line of a stack list."""
+    return _VERSION_MARK.search(sentence) is not None
 
 
 def is_lead_in(sentence: str) -> bool:
@@ -101,6 +126,9 @@ def split_label(sentence: str) -> tuple[str, str]:
     return m.group(1).strip(), sentence[m.end() :]
 
 
+_INNER_LABEL = re.compile(r"[^\W\d_][:：](?=\s|[^\x00-\x7f])")
+
+
 def structure(sentence: str, long_enough: int) -> str | None:
     """Why a sentence is structure rather than meaning (None: it says something), for a sentence
     that must hold at least ``long_enough`` words."""
@@ -114,6 +142,8 @@ def structure(sentence: str, long_enough: int) -> str | None:
         return "pointer"
     if not balanced(sentence):
         return "cut"
+    if len(_INNER_LABEL.findall(sentence)) >= 2:
+        return "label"  # `Focus: Plan: …`, `方案：視角：…`: fields, not a sentence
     if size(sentence) < long_enough:
         return "fragment"
     return None

@@ -14,7 +14,15 @@ from collections.abc import Collection, Iterator, Sequence
 
 from ...language import sentences, words
 from ...limits import MAX_TLDR
-from .structure import balanced, is_status, size, split_label, structure, without_pointer_remark
+from .structure import (
+    balanced,
+    has_version,
+    is_status,
+    size,
+    split_label,
+    structure,
+    without_pointer_remark,
+)
 from .terms import Corpus, content_keys
 from .text import IMAGE, LINK, WIKI_LINK, WS, Block, plain
 
@@ -60,6 +68,7 @@ def title_of(blocks: list[Block], given: str = "") -> str:
 DESCRIPTION, PARAGRAPH, ITEM, TITLE = "description", "paragraph", "item", "title"
 
 _EMOJI = re.compile(r"\d?[\ufe0f\u20e3]+|[\u2600-\u27bf\U0001f000-\U0001faff]")
+_CODE_NAME = re.compile(r"^[a-z]+[A-Z]|_|\.\w")  # `graphqlClient`, `msg.append`: code, not a topic
 _CANDIDATES = 60  # sentences looked at, at most: the first explanatory ones are near the top
 # A list item that names a path or a code name and says what it is (`tests/e2e/ - the e2e suite`)
 _ENTRY = re.compile(r"^\S*[/._]\S*\s+[-–—:：]\s")
@@ -83,8 +92,8 @@ def tldr(
     and the file's first keywords. A title many files share (`title_shared`: the project's name)
     leads no sentence.
     """
-    title = title_of(blocks, title)
-    lead = "" if title_shared else title
+    title = WS.sub(" ", _EMOJI.sub(" ", title_of(blocks, title))).strip()
+    lead = "" if title_shared or is_status(title) else title
     for source, sentence in _candidates(blocks, language):
         text = fit(_with_title(lead, sentence, corpus))
         if not balanced(text):
@@ -97,7 +106,7 @@ def tldr(
 def _candidates(blocks: list[Block], language: str) -> Iterator[tuple[str, str]]:
     """The sentences that say something, paragraphs first, then quotes and list items."""
     looked = 0
-    for kinds, source, need in ((("paragraph",), PARAGRAPH, 5), (("quote", "item"), ITEM, 6)):
+    for kinds, source, need in ((("paragraph",), PARAGRAPH, 5), (("quote", "item"), ITEM, 8)):
         for block in blocks:
             if block.kind not in kinds or _mostly_links(block.text):
                 continue
@@ -113,8 +122,8 @@ def _candidates(blocks: list[Block], language: str) -> Iterator[tuple[str, str]]
 def meaning(sentence: str, need: int = 5, item: bool = False) -> str:
     """The sentence as a TLDR ('' when it is structure, not meaning): a short label that leads it
     (`Purpose: …`) and a `(see …)` remark dropped, emoji removed."""
-    if is_status(sentence) or (item and _ENTRY.match(sentence)):
-        return ""
+    if is_status(sentence) or (item and (_ENTRY.match(sentence) or has_version(sentence))):
+        return ""  # (a list item that pins a version is a line of a stack, not a summary)
     text = WS.sub(" ", _EMOJI.sub(" ", without_pointer_remark(sentence))).strip(" -–—·*")
     label, rest = split_label(text)
     if label:
@@ -135,7 +144,11 @@ def _from_title(
     topic = _cut(topic.rstrip(_STOPS + ":：;, "), MAX_TLDR // 2) if re.search(r"[^\W_]", topic) else subject
     cjk = bool(_CJK_TEXT.search(topic))
     own = set(content_keys(topic, corpus.stops, corpus.cjk))
-    named = [k for k in keywords[1:] if not own.issuperset(content_keys(k, corpus.stops, corpus.cjk))]
+    named = [
+        k
+        for k in keywords[1:]
+        if not own.issuperset(content_keys(k, corpus.stops, corpus.cjk)) and not _CODE_NAME.search(k)
+    ]
     text = fit(topic + ("。" if cjk else ".") if language != "en" or cjk else f"Notes on {topic}.")
     for n in range(3, len(named) + 3):
         if named:
