@@ -199,16 +199,6 @@ def test_a_keyword_is_claimed_by_at_most_three_files_of_a_bank() -> None:
     assert all(f"worker{i}" in answers[f"s{i}.md"].answers_when for i in range(4))
 
 
-def test_a_word_many_files_of_the_bank_share_is_no_keyword_in_any_language() -> None:
-    for shared, own in (("deployment", "worker{i} queue{i}"), ("配置", "缓存{i}号 队列{i}号")):
-        files = [
-            BankFile(f"s{i}.md", f"# Note {i}\n\n{shared} {own.format(i=i)}. {own.format(i=i)} {shared}.")
-            for i in range(6)
-        ]
-        answers = compile_bank(files)
-        assert not any(shared in a.answers_when for a in answers.values()), answers
-
-
 @pytest.mark.parametrize(
     ("title", "lead"),
     [

@@ -72,11 +72,6 @@ KANJI = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3005]")
 _CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 
 
-#: a term more files use than this share of the bank (and more than _SHARED_MIN) is shared
-_SHARED = 0.4
-_SHARED_MIN = 3
-
-
 @dataclass(frozen=True, eq=False)  # hashed by identity: one bank's corpus keys caches
 class Corpus:
     """The bank as a whole: its number of files, how many use each key, and its stop words."""
@@ -102,12 +97,6 @@ class Corpus:
             return 1.0
         ratio = (weight / body_mass) / (others / rest)
         return ratio / (1.0 + ratio)
-
-    def shared(self, keys: Iterable[str]) -> bool:
-        """Whether a term is used by many files of the bank (more than 40 % of them, and more than
-        three): it tells them apart from none, so it makes no file the right one."""
-        n = min((self.df[k] for k in keys), default=0)
-        return n > max(_SHARED_MIN, self.files * _SHARED)
 
     def common(self, key: str) -> bool:
         """Whether a concept's one-word name is used by so many other files of the bank (over a
