@@ -21,6 +21,8 @@ from ..core.compile.compiler import compile_header
 from ..core.compile.model import CompileError
 from ..core.config import MAX_TIMEOUT, PROVIDERS, LlmConfig, config_for_bank, valid_timeout
 from ..core.discovery import INDEX_NAME, bank_of, named_bank, started_on, why_not_knowledge
+from ..core.header_changes import describe
+from ..core.knowledge import read_knowledge_file
 from ..core.text import BOM
 from ..core.writes import WriteRefused, refusal, write_atomic
 from ..faces.banks import read_bank
@@ -173,6 +175,7 @@ def run(args: argparse.Namespace) -> int:
         _clear(show_progress)
         if args.diff or args.dry_run:
             _diff(path, text, compiled.text)
+        _tell_change(path, text, compiled.text, args.dry_run)
         if not args.dry_run:
             try:
                 write_atomic(
@@ -225,6 +228,7 @@ def _run_all_offline(args: argparse.Namespace, bank: Bank, rels: list[str]) -> i
         changed += 1
         if args.diff or args.dry_run:
             _diff(path, out.old, out.new)
+        _tell_change(path, out.old, out.new, args.dry_run)
         if not args.dry_run:
             try:
                 write_atomic(path, out.new, expected=out.old, bom=boms[out.rel], within=bank.root)
@@ -267,6 +271,14 @@ class _Progress:
     def done(self) -> None:
         if self.tty and self.shown:
             sys.stderr.write("\r" + " " * 60 + "\r")
+
+
+def _tell_change(path: Path, old: str, new: str, dry_run: bool) -> None:
+    """Say on stdout what a compile changes in a header there was (`+2 keywords (RS256, JWKS)`);
+    a new header is counted in the summary only."""
+    if read_knowledge_file(path.name, old).header is not None:
+        what = describe(old, new, path.name, names=True)
+        print(f"{display_path(path)}: {'would change: ' if dry_run else ''}{what}")
 
 
 def _diff(path: Path, old: str, new: str) -> None:

@@ -469,8 +469,9 @@ Project knowledge lives in `{bank}/`, one Markdown file per concept, each with a
 
 {hook_rule(hooks)}**Tools.** When the `ckp_route` tool is available (the `ckp mcp` server), call it with every
 question instead of reading the index: read only the files it loads (`include_content` brings
-their text) and state its `declaration` line before answering. After writing a knowledge file,
-call `ckp_compile` on it, then `ckp_index`. Without the tools, follow the rules below.
+their text) and state its `declaration` line before answering. After creating a knowledge file or
+changing its body, call `ckp_compile` on that file only (never on files you did not change), then
+`ckp_index`. Without the tools, follow the rules below.
 
 **Boot** (without the tools). At the start of a task read `{bank}/_index.md` first, and only
 it: one row per file with CONCEPT, FILE, TLDR, ANSWERS_WHEN, SIMILAR_HIGH and SIMILAR_MID.

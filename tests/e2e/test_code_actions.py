@@ -181,7 +181,7 @@ async def test_recompile_is_offered_on_the_header_and_not_on_the_body(client: La
         return [a.title for a in actions or []]  # some read back as Command: see action_command
 
     header = await titles_at(2)
-    assert any(t.startswith("Recompile header: ") and "keywords" in t for t in header), header
+    assert any(t.startswith("Recompile header: ") and "keyword" in t for t in header), header
     assert not any(t.startswith("Recompile") for t in await titles_at(body_line))
 
 

@@ -12,7 +12,7 @@ from lsprotocol import types
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.compile.compiler import compile_header
 from ckp_lsp.core.fixes import Edit
-from ckp_lsp.core.header_changes import MINUS, describe
+from ckp_lsp.core.header_changes import MINUS, describe, header_diff
 from ckp_lsp.core.text import Span
 from ckp_lsp.faces.clock import today
 from ckp_lsp.server.features.actions import (
@@ -51,8 +51,13 @@ def test_recompile_title_says_what_the_offline_compiler_would_change(mentat: Ban
     assert (
         action.title.startswith("Recompile header: ") and action.kind == types.CodeActionKind.RefactorRewrite
     )
-    expected = describe(text, compile_header(mentat, rel, text).text, rel)
+    new = compile_header(mentat, rel, text).text
+    expected = describe(text, new, rel, names=True)
     assert action.title == f"Recompile header: {expected}"
+    # An offline recompile of a complete header only adds, and the title names what it adds.
+    added = header_diff(text, new, rel)["added"]
+    assert added and MINUS not in action.title
+    assert all(item in action.title for items in added.values() for item in items)
     assert action.command is not None and action.command.arguments == [URI]
 
 

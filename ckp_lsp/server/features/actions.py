@@ -124,7 +124,7 @@ def _offline_changes(bank: Bank, rel: str, text: str) -> str | CompileError:
     if found is None:
         try:
             compiled = compile_header(bank, rel, text)
-            found = "no change" if compiled.text == text else describe(text, compiled.text, rel)
+            found = "no change" if compiled.text == text else describe(text, compiled.text, rel, names=True)
         except CompileError as exc:
             found = exc
         if len(_CHANGES) >= 16:

@@ -114,7 +114,7 @@ async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
         return {"applied": False, "reason": "unchanged", **_usage_of(compiled.usage)}
     note = None
     if annotations_supported(ls.client_capabilities):  # VS Code labels the change with what it does
-        note = recompile_annotation(describe(text[len(bom) :], compiled.text, doc.rel))
+        note = recompile_annotation(describe(text[len(bom) :], compiled.text, doc.rel, names=True))
     # One edit per run of changed lines: each readable on its own, the unchanged lines untouched.
     edit = text_edit(uri, version, line_edits(bom + compiled.replaced, bom + compiled.header), note)
     _end(ls, token, progress, f"applying{_spent(compiled.usage)}")
