@@ -17,6 +17,7 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 from .findings import Finding
 from .text import Span, line_offsets, span_of, split_lines
@@ -374,8 +375,28 @@ def redact(text: str) -> tuple[str, list[str]]:
 
 
 def redaction_note(kinds: list[str]) -> str:
-    """The sentence an answer carries when it redacted something."""
-    return f"[CKP: {len(kinds)} kind(s) of secret redacted: {', '.join(kinds)}]"
+    """The line an answer carries when it redacted something."""
+    return f"[CKP: secrets redacted ({', '.join(kinds)}): each was replaced by <redacted: KIND>]"
+
+
+def redact_value(value: Any) -> tuple[Any, list[str]]:
+    """``value`` (strings, lists and dicts of them, as a JSON answer holds) with every string
+    redacted, and the kinds replaced (in order, each once)."""
+    kinds: dict[str, None] = {}
+
+    def walk(v: Any) -> Any:
+        if isinstance(v, str):
+            text, found = redact(v)
+            kinds.update(dict.fromkeys(found))
+            return text
+        if isinstance(v, dict):
+            return {k: walk(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [walk(x) for x in v]
+        return v
+
+    out = walk(value)
+    return out, list(kinds)
 
 
 def secret_spans(text: str) -> list[tuple[Secret, Span]]:

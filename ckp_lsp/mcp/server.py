@@ -22,6 +22,7 @@ from pydantic import Field, WithJsonSchema
 from .. import __version__
 from ..core.bench import tool_json
 from ..core.init import agent_rules
+from ..core.secrets import redact, redact_value, redaction_note
 from . import tools
 from .banks import Refusal, ServedBanks
 
@@ -71,7 +72,7 @@ class CkpServer(MCPServer[Any]):
                     uri=f"ckp://concept/{quote(concept, safe='')}{query}",
                     name=f"{bank}/{file}",
                     title=concept,
-                    description=tldr or None,
+                    description=redact(tldr)[0] or None,
                     mime_type="text/markdown",
                 )
             )
@@ -82,9 +83,12 @@ def _answer(fn: Callable[[], dict[str, Any]]) -> CallToolResult:
     """The tool result of ``fn()`` (compact JSON text: the tokens `ckp bench` counts), with a
     refusal turned into the tool error the agent reads."""
     try:
-        value = fn()
+        value, kinds = redact_value(fn())
     except Refusal as exc:
-        raise ToolError(str(exc)) from None
+        raise ToolError(redact(str(exc))[0]) from None
+    if kinds:  # no detected secret reaches the agent, and the answer says what was replaced
+        value["redacted"] = kinds
+        value["redaction"] = redaction_note(kinds)
     return CallToolResult(content=[TextContent(type="text", text=tool_json(value))], structured_content=value)
 
 
@@ -181,9 +185,13 @@ def build_server(folder: Path, read_only: bool = False, poll_interval: float | N
 
 def _resource(fn: Callable[[], str]) -> str:
     try:
-        return fn()
+        text, kinds = redact(fn())
     except Refusal as exc:
         raise ResourceNotFoundError(str(exc)) from None
+    if kinds:
+        nl = "" if text.endswith("\n") else "\n"
+        text += f"{nl}\n{redaction_note(kinds)}\n"
+    return text
 
 
 def run(folder: Path, read_only: bool = False) -> None:
