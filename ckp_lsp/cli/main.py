@@ -25,6 +25,7 @@ COMMANDS = [
     "agent_rules_cmd",
     "mcp_cmd",
     "trust_cmd",
+    "diff_cmd",
 ]
 
 

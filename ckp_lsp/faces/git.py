@@ -9,11 +9,13 @@ textconv) and lists changes with ``--no-ext-diff --no-textconv``.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shlex
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -83,25 +85,26 @@ def resolve(root: Path, rev: str) -> str:
     return out.stdout.decode().strip()
 
 
-@dataclass(frozen=True)
-class Change:
-    """A file changed between a revision and the work tree: A, M, D (a rename is D and A)."""
+def tree_blobs(root: Path, commit: str, prefix: str) -> dict[str, str]:
+    """path -> blob id of every file below ``prefix`` in ``commit`` (``ls-tree``: the work tree
+    is never read, so no filter of the repository runs)."""
+    args = ["ls-tree", "-r", "-z", "--full-tree", commit]
+    if prefix:
+        args += ["--", prefix]
+    out = git(root, *args).stdout.decode("utf-8", "surrogateescape")
+    blobs = {}
+    for entry in out.split("\0"):
+        meta, _, path = entry.partition("\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[1] == "blob":
+            blobs[path] = parts[2]
+    return blobs
 
-    status: str
-    path: str  # relative to the repository root, POSIX separators
 
-
-def changed_files(root: Path, base: str) -> list[Change]:
-    """The files that differ between the commit ``base`` and the work tree (staged or not, and
-    files git does not track yet)."""
-    out = git(
-        root, "diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--name-status", "-z", base, "--"
-    )
-    fields = out.stdout.decode("utf-8", "surrogateescape").split("\0")
-    changes = [Change(fields[i][0], fields[i + 1]) for i in range(0, len(fields) - 1, 2) if fields[i]]
-    untracked = git(root, "ls-files", "--others", "--exclude-standard", "-z").stdout
-    changes += [Change("A", p) for p in untracked.decode("utf-8", "surrogateescape").split("\0") if p]
-    return changes
+def blob_id(data: bytes) -> str:
+    """The id git gives a blob of ``data`` (SHA-1), computed here rather than by a git that would
+    run the repository's clean filter on the file."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 def blob(root: Path, rev: str, path: str) -> bytes | None:
@@ -156,3 +159,47 @@ def install_merge_driver(root: Path, bank_root: Path) -> list[str]:
         attributes.write_text(f"{text}{sep}{line}\n", encoding="utf-8")
         done.append(f"added '{line}' to {attributes}")
     return done
+
+
+@dataclass(frozen=True)
+class BankChange:
+    """A knowledge file of a bank changed since a commit: its texts then and now (None: absent)."""
+
+    rel: str  # relative to the bank root
+    old: str | None
+    new: str | None
+
+
+def bank_changes(bank_root: Path, exclude: Iterable[str], base: str) -> tuple[str, list[BankChange]]:
+    """The commit ``base`` names, and the knowledge files of the bank at ``bank_root`` that differ
+    between it and the files on disk (committed or not)."""
+    from ..core.discovery import knowledge_files, why_not_knowledge
+    from ..core.text import decode
+
+    root = repository_root(bank_root)
+    commit = resolve(root, base)
+    prefix = bank_root.resolve().relative_to(root.resolve()).as_posix()
+    prefix = "" if prefix == "." else prefix + "/"
+    exclude = list(exclude)
+    then = {
+        path[len(prefix) :]: sha
+        for path, sha in tree_blobs(root, commit, prefix).items()
+        if path.startswith(prefix) and why_not_knowledge(path[len(prefix) :], exclude) is None
+    }
+    now = set(knowledge_files(bank_root, exclude, {}))
+    out = []
+    for rel in sorted(now | then.keys()):
+        data = None
+        if rel in now:
+            try:
+                data = (bank_root / rel).read_bytes()
+            except OSError:
+                data = None
+        if data is not None and then.get(rel) == blob_id(data):
+            continue
+        old_blob = blob(root, commit, prefix + rel) if rel in then else None
+        old = decode(old_blob)[0] if old_blob is not None else None
+        new = decode(data)[0] if data is not None else None
+        if old != new:
+            out.append(BankChange(rel, old, new))
+    return commit, out
