@@ -82,7 +82,6 @@ TOKEN_RULES = (
     TokenRule("NPM_TOKEN", ("npm_",), re.compile(r"npm_[A-Za-z0-9]{36}")),
     TokenRule("PYPI_TOKEN", ("pypi-AgE",), re.compile(r"pypi-AgE[A-Za-z0-9_-]{50,300}")),
     TokenRule("HUGGINGFACE_TOKEN", ("hf_",), re.compile(r"hf_[A-Za-z]{34}")),
-    TokenRule("TWILIO_API_KEY", ("SK",), re.compile(r"SK[0-9a-f]{32}")),
     TokenRule(
         "JWT",
         ("eyJ",),
@@ -288,9 +287,11 @@ def _key_begin(line: str) -> int:
 
 
 #: where a provider's token may start (``str.find`` looks for each: much quicker than a regex)
-_TOKEN_HINTS = tuple(
-    sorted({p[:4] if not p.startswith("hooks") else p for r in TOKEN_RULES for p in r.prefixes})
-)
+_TOKEN_HINTS = ("sk-", "k_live_", "AKIA", "ASIA", "ABIA", "ACCA", "A3T", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
+                "github_pat_", "glpat-", "gldt-", "glrt-", "xox", "hooks.slack.com/", "AIza", "SG.", "npm_",
+                "pypi-AgE", "hf_", "eyJ")  # fmt: skip
+# every rule's prefixes hold one of the hints
+assert all(any(h in p for h in _TOKEN_HINTS) for r in TOKEN_RULES for p in r.prefixes)
 #: the words of secret-like names, found in the lower-cased text
 _NAME_WORDS = ("pass", "pwd", "secret", "token", "key", "credential")
 #: what follows such a word when it names a value: the rest of the name and an assignment
@@ -320,7 +321,7 @@ def find_secrets(text: str) -> list[Secret]:
     keys = _finds(text, "PRIVATE KEY")
     urls = _finds(text, "://")
     tokens = [h for hint in _TOKEN_HINTS for h in _finds(text, hint)]
-    lower = text.lower() if any(w in text or w.upper() in text for w in _NAME_WORDS) else ""
+    lower = text.lower()
     names = [h for w in _NAME_WORDS for h in _finds(lower, w) if _AFTER_NAME.match(lower, h + len(w))]
     if not (keys or urls or tokens or names):
         return []
