@@ -6,12 +6,18 @@ and seeded random characters, so the repository holds no pushable secret for a s
 
 from __future__ import annotations
 
+import base64
+import json
 import random
 import string
 from dataclasses import dataclass
 
 _ALNUM = string.ascii_letters + string.digits
 _UPPER = string.ascii_uppercase + string.digits
+
+
+def _b64url(text: str) -> str:
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
 
 
 def _chars(rng: random.Random, alphabet: str, n: int) -> str:
@@ -35,8 +41,11 @@ def fake_secrets(seed: int = 7) -> list[Planted]:
     key_lines = "\n".join(c(b64, 64) for _ in range(6))
     header = "-----" + "BEGIN " + "RSA PRIVATE" + " KEY-----"
     footer = "-----" + "END " + "RSA PRIVATE" + " KEY-----"
-    jwt_head = "ey" + "J" + c(url_safe, 30)
-    jwt_body = "ey" + "J" + c(url_safe, 60)
+    # A well-formed token: its header and claims are JSON, its signature random.
+    jwt_head = _b64url(json.dumps({"alg": "HS256", "typ": "JWT"}))
+    jwt_body = _b64url(
+        json.dumps({"sub": c(string.digits, 10), "name": "Test", "iat": 1760000000 + r.randrange(10**6)})
+    )
     return [
         Planted("OPENAI_API_KEY", "s" + "k-" + "proj-" + c(url_safe, 60)),
         Planted("OPENAI_API_KEY", "s" + "k-" + c(_ALNUM, 48)),
