@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 from ckp_lsp.core.review import describe_change
 from tests.unit.builders import bare_header, run_cli
@@ -156,3 +157,17 @@ def test_describe_change_of_tiers_confidence_and_concept() -> None:
         "CONFIDENCE medium → high"
     )
     assert describe_change("jwt.md", old, old) is None
+
+
+def test_the_readme_workflow_checks_and_benchmarks() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Review shows what changed", 1)[1]
+    snippet = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    workflow = yaml.safe_load(snippet)
+    assert workflow[True if True in workflow else "on"] == "pull_request"  # YAML 1.1 reads `on` as true
+    steps = workflow["jobs"]["ckp"]["steps"]
+    runs = [s["run"] for s in steps if "run" in s]
+    assert any(r.startswith("ckp check --changed ") for r in runs)
+    assert any(r.startswith("ckp bench ") for r in runs)
+    checkout = next(s for s in steps if s.get("uses", "").startswith("actions/checkout"))
+    assert checkout["with"]["fetch-depth"] == 0  # the base revision is there to compare with
