@@ -123,7 +123,6 @@ _PLACEHOLDER_PARTS = ("your", "example", "placeholder", "changeme", "change_me",
                       "....", "dummy", "sample", "replace", "insert", "<", "${", "{{", "%(", "env.", "environ",
                       "getenv", "secrets.", "vault:", "here")  # fmt: skip
 _URL_STOP = frozenset(" \t/?#\"'<>()[]{}`\\")
-_SCHEME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+.-")
 _URL_MAX = 512
 _KEY_BLOCK_LINES = 200
 
