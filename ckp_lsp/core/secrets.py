@@ -17,7 +17,6 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
 
 from .findings import Finding
 from .text import Span, line_offsets, span_of, split_lines
@@ -379,24 +378,14 @@ def redaction_note(kinds: list[str]) -> str:
     return f"[CKP: secrets redacted ({', '.join(kinds)}): each was replaced by <redacted: KIND>]"
 
 
-def redact_value(value: Any) -> tuple[Any, list[str]]:
-    """``value`` (strings, lists and dicts of them, as a JSON answer holds) with every string
-    redacted, and the kinds replaced (in order, each once)."""
-    kinds: dict[str, None] = {}
+_NOTE = re.compile(r"\[CKP: secrets redacted \(([A-Z0-9_, ]{1,400})\)")
 
-    def walk(v: Any) -> Any:
-        if isinstance(v, str):
-            text, found = redact(v)
-            kinds.update(dict.fromkeys(found))
-            return text
-        if isinstance(v, dict):
-            return {k: walk(x) for k, x in v.items()}
-        if isinstance(v, (list, tuple)):
-            return [walk(x) for x in v]
-        return v
 
-    out = walk(value)
-    return out, list(kinds)
+def noted_kinds(text: str) -> list[str]:
+    """The kinds a ``redaction_note`` in ``text`` names (a text redacted before says so)."""
+    if "[CKP: secrets redacted" not in text:
+        return []
+    return [k.strip() for m in _NOTE.finditer(text) for k in m.group(1).split(",") if k.strip()]
 
 
 def secret_spans(text: str) -> list[tuple[Secret, Span]]:
