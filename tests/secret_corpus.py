@@ -146,5 +146,9 @@ def look_alikes(seed: int = 7) -> list[str]:
         "Passwords are hashed with bcrypt (cost 12) before they are stored.",
         "password_hash: bcrypt",
         "The key: value pairs of the config are read at start.",
+        'NEXTAUTH_SECRET="generate-a-secure-secret-key"',
+        '"NEXTAUTH_SECRET": "@nextauth_secret"',
+        "BEARER_TOKEN = 'bearer_token',",
+        "SERVICE_ACCOUNT_TOKEN = 'service_account_token', // a name, not a token",
         "Run `ckp check --changed origin/main` in CI.",
     ]

@@ -150,7 +150,7 @@ def entropy(s: str) -> float:
 
 def _placeholder_like(value: str) -> bool:
     low = value.lower()
-    if value[0] in "$%<{*" or len(set(value)) <= 3:
+    if value[0] in "$%<{*@" or len(set(value)) <= 3:
         return True
     return any(p in low for p in _PLACEHOLDER_PARTS)
 
@@ -200,8 +200,11 @@ def _value_is_secret(value: str, kind: str) -> bool:
     has_other = any(not c.isalpha() for c in value)
     if not (has_letter and has_other):
         return False  # a word (``stored_in_vault`` has ``_``: the entropy decides) or a number
-    if "." in value and value.replace(".", "").replace("_", "").isalpha():
-        return False  # ``config.db.password``: a reference, not a value
+    bare = value.replace(".", "").replace("_", "").replace("-", "")
+    if bare.isalpha() and (bare.islower() or bare.isupper() or "." in value):
+        return (
+            False  # words (``generate-a-secure-key``, ``bearer_token``) or a reference (``config.db.pass``)
+        )
     return entropy(value) >= (2.5 if kind == "PASSWORD" else 3.0)
 
 
@@ -326,8 +329,7 @@ def find_secrets(text: str) -> list[Secret]:
     lines = split_lines(text)
     offsets = line_offsets(text)
     allowed: set[int] = set()
-    for at in _finds(text, "allow-secret"):
-        n = _line_of(offsets, at)
+    for n in {_line_of(offsets, at) for at in _finds(text, "allow-secret")}:  # each line searched once
         if _ALLOW.search(lines[n]):
             allowed |= {n, n + 1}
     found: list[Secret] = []

@@ -152,6 +152,6 @@ def test_a_long_hostile_line_is_scanned_in_linear_time(unit: str) -> None:
             best = min(best, time.perf_counter() - started)
         return best
 
-    small, large = cost(25_000), cost(200_000)
+    small, large = cost(50_000), cost(400_000)
     # Eight times the text: a linear scan takes about eight times as long, a quadratic one 64.
     assert large < 24 * small + 0.05, (small, large)
