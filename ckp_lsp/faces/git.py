@@ -3,8 +3,9 @@
 
 A cloned repository's own configuration may name programs git would run: hooks, an fsmonitor,
 diff and textconv drivers, filters, a pager. Every call here turns those off on its command line
-(which wins over every configuration file), reads blobs with ``cat-file blob`` (no filters, no
-textconv) and lists changes with ``--no-ext-diff --no-textconv``.
+(which wins over every configuration file), reads blobs with ``cat-file blob`` and trees with
+``ls-tree`` (no filter, no textconv), and compares the work tree with a revision by content here,
+never through ``git diff`` or ``git status``, which would run the repository's clean filter.
 """
 
 from __future__ import annotations
