@@ -42,6 +42,15 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help="read every file again, and leave the cache (.ckp-cache/ or $CKP_CACHE_DIR) alone",
     )
+    p.add_argument(
+        "--changed",
+        nargs="?",
+        const="HEAD",
+        default=None,
+        metavar="BASE",
+        help="only the knowledge files changed since the git revision BASE (default HEAD) and the files "
+        "they relate to, with the index: a pull request's check",
+    )
     p.set_defaults(run=run)
 
 
@@ -138,9 +147,47 @@ def _config_problems(targets: Any) -> list[str]:
     return [f"configuration: {p}" for p in dict.fromkeys(problems)]
 
 
+def changed_only(
+    paths: list[Path], base: str, cached: bool = False
+) -> tuple[list[tuple[Path, Finding]], list[str], int, list[str]]:
+    """``_collect`` of the knowledge files changed since ``base`` and every file they relate to
+    (the index too when one changed); git is read by ``faces.git``."""
+    from ..core.knowledge import read_knowledge_file
+    from ..core.review import related_files
+    from ..faces.git import GitError, bank_changes
+
+    targets = resolve_targets(paths, cached=cached, dates=DISK, today=today())
+    results: list[tuple[Path, Finding]] = []
+    problems = list(targets.problems)
+    checked = 0
+    for t in targets.targets:
+        try:
+            _, changes = bank_changes(t.root, t.config.exclude, base)
+        except (GitError, ValueError) as exc:
+            problems.append(f"{display_path(t.root)}: --changed {base}: {exc}")
+            continue
+        gone = [
+            kf.concept
+            for c in changes
+            if c.old is not None and (kf := read_knowledge_file(c.rel, c.old)).concept
+        ]
+        bank = t.bank
+        rels = related_files(bank, [c.rel for c in changes], gone)
+        found = findings_of(bank, rels, with_index=bool(changes))
+        checked += len(rels)
+        results.extend((t.root / rel, f) for rel, findings in found for f in findings)
+    return results, problems + _config_problems(targets), checked, []
+
+
 def run(args: argparse.Namespace) -> int:
     gc.disable()  # a short run that frees little: collecting would only walk the bank again and again
-    results, problems, checked, empty = _collect(args.paths, cached=not args.no_cache)
+    if args.changed is not None:
+        results, problems, checked, empty = changed_only(args.paths, args.changed, cached=not args.no_cache)
+        if checked == 0 and not results and not problems:
+            print(f"No knowledge file changed since {args.changed}: nothing checked.")
+            return 0
+    else:
+        results, problems, checked, empty = _collect(args.paths, cached=not args.no_cache)
     select, ignore = _codes(args.select), _codes(args.ignore)
     results = [
         (p, f)

@@ -95,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"Created {display_path(result.file)} (CONCEPT {result.concept}).")
             if result.index_written:
                 print(f"Wrote {display_path(result.bank / '_index.md')}.")
+    if not status:
+        _merge_driver(project, bank_dir)
     if args.hooks:
         from ..core.hook_config import HOSTS
         from .hooks_cmd import install
@@ -125,6 +127,22 @@ def run(args: argparse.Namespace) -> int:
     where = display_path(agent_file)
     print(f"Added the CKP rules to {where}." if changed else f"{where} already holds the current CKP rules.")
     return status
+
+
+def _merge_driver(project: Path, bank: Path) -> None:
+    """In a git repository, git merges the bank's ``_index.md`` by its rows from now on."""
+    from ..faces.git import GitError, install_merge_driver, repository_root
+
+    here = project.resolve()
+    if not any((p / ".git").exists() for p in (here, *here.parents)):
+        return
+    try:
+        done = install_merge_driver(repository_root(here), bank)
+    except (GitError, OSError, ValueError) as exc:
+        print(f"ckp: git's merge driver for _index.md was not installed: {exc}", file=sys.stderr)
+        return
+    for line in done:
+        print(f"Git: {line}.")
 
 
 def _has_knowledge(bank: Path) -> bool:

@@ -171,7 +171,7 @@ def _concept(bank: Bank, rel: str) -> str | None:
 
 
 def check_index(bank: Bank) -> list[Finding]:
-    """CKP070 and CKP071 of the bank's ``_index.md``."""
+    """CKP070, CKP071 and CKP072 of the bank's ``_index.md``."""
     out: list[Finding] = []
     text = bank.index_text
     if text is None:
@@ -183,6 +183,18 @@ def check_index(bank: Bank) -> list[Finding]:
                     "the bank has no _index.md: generate it with `ckp index` (or the Regenerate index action)",
                 )
             )
+        return apply_overrides(out, bank.config.diagnostics)
+    conflict = conflict_marker(text)
+    if conflict is not None:
+        out.append(
+            Finding.of(
+                "CKP072",
+                conflict,
+                "_index.md holds merge conflict markers: it is generated, so do not resolve it by hand; "
+                "run `ckp index` on the bank after the merge and commit the result "
+                "(`ckp index --install-merge-driver` makes git merge it by itself)",
+            )
+        )
         return apply_overrides(out, bank.config.diagnostics)
     drift = _table_drift(bank, text)
     if drift is not None:
@@ -213,6 +225,19 @@ def check_index(bank: Bank) -> list[Finding]:
 
         out.extend(_drift(doc.rows, want_of, by_key, anchor, form=doc.form))
     return _budget(bank, text, anchor, out)
+
+
+_CONFLICT_MARKS = ("<<<<<<<", "|||||||", "=======", ">>>>>>>")
+
+
+def conflict_marker(text: str) -> Span | None:
+    """The first line of ``text`` that is a merge conflict marker, or None."""
+    if "<<<<<<<" not in text and ">>>>>>>" not in text:
+        return None
+    for n, line in enumerate(split_lines(text)):
+        if line.startswith(_CONFLICT_MARKS) and (len(line) == 7 or line[7] in " \t"):
+            return Span(n, 0, n, utf16_len(line))
+    return None
 
 
 def _budget(bank: Bank, text: str, anchor: Span, out: list[Finding]) -> list[Finding]:

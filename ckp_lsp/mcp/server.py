@@ -21,9 +21,10 @@ from mcp.types import Tool as MCPTool
 from pydantic import Field, ValidationError, WithJsonSchema
 
 from .. import __version__
-from ..core.agent_text import for_agent_value
+from ..core.agent_text import for_agent, for_agent_answer, for_agent_value
 from ..core.bench import tool_json
 from ..core.init import agent_rules
+from ..core.secrets import redaction_note
 from . import tools
 from .banks import Refusal, ServedBanks
 from .schemas import OUTPUT, argument_error
@@ -116,7 +117,7 @@ class CkpServer(MCPServer[Any]):
                     uri=f"ckp://concept/{quote(concept, safe='')}{query}",
                     name=f"{bank}/{file}",
                     title=concept,
-                    description=tldr or None,
+                    description=for_agent_value(tldr) or None,
                     mime_type="text/markdown",
                 )
             )
@@ -127,9 +128,12 @@ def _answer(fn: Callable[[], dict[str, Any]]) -> CallToolResult:
     """The tool result of ``fn()`` (compact JSON text: the tokens `ckp bench` counts), with a
     refusal turned into the tool error the agent reads."""
     try:
-        value = for_agent_value(fn())
+        value, kinds = for_agent_answer(fn())
     except Refusal as exc:
-        raise ToolError(str(exc)) from None
+        raise ToolError(for_agent_value(str(exc))) from None
+    if kinds:  # no detected secret reaches the agent, and the answer says what was replaced
+        value["redacted"] = kinds
+        value["redaction"] = redaction_note(kinds)
     return CallToolResult(content=[TextContent(type="text", text=tool_json(value))], structured_content=value)
 
 
@@ -235,7 +239,7 @@ def build_server(folder: Path, read_only: bool = False, poll_interval: float | N
 
 def _resource(fn: Callable[[], str]) -> str:
     try:
-        return fn()
+        return for_agent(fn())  # the tools' texts pass for_agent already; a second pass changes nothing
     except Refusal as exc:
         raise ResourceNotFoundError(str(exc)) from None
 

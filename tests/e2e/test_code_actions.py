@@ -38,6 +38,7 @@ FIXABLE = {
     "CKP060": "oauth2.md",
     "CKP001": "notes/deployment-notes.md",
     "CKP070": "_index.md",
+    "CKP080": "cache.md",  # the one fix that edits a body: the secret's range alone
 }
 
 

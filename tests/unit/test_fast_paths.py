@@ -17,6 +17,7 @@ from ckp_lsp.core.checks import check_index
 from ckp_lsp.core.index import update_index_text
 from ckp_lsp.core.knowledge import KnowledgeFile, _read_clean, _read_full, closest, read_knowledge_file
 from ckp_lsp.core.references import index_cell_at, index_cells, index_cells_naming
+from ckp_lsp.core.secrets import secret_findings
 from ckp_lsp.core.text import decode
 from ckp_lsp.server.convert import uri_in, uri_of
 from tests.unit.builders import SHOP
@@ -74,6 +75,7 @@ def snapshot(kf: KnowledgeFile) -> dict[str, object]:
 
 def full(path: str, text: str, utf8: bool = True) -> KnowledgeFile:
     kf = _read_full(path, text, utf8)
+    kf.local += secret_findings(text)  # what the text holds beyond its header (CKP080)
     kf.keyword_texts = [i.text for i in kf.keywords]
     kf.relations = [(r.concept, r.tier, r.date_text, r.date) for r in kf.relationships]
     return kf
