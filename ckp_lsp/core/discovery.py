@@ -13,13 +13,11 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from .bank_names import Lookalike, folders_named_by_agents, is_bank_name, lookalike
 from .config import AGENT_ENTRY_FILES, CONFIG_NAME, DEFAULT_EXCLUDE, banks_named_in, configured_banks
 
 INDEX_NAME = "_index.md"
 BANK_DIR_NAME = "memory-bank"
-#: the folders agents keep their memory in, found without configuration: Cline's ``memory-bank/``
-#: (also hidden), Claude Code's ``.claude/memory/``, and ``memory/`` at a repository's root
-KNOWN_BANK_DIRS = frozenset({BANK_DIR_NAME, ".memory-bank"})
 #: hidden folders searched all the same, for the banks agents keep there (``.github/memory-bank``
 #: of Copilot, ``.cursor/memory-bank`` of Cursor, ``.claude/memory``)
 HIDDEN_SEARCHED = frozenset({".memory-bank", ".claude", ".github", ".cursor"})
@@ -34,13 +32,16 @@ SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__"})
 
 
 def _skipped(name: str) -> bool:
-    return name in SKIP_DIRS or (name.startswith(".") and name not in HIDDEN_SEARCHED)
+    return name in SKIP_DIRS or (
+        name.startswith(".") and name not in HIDDEN_SEARCHED and not is_bank_name(name)
+    )
 
 
 def is_known_bank_dir(folder: Path) -> bool:
-    """Whether ``folder`` is where an agent keeps its memory by convention (``KNOWN_BANK_DIRS``,
-    ``.claude/memory``, or ``memory/`` beside a repository's ``.git``)."""
-    if folder.name in KNOWN_BANK_DIRS:
+    """Whether ``folder`` is where an agent keeps its memory by convention: Cline's ``memory-bank/``
+    however it is spelt (``memory_bank``, ``memoryBank``, hidden; ``is_bank_name``), Claude Code's
+    ``.claude/memory/``, or ``memory/`` beside a repository's ``.git``."""
+    if is_bank_name(folder.name):
         return True
     if folder.name != "memory":
         return False
@@ -107,6 +108,8 @@ def _walk_banks(root: Path, configured: list[Path], problems: list[str] | None) 
         entries = sorted(os.scandir(root), key=lambda e: e.name)
     except OSError:
         return
+    # A folder an agent's rules file here names as its memory (CLAUDE.md: "memory in docs/memory/").
+    configured = configured + folders_named_by_agents(root, {e.name for e in entries})
     for e in entries:
         # A hidden folder is entered when the configuration names it (``banks = [".notes"]``).
         if e.is_dir(follow_symlinks=False) and (not _skipped(e.name) or Path(e.path) in configured):
@@ -141,6 +144,12 @@ def bank_of(path: Path, configured: Iterable[Path] = (), problems: list[str] | N
     top = project_root(start)
     never = never_banks(start)
     conf = [c.resolve() for c in configured] + configured_banks(start, problems)
+    for folder in (start, *start.parents):  # the folders agents' rules files name, up to the project's root
+        if folder in never:
+            break
+        conf += folders_named_by_agents(folder)
+        if folder == top:
+            break
     best = None
     for folder in (start, *start.parents):
         if folder in never:
@@ -286,3 +295,28 @@ def skip_reason(path: Path, bank: Path) -> str | None:
     if stat.S_ISFIFO(st.st_mode):
         return "a named pipe, not a file"
     return "not a regular file"
+
+
+def lookalike_folders(root: Path, depth: int = 4) -> list[Lookalike]:
+    """Folders below ``root`` (``depth`` levels at most) that look like a memory bank
+    (``bank_names.lookalike``) and that are no bank: what ``ckp init`` names instead of starting
+    a bank beside them."""
+    out: list[Lookalike] = []
+    stack = [(root.resolve(), 0)]
+    while stack:
+        folder, level = stack.pop()
+        if level > 0 and (found := lookalike(folder)) is not None:
+            out.append(found)
+            continue
+        if level == depth:
+            continue
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        stack += [
+            (Path(e.path), level + 1)
+            for e in entries
+            if e.is_dir(follow_symlinks=False) and not _skipped(e.name)
+        ]
+    return sorted(out, key=lambda f: f.folder)
