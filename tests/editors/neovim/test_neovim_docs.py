@@ -53,6 +53,7 @@ def run_neovim(label: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str
         **{f"XDG_{k}_HOME": str(tmp / "xdg" / k.lower()) for k in ("CONFIG", "DATA", "STATE", "CACHE")},
         "CKP_SETUP": str(HERE / EDITORS[label][2]),
         "CKP_EXTRAS": str(EXTRAS),
+        "CKP_SAVE_EDITS": str(HERE / "save_edits.lua"),
         "CKP_CMD": json.dumps(server_command()),
         "CKP_SAMPLES": str(samples),
         "CKP_HOME": str(home),
