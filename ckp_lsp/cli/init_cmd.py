@@ -7,7 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..core.bank_names import Lookalike
 from ..core.dates import CkpDate
+from ..core.discovery import lookalike_folders
 from .output import display_path
 
 
@@ -22,8 +24,9 @@ def add_parser(sub: Any) -> None:
         type=Path,
         default=None,
         metavar="DIR",
-        help="default: the bank the project has (memory-bank/, .memory-bank/, .claude/memory/, memory/), "
-        "else PROJECT_DIR/memory-bank",
+        help="the bank to adopt (a folder of knowledge files) or to create; default: the bank the project "
+        "has (memory-bank/, memory_bank/, .claude/memory/, memory/, a folder .ckp.toml or the agent's rules "
+        "name), else PROJECT_DIR/memory-bank",
     )
     p.add_argument(
         "--agent-file",
@@ -72,6 +75,12 @@ def run(args: argparse.Namespace) -> int:
         return 2
     bank_dir = args.bank_dir
     adopted = existing_bank(project) if bank_dir is None else None
+    if bank_dir is None and adopted is None and (unrecognised := lookalike_folders(project)):
+        # Never a second bank beside the one the project keeps under a name ckp does not know.
+        print(_unrecognised(project, unrecognised), file=sys.stderr)
+        return 1
+    if bank_dir is not None and bank_dir.is_dir() and _has_knowledge(bank_dir):
+        adopted = bank_dir  # `--bank-dir DIR` names a folder of knowledge files: adopt it
     status = 0
     if adopted is not None and _has_knowledge(adopted):
         # The project keeps a bank already: it gets headers and an index, and no file of ours.
@@ -143,6 +152,24 @@ def _merge_driver(project: Path, bank: Path) -> None:
         return
     for line in done:
         print(f"Git: {line}.")
+
+def _unrecognised(project: Path, found: list[Lookalike]) -> str:
+    """What ``ckp init`` says when the project holds folders that look like a bank, none recognised."""
+    rels = [_bank_name(f.folder, project) for f in found]
+    lines = [
+        f"ckp: {display_path(project)} has no memory bank ckp recognises, but "
+        + ("this folder looks like one:" if len(found) == 1 else "these folders look like one:")
+    ]
+    lines += [f"  {rel}/  ({f.why})" for rel, f in zip(rels, found, strict=True)]
+    banks = ", ".join(f'"{r}"' for r in rels)
+    lines += [
+        "Nothing was written. Adopt it rather than start a bank beside it:",
+        f"  ckp init{'' if project.resolve() == Path.cwd().resolve() else ' ' + display_path(project)} "
+        f"--bank-dir {display_path(found[0].folder)}   # headers, the index and the agent rules for it",
+        f"  or add  banks = [{banks}]  to .ckp.toml (for every command and the editor), then run ckp init",
+        "To start a new bank anyway: ckp init --bank-dir memory-bank",
+    ]
+    return "\n".join(lines)
 
 
 def _has_knowledge(bank: Path) -> bool:

@@ -9,32 +9,39 @@ import functools
 import os
 import re
 import stat
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from .bank_names import Lookalike, folders_named_by_agents, is_bank_name, lookalike
 from .config import AGENT_ENTRY_FILES, CONFIG_NAME, DEFAULT_EXCLUDE, banks_named_in, configured_banks
 
 INDEX_NAME = "_index.md"
 BANK_DIR_NAME = "memory-bank"
-#: the folders agents keep their memory in, found without configuration: Cline's ``memory-bank/``
-#: (also hidden), Claude Code's ``.claude/memory/``, and ``memory/`` at a repository's root
-KNOWN_BANK_DIRS = frozenset({BANK_DIR_NAME, ".memory-bank"})
 #: hidden folders searched all the same, for the banks agents keep there (``.github/memory-bank``
 #: of Copilot, ``.cursor/memory-bank`` of Cursor, ``.claude/memory``)
 HIDDEN_SEARCHED = frozenset({".memory-bank", ".claude", ".github", ".cursor"})
 INDEX_START = "<!-- ckp:index:start -->"
 INDEX_END = "<!-- ckp:index:end -->"
+#: how a file's bank is found, in the words the README and the messages use
+BANK_RULE = (
+    "a file belongs to the outermost bank among the folders above it, up to its project's root "
+    "(the nearest folder holding .git or .ckp.toml), never /, the home folder or the temporary folder"
+)
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__"})
 
 
 def _skipped(name: str) -> bool:
-    return name in SKIP_DIRS or (name.startswith(".") and name not in HIDDEN_SEARCHED)
+    return name in SKIP_DIRS or (
+        name.startswith(".") and name not in HIDDEN_SEARCHED and not is_bank_name(name)
+    )
 
 
 def is_known_bank_dir(folder: Path) -> bool:
-    """Whether ``folder`` is where an agent keeps its memory by convention (``KNOWN_BANK_DIRS``,
-    ``.claude/memory``, or ``memory/`` beside a repository's ``.git``)."""
-    if folder.name in KNOWN_BANK_DIRS:
+    """Whether ``folder`` is where an agent keeps its memory by convention: Cline's ``memory-bank/``
+    however it is spelt (``memory_bank``, ``memoryBank``, hidden; ``is_bank_name``), Claude Code's
+    ``.claude/memory/``, or ``memory/`` beside a repository's ``.git``."""
+    if is_bank_name(folder.name):
         return True
     if folder.name != "memory":
         return False
@@ -101,64 +108,48 @@ def _walk_banks(root: Path, configured: list[Path], problems: list[str] | None) 
         entries = sorted(os.scandir(root), key=lambda e: e.name)
     except OSError:
         return
+    # A folder an agent's rules file here names as its memory (CLAUDE.md: "memory in docs/memory/").
+    configured = configured + folders_named_by_agents(root, {e.name for e in entries})
     for e in entries:
         # A hidden folder is entered when the configuration names it (``banks = [".notes"]``).
         if e.is_dir(follow_symlinks=False) and (not _skipped(e.name) or Path(e.path) in configured):
             yield from _walk_banks(Path(e.path), configured, problems)
 
 
-def project_boundary(start: Path, boundary: Path | None = None) -> Path | None:
-    """The highest folder the search for ``start``'s bank may look at: the nearest folder at or
-    above ``start`` holding ``.git`` or ``.ckp.toml`` (a project's root), else ``boundary`` (the folder
-    the command or server was started on) when ``start`` lies in it, else None (no project).
-
-    A ``boundary`` inside a folder named as agents name their bank (``memory-bank/``…) is that
-    folder: a command run on a file in a bank's sub-folder, or in that sub-folder, finds the bank
-    without a project root above, while an ``_index.md`` alone above ``boundary`` stays out of reach.
-    """
+def project_root(start: Path) -> Path | None:
+    """The nearest folder at or above ``start`` holding ``.git`` or ``.ckp.toml``: its project's
+    root, where the search for its bank stops; None outside any project."""
     for folder in (start, *start.parents):
         if (folder / ".git").exists() or (folder / CONFIG_NAME).is_file():
             return folder
-    if boundary is not None and (boundary == start or boundary in start.parents):
-        return _named_bank_around(boundary) or boundary
-    return None
-
-
-def _named_bank_around(folder: Path) -> Path | None:
-    """The nearest folder at or above ``folder`` that is a bank by its name (``is_known_bank_dir``),
-    never the file system's root or the home folder."""
-    never = never_banks(folder)
-    for above in (folder, *folder.parents):
-        if above in never:
-            return None
-        if is_known_bank_dir(above):
-            return above
     return None
 
 
 def never_banks(path: Path) -> frozenset[Path]:
-    """Folders never taken for a bank found upward from ``path``: its file system's root and the
-    home folder. A stray ``_index.md`` there would make every file below it one bank, and a fix
-    run anywhere would rewrite them all."""
-    out = {Path(path.anchor)}
+    """Folders never taken for a bank found upward from ``path``: its file system's root, the home
+    folder and the temporary folder. A stray ``_index.md`` there would make every file below it
+    one bank, and a fix run anywhere would rewrite them all."""
+    out = {Path(path.anchor), Path(tempfile.gettempdir()).resolve()}
     with contextlib.suppress(RuntimeError, KeyError):  # no home folder known
         out.add(Path.home().resolve())
     return frozenset(out)
 
 
-def bank_of(
-    path: Path,
-    configured: Iterable[Path] = (),
-    problems: list[str] | None = None,
-    boundary: Path | None = None,
-) -> Path | None:
-    """The bank that holds ``path``: the outermost bank among its ancestors up to the project's
-    boundary (see ``project_boundary``), never ``/``, the home folder or anything above them."""
+def bank_of(path: Path, configured: Iterable[Path] = (), problems: list[str] | None = None) -> Path | None:
+    """The bank that holds ``path``, by where it is alone (``BANK_RULE``): the outermost bank among
+    its folders up to its project's root (``project_root``), as ``find_banks`` sees it from there
+    (banks never nest); never ``/``, the home or the temporary folder, nor anything above them."""
     path = path.resolve()
     start = path if path.is_dir() else path.parent
-    top = project_boundary(start, boundary.resolve() if boundary is not None else None)
+    top = project_root(start)
     never = never_banks(start)
     conf = [c.resolve() for c in configured] + configured_banks(start, problems)
+    for folder in (start, *start.parents):  # the folders agents' rules files name, up to the project's root
+        if folder in never:
+            break
+        conf += folders_named_by_agents(folder)
+        if folder == top:
+            break
     best = None
     for folder in (start, *start.parents):
         if folder in never:
@@ -170,23 +161,10 @@ def bank_of(
     return best
 
 
-def started_on(path: Path, cwd: Path | None = None) -> Path:
-    """The folder a command run on ``path`` was started on, where the search for its bank stops
-    when no project root (``.git``, ``.ckp.toml``) is found first: the working folder when ``path``
-    lies in it, else ``path`` itself (its folder, for a file)."""
-    path = path.resolve()
-    cwd = (Path.cwd() if cwd is None else cwd).resolve()
-    if path == cwd or cwd in path.parents:
-        return cwd
-    return path if path.is_dir() else path.parent
-
-
-def named_bank(path: Path, configured: Iterable[Path] = (), boundary: Path | None = None) -> Path | None:
+def named_bank(path: Path, configured: Iterable[Path] = ()) -> Path | None:
     """The bank a user names on the command line: the bank ``path`` lies in, or else a folder that
-    holds Markdown files directly and no bank below it (``ckp index notes/``); None otherwise.
-
-    The search upward stops at ``boundary`` (default: the folder the command was started on)."""
-    found = bank_of(path, configured, boundary=started_on(path) if boundary is None else boundary)
+    holds Markdown files directly and no bank below it (``ckp index notes/``); None otherwise."""
+    found = bank_of(path, configured)
     if found is not None or not path.is_dir():
         return found
     if not find_banks([path], configured) and _holds_markdown(path):
@@ -317,3 +295,28 @@ def skip_reason(path: Path, bank: Path) -> str | None:
     if stat.S_ISFIFO(st.st_mode):
         return "a named pipe, not a file"
     return "not a regular file"
+
+
+def lookalike_folders(root: Path, depth: int = 4) -> list[Lookalike]:
+    """Folders below ``root`` (``depth`` levels at most) that look like a memory bank
+    (``bank_names.lookalike``) and that are no bank: what ``ckp init`` names instead of starting
+    a bank beside them."""
+    out: list[Lookalike] = []
+    stack = [(root.resolve(), 0)]
+    while stack:
+        folder, level = stack.pop()
+        if level > 0 and (found := lookalike(folder)) is not None:
+            out.append(found)
+            continue
+        if level == depth:
+            continue
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        stack += [
+            (Path(e.path), level + 1)
+            for e in entries
+            if e.is_dir(follow_symlinks=False) and not _skipped(e.name)
+        ]
+    return sorted(out, key=lambda f: f.folder)

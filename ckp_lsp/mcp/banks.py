@@ -173,7 +173,7 @@ class ServedBanks:
         self._discover()
 
     def _discover(self) -> None:
-        inside = bank_of(self.folder, boundary=self.folder) if self.folder.exists() else None
+        inside = bank_of(self.folder) if self.folder.exists() else None
         roots = [inside] if inside is not None else find_banks([self.folder])
         for root in roots:
             if any(b.root == root for b in self.banks):

@@ -136,12 +136,11 @@ class WorkspaceState:
 
     def bank_outside(self, path: Path) -> Path | None:
         """The bank of ``path``, a document opened that no bank read holds, found as ``ckp check``
-        finds a file's bank (upward from its workspace folder, or from its own folder outside them);
-        None when there is none or it is read already. It is kept in ``outside``."""
+        finds a file's bank (``BANK_RULE``); None when there is none or it is read already. It is
+        kept in ``outside``."""
         if not path.name.endswith(".md") or self.bank_for(path) is not None:
             return None
-        folder = next((f for f in self.folders if f == path.parent or f in path.parents), path.parent)
-        root = bank_of(path, [self._abs(b) for b in self.base_config().banks], boundary=folder)
+        root = bank_of(path, [self._abs(b) for b in self.base_config().banks])
         if root is None or root in self.banks:
             return None
         self.outside.add(root)

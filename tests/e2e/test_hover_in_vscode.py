@@ -4,11 +4,12 @@ keeps the whole hover."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 from lsprotocol import types
+
+from tests.copies import copy_tree
 
 from .conftest import SAMPLES, open_doc, pos
 from .harness import Session
@@ -23,7 +24,7 @@ VSCODE_SAYS = {
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     ws = (tmp_path / "ws").resolve()
-    shutil.copytree(SAMPLES, ws)
+    copy_tree(SAMPLES, ws)
     return ws
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -24,6 +23,7 @@ from ckp_lsp.core.config import config_for_bank
 from ckp_lsp.core.index import tokens, update_index_text
 from ckp_lsp.core.route import Router
 from ckp_lsp.core.routing.ranked import RankedRouter
+from tests.copies import copy_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
@@ -35,7 +35,7 @@ TOOLS = {"ckp_route", "ckp_read", "ckp_check", "ckp_compile", "ckp_index"}
 def workspace(tmp_path: Path) -> Path:
     """A copy of the bundled samples: the mentat bank and the broken bank."""
     ws = tmp_path / "ws"
-    shutil.copytree(SAMPLES, ws)
+    copy_tree(SAMPLES, ws)
     return ws
 
 

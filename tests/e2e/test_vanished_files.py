@@ -6,12 +6,13 @@ diagnostics and keeps every document's last result id)."""
 from __future__ import annotations
 
 import asyncio
-import shutil
 from pathlib import Path
 
 import pytest
 from lsprotocol import types
 from pytest_lsp import client_capabilities
+
+from tests.copies import copy_tree
 
 from .conftest import CLIENTS, SAMPLES
 from .harness import Session, wait_for
@@ -22,7 +23,7 @@ BROKEN = "broken/memory-bank"
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     ws = (tmp_path / "ws").resolve()
-    shutil.copytree(SAMPLES, ws)
+    copy_tree(SAMPLES, ws)
     return ws
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,6 +17,7 @@ from ckp_lsp.core.dates import CkpDate
 from ckp_lsp.core.discovery import INDEX_NAME
 from ckp_lsp.core.text import Span, decode, split_lines, utf16_len
 from ckp_lsp.faces.clock import today
+from tests.copies import copy_tree
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 SHOP = DATA / "shop" / "memory-bank"
@@ -71,7 +71,7 @@ def write_files(root: Path, files: Mapping[str, str | bytes]) -> Path:
 
 def copy_bank(source: Path, dest: Path) -> Path:
     """A writable copy of a data bank."""
-    shutil.copytree(source, dest)
+    copy_tree(source, dest)
     return dest
 
 

@@ -3,7 +3,6 @@ Regenerate action, and the change annotation that asks the user to confirm."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from ckp_lsp.server.features.actions import (
     regenerate_index,
     text_edit,
 )
+from tests.copies import copy_tree
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 URI = "file:///bank/domain/geography.md"
@@ -30,7 +30,7 @@ URI = "file:///bank/domain/geography.md"
 
 @pytest.fixture
 def mentat(tmp_path: Path) -> Bank:
-    shutil.copytree(SAMPLES / "mentat" / "memory-bank", tmp_path / "memory-bank")
+    copy_tree(SAMPLES / "mentat" / "memory-bank", tmp_path / "memory-bank")
     return Bank.load(tmp_path / "memory-bank", today=today())
 
 
@@ -90,7 +90,7 @@ def test_recompile_that_would_change_nothing_is_disabled_with_the_reason(mentat:
 
 
 def test_the_index_offers_one_regenerate_action(tmp_path: Path) -> None:
-    shutil.copytree(SAMPLES / "broken" / "memory-bank", tmp_path / "memory-bank")
+    copy_tree(SAMPLES / "broken" / "memory-bank", tmp_path / "memory-bank")
     bank = Bank.load(tmp_path / "memory-bank")
     drift = types.Diagnostic(
         range=types.Range(start=types.Position(line=2, character=0), end=types.Position(line=2, character=5)),

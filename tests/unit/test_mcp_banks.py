@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
 from ckp_lsp.mcp.banks import Refusal, ServedBanks
+from tests.copies import copy_tree
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
-    shutil.copytree(SAMPLES, tmp_path / "ws")
+    copy_tree(SAMPLES, tmp_path / "ws")
     return tmp_path / "ws"
 
 

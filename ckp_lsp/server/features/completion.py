@@ -24,7 +24,7 @@ from ...core.header import CKP_FIELDS, TIER_FIELDS
 from ...core.knowledge import CONCEPT_RE, CONFIDENCES, KnowledgeFile
 from ...core.text import index_of_utf16, span_of
 from ..convert import to_range
-from .hover import escape, field_markdown
+from .hover import field_markdown
 
 #: most concepts offered at once; the list is marked incomplete beyond it
 LIMIT = 25
@@ -382,8 +382,10 @@ def resolve(bank: Bank | None, item: types.CompletionItem) -> types.CompletionIt
 
 
 def _tldr(target: KnowledgeFile | None) -> types.MarkupContent:
-    tldr = escape(target.tldr) if target is not None and target.tldr else "_(no TLDR)_"
-    return types.MarkupContent(kind=types.MarkupKind.Markdown, value=tldr)
+    """The TLDR as plain text: a sentence, which a completion menu that shows Markdown as it is
+    written (Neovim's) would otherwise show with its escapes and emphasis marks."""
+    tldr = target.tldr if target is not None and target.tldr else "(no TLDR)"
+    return types.MarkupContent(kind=types.MarkupKind.PlainText, value=tldr)
 
 
 def _keywords(kf: KnowledgeFile | None, values: dict[str, list[str]]) -> list[str]:

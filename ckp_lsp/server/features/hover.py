@@ -313,10 +313,12 @@ def _relationship_markdown(bank: Bank, kf: KnowledgeFile, rel: Relationship, sai
             pass  # stale: the editor shows CKP050's message in the same hover
         elif updated is not None and updated.is_after(rel.date):
             source = _STALENESS_WORD.get(bank.staleness_source, "updated")
+            # A reference link: the URL on a line of its own, where an editor that shows the
+            # Markdown as text (Neovim 0.7) does not wrap the sentence around it.
             parts.append(
                 f"⚠️ **Stale**: `{rel.concept}` was {source} on **{updated}**, after this relationship "
-                f"was validated (**{rel.date_text}**): re-read it and re-validate the relationship "
-                f"([CKP050]({doc_url('CKP050')}))."
+                f"was validated (**{rel.date_text}**): re-read it and re-validate the relationship, "
+                f"see [CKP050].\n\n[CKP050]: {doc_url('CKP050')}"
             )
         else:
             parts.append(f"Relationship validated {escape(rel.date_text or '')}.")

@@ -31,6 +31,8 @@ from typing import Any
 
 import pytest
 
+from tests.copies import copy_tree
+
 pytestmark = pytest.mark.editor
 
 HERE = Path(__file__).resolve().parent
@@ -277,7 +279,7 @@ def make_workspace(root: Path) -> tuple[Path, Target, list[str]]:
     for rel in SAMPLE_BANKS:
         src = REPO / rel
         if src.is_dir():
-            shutil.copytree(src, ws / Path(rel).relative_to("samples"))
+            copy_tree(src, ws / Path(rel).relative_to("samples"))
             used.append(rel)
     tiny = write_tiny_bank(ws / "tiny" / "memory-bank")
     target = None
