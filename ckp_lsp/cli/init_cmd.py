@@ -153,6 +153,7 @@ def _merge_driver(project: Path, bank: Path) -> None:
     for line in done:
         print(f"Git: {line}.")
 
+
 def _unrecognised(project: Path, found: list[Lookalike]) -> str:
     """What ``ckp init`` says when the project holds folders that look like a bank, none recognised."""
     rels = [_bank_name(f.folder, project) for f in found]
