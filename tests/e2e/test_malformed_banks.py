@@ -1,0 +1,87 @@
+"""A malformed bank through the real server, the real ``ckp mcp`` and the real ``ckp``: the bad
+file is a finding or is skipped with a message; every other file is still checked."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from .harness import Session, wait_for
+from .test_mcp import call, serve
+
+#: a good file with one finding (a duplicate keyword): seen only if the bank was checked
+GOOD = "CONCEPT: good\nTLDR: The good file.\nANSWERS_WHEN: good, good\nVALIDATED: 2025-05\n\nBody.\n"
+TAGGED = "---\nCONCEPT: tagged\nTLDR: !!int abc\nANSWERS_WHEN: !!bool maybe\n---\n\nBody.\n"
+
+
+def with_tags(bank: Path) -> str:
+    (bank / "tagged.md").write_text(TAGGED, encoding="utf-8")
+    return "tagged.md"
+
+
+#: each malformation: it builds itself into the bank and returns what a message must name
+MALFORMED: dict[str, Callable[[Path], str]] = {"yaml-tags": with_tags}
+
+
+def malformed_bank(tmp_path: Path, kind: str) -> tuple[Path, Path, str]:
+    ws = tmp_path / "ws"
+    bank = ws / "memory-bank"
+    bank.mkdir(parents=True)
+    (bank / "good.md").write_text(GOOD, encoding="utf-8")
+    named = MALFORMED[kind](bank)
+    return ws, bank, named
+
+
+@pytest.mark.parametrize("kind", list(MALFORMED))
+async def test_the_server_checks_the_rest_of_a_malformed_bank(tmp_path: Path, kind: str) -> None:
+    ws, bank, _named = malformed_bank(tmp_path, kind)
+    good = (bank / "good.md").as_uri()
+    async with Session.indexed(ws) as session:
+        await wait_for(lambda: "CKP030" in {str(d.code) for d in session.client.diagnostics.get(good, [])})
+        if kind == "yaml-tags":
+            tagged = (bank / "tagged.md").as_uri()
+            await wait_for(lambda: bool(session.client.diagnostics.get(tagged)))
+            assert [str(d.code) for d in session.client.diagnostics[tagged]] == ["CKP006"]
+        assert not session.failures(), session.failures()
+    assert "Traceback" not in session.stderr, session.stderr
+
+
+@pytest.mark.parametrize("kind", list(MALFORMED))
+async def test_ckp_mcp_serves_a_malformed_bank(tmp_path: Path, kind: str) -> None:
+    ws, _bank, _named = malformed_bank(tmp_path, kind)
+    async with serve(ws) as s:
+        checked = await call(s, "ckp_check")
+        routed = await call(s, "ckp_route", query="good")
+        routed_again = await call(s, "ckp_route", query="good")
+    found = {(Path(d["file"]).name, d["code"]) for d in checked["diagnostics"]}
+    assert ("good.md", "CKP030") in found
+    if kind == "yaml-tags":
+        assert ("tagged.md", "CKP006") in found
+    assert (
+        [f["concept"] for f in routed["loaded"]] == ["good"] == [f["concept"] for f in routed_again["loaded"]]
+    )
+
+
+@pytest.mark.parametrize("kind", list(MALFORMED))
+@pytest.mark.parametrize("command", ["check", "index", "fix"])
+def test_ckp_commands_go_on_past_a_malformed_file(tmp_path: Path, kind: str, command: str) -> None:
+    ws, bank, _named = malformed_bank(tmp_path, kind)
+    run = subprocess.run(
+        [sys.executable, "-m", "ckp_lsp.cli.main", command, str(bank)],
+        capture_output=True,
+        cwd=ws,
+        timeout=120,
+        env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")},
+    )
+    stderr = run.stderr.decode("utf-8", "replace")
+    assert "Traceback" not in stderr, stderr
+    assert run.returncode in (0, 1), stderr
+    if command == "check":
+        assert b"CKP030" in run.stdout
+    if command == "index":
+        assert "good" in (bank / "_index.md").read_text(encoding="utf-8")
