@@ -240,9 +240,29 @@ def is_knowledge_path(relpath: str, exclude: Iterable[str]) -> bool:
     return relpath.endswith(".md") and relpath != INDEX_NAME and not is_excluded(relpath, exclude)
 
 
-def markdown_entries(bank: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
+def is_utf8_name(name: str) -> bool:
+    """Whether a name read from the disk is valid UTF-8 (Linux allows any bytes in a name: those
+    that are not UTF-8 come as lone surrogates, which no URI, JSON or UTF-8 text can hold)."""
+    if name.isascii():
+        return True
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown_name(name: str) -> str:
+    """``name`` as a message shows it: each byte that is not UTF-8 as ``\\xNN``."""
+    return name if is_utf8_name(name) else os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
+def markdown_entries(
+    bank: Path, skipped: dict[str, str] | None = None
+) -> Iterator[tuple[str, os.DirEntry[str]]]:
     """(bank-relative POSIX path, directory entry) of every ``*.md`` below ``bank``; skipped and
-    symlinked folders are not entered."""
+    symlinked folders are not entered. A file or folder whose name is not UTF-8 is left out (and
+    goes to ``skipped``, under its name as shown, with the reason)."""
     stack = [(str(bank), "")]
     while stack:
         folder, prefix = stack.pop()
@@ -253,8 +273,16 @@ def markdown_entries(bank: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
         for e in entries:
             if e.is_dir(follow_symlinks=False):
                 if not _skipped(e.name):
+                    if not is_utf8_name(e.name):
+                        if skipped is not None:
+                            skipped[shown_name(prefix + e.name)] = "a folder name that is not valid UTF-8"
+                        continue
                     stack.append((e.path, prefix + e.name + "/"))
             elif e.name.endswith(".md"):
+                if not is_utf8_name(e.name):
+                    if skipped is not None:
+                        skipped[shown_name(prefix + e.name)] = "a file name that is not valid UTF-8"
+                    continue
                 yield prefix + e.name, e
 
 
@@ -267,7 +295,7 @@ def knowledge_files(
     """
     exclude = tuple(exclude)
     out: list[str] = []
-    for rel, e in markdown_entries(bank):
+    for rel, e in markdown_entries(bank, skipped):
         if is_knowledge_path(rel, exclude):
             # A plain file needs no system call; anything else is looked at closely.
             why = None if not e.is_symlink() and e.is_file() else skip_reason(Path(e.path), bank)

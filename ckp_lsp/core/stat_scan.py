@@ -6,6 +6,8 @@ import os
 import time
 from collections.abc import Callable
 
+from .discovery import is_utf8_name
+
 #: path -> (mtime_ns, size): two scans differ where a file was created, changed or deleted
 Stats = dict[str, tuple[int, int]]
 
@@ -39,6 +41,8 @@ def stat_tree(
             continue
         for e in entries:
             try:
+                if not is_utf8_name(e.name):
+                    continue  # never read: the bank skips it (and says so)
                 if e.is_dir(follow_symlinks=False):
                     if enter(e.name):
                         stack.append((e.path, prefix + e.name + "/"))

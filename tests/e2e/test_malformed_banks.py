@@ -24,8 +24,16 @@ def with_tags(bank: Path) -> str:
     return "tagged.md"
 
 
+def with_bytes_names(bank: Path) -> str:
+    """A file and a folder whose names are not UTF-8 (Linux allows any bytes but / and NUL)."""
+    (bank / os.fsdecode(b"\xff.md")).write_bytes(b"CONCEPT: bad\nTLDR: Bad.\nANSWERS_WHEN: bad\n")
+    (bank / os.fsdecode(b"dir\xfe")).mkdir()
+    (bank / os.fsdecode(b"dir\xfe") / "inner.md").write_text(GOOD.replace("good", "inner"))
+    return "\\xff.md"
+
+
 #: each malformation: it builds itself into the bank and returns what a message must name
-MALFORMED: dict[str, Callable[[Path], str]] = {"yaml-tags": with_tags}
+MALFORMED: dict[str, Callable[[Path], str]] = {"yaml-tags": with_tags, "bytes-names": with_bytes_names}
 
 
 def malformed_bank(tmp_path: Path, kind: str) -> tuple[Path, Path, str]:
@@ -39,7 +47,7 @@ def malformed_bank(tmp_path: Path, kind: str) -> tuple[Path, Path, str]:
 
 @pytest.mark.parametrize("kind", list(MALFORMED))
 async def test_the_server_checks_the_rest_of_a_malformed_bank(tmp_path: Path, kind: str) -> None:
-    ws, bank, _named = malformed_bank(tmp_path, kind)
+    ws, bank, named = malformed_bank(tmp_path, kind)
     good = (bank / "good.md").as_uri()
     async with Session.indexed(ws) as session:
         await wait_for(lambda: "CKP030" in {str(d.code) for d in session.client.diagnostics.get(good, [])})
@@ -48,15 +56,21 @@ async def test_the_server_checks_the_rest_of_a_malformed_bank(tmp_path: Path, ki
             await wait_for(lambda: bool(session.client.diagnostics.get(tagged)))
             assert [str(d.code) for d in session.client.diagnostics[tagged]] == ["CKP006"]
         assert not session.failures(), session.failures()
+        if kind == "bytes-names":
+            logs = "\n".join(session.logs())
+            assert f"{bank}/{named}: skipped (a file name that is not valid UTF-8)" in logs, logs
+            assert f"{bank}/dir\\xfe: skipped (a folder name that is not valid UTF-8)" in logs, logs
     assert "Traceback" not in session.stderr, session.stderr
 
 
 @pytest.mark.parametrize("kind", list(MALFORMED))
 async def test_ckp_mcp_serves_a_malformed_bank(tmp_path: Path, kind: str) -> None:
-    ws, _bank, _named = malformed_bank(tmp_path, kind)
+    ws, bank, _named = malformed_bank(tmp_path, kind)
     async with serve(ws) as s:
         checked = await call(s, "ckp_check")
         routed = await call(s, "ckp_route", query="good")
+        if kind == "bytes-names":  # one more, seen by the next call's look at the folders
+            (bank / os.fsdecode(b"late\xfd.md")).write_text(GOOD.replace("good", "late"))
         routed_again = await call(s, "ckp_route", query="good")
     found = {(Path(d["file"]).name, d["code"]) for d in checked["diagnostics"]}
     assert ("good.md", "CKP030") in found
@@ -70,7 +84,7 @@ async def test_ckp_mcp_serves_a_malformed_bank(tmp_path: Path, kind: str) -> Non
 @pytest.mark.parametrize("kind", list(MALFORMED))
 @pytest.mark.parametrize("command", ["check", "index", "fix"])
 def test_ckp_commands_go_on_past_a_malformed_file(tmp_path: Path, kind: str, command: str) -> None:
-    ws, bank, _named = malformed_bank(tmp_path, kind)
+    ws, bank, named = malformed_bank(tmp_path, kind)
     run = subprocess.run(
         [sys.executable, "-m", "ckp_lsp.cli.main", command, str(bank)],
         capture_output=True,
@@ -83,5 +97,8 @@ def test_ckp_commands_go_on_past_a_malformed_file(tmp_path: Path, kind: str, com
     assert run.returncode in (0, 1), stderr
     if command == "check":
         assert b"CKP030" in run.stdout
+    if kind == "bytes-names":
+        assert f"{named}: skipped (a file name that is not valid UTF-8)" in stderr, stderr
+        assert "dir\\xfe: skipped (a folder name that is not valid UTF-8)" in stderr, stderr
     if command == "index":
         assert "good" in (bank / "_index.md").read_text(encoding="utf-8")
