@@ -92,19 +92,40 @@ def find_banks(
     return sorted(out)
 
 
+#: how deep below a folder banks are searched for, and a bank's files are read: deeper folders
+#: are left out, with a message (no bank or agent nests folders this far)
+MAX_DEPTH = 64
+
+
 def _walk_banks(root: Path, configured: list[Path], problems: list[str] | None) -> Iterator[Path]:
-    configured = configured + banks_named_in(root, problems)  # `banks = [...]` in a .ckp.toml on the way
-    if is_bank_root(root, configured):
-        yield root
-        return
-    try:
-        entries = sorted(os.scandir(root), key=lambda e: e.name)
-    except OSError:
-        return
-    for e in entries:
-        # A hidden folder is entered when the configuration names it (``banks = [".notes"]``).
-        if e.is_dir(follow_symlinks=False) and (not _skipped(e.name) or Path(e.path) in configured):
-            yield from _walk_banks(Path(e.path), configured, problems)
+    """The banks at or below ``root``, depth first in name order, without recursion."""
+    stack = [(root, configured, 0)]
+    while stack:
+        folder, conf, depth = stack.pop()
+        conf = conf + banks_named_in(folder, problems)  # `banks = [...]` in a .ckp.toml on the way
+        if is_bank_root(folder, conf):
+            yield folder
+            continue
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        below = []
+        for e in entries:
+            # A hidden folder is entered when the configuration names it (``banks = [".notes"]``).
+            if not e.is_dir(follow_symlinks=False) or not is_utf8_name(e.name):
+                continue
+            if _skipped(e.name) and Path(e.path) not in conf:
+                continue
+            if depth >= MAX_DEPTH:
+                if problems is not None:
+                    problems.append(
+                        f"{shown_name(str(folder))}: folders nested more than {MAX_DEPTH} levels deep "
+                        "are not searched for banks"
+                    )
+                break
+            below.append((Path(e.path), conf, depth + 1))
+        stack.extend(reversed(below))
 
 
 def project_boundary(start: Path, boundary: Path | None = None) -> Path | None:
@@ -263,9 +284,9 @@ def markdown_entries(
     """(bank-relative POSIX path, directory entry) of every ``*.md`` below ``bank``; skipped and
     symlinked folders are not entered. A file or folder whose name is not UTF-8 is left out (and
     goes to ``skipped``, under its name as shown, with the reason)."""
-    stack = [(str(bank), "")]
+    stack = [(str(bank), "", 0)]
     while stack:
-        folder, prefix = stack.pop()
+        folder, prefix, depth = stack.pop()
         try:
             entries = list(os.scandir(folder))
         except OSError:
@@ -273,11 +294,15 @@ def markdown_entries(
         for e in entries:
             if e.is_dir(follow_symlinks=False):
                 if not _skipped(e.name):
+                    why = None
                     if not is_utf8_name(e.name):
-                        if skipped is not None:
-                            skipped[shown_name(prefix + e.name)] = "a folder name that is not valid UTF-8"
-                        continue
-                    stack.append((e.path, prefix + e.name + "/"))
+                        why = "a folder name that is not valid UTF-8"
+                    elif depth >= MAX_DEPTH:
+                        why = f"a folder nested more than {MAX_DEPTH} levels deep"
+                    if why is None:
+                        stack.append((e.path, prefix + e.name + "/", depth + 1))
+                    elif skipped is not None:
+                        skipped[shown_name(prefix + e.name)] = why
             elif e.name.endswith(".md"):
                 if not is_utf8_name(e.name):
                     if skipped is not None:

@@ -32,8 +32,35 @@ def with_bytes_names(bank: Path) -> str:
     return "\\xff.md"
 
 
+def nest(folder: Path, depth: int) -> int:
+    """``depth`` folders ``d/d/…`` below ``folder`` (made through descriptors: a path that long
+    cannot be named at once); the descriptor of the deepest one."""
+    fd = os.open(folder, os.O_RDONLY)
+    for _ in range(depth):
+        os.mkdir("d", dir_fd=fd)
+        inner = os.open("d", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    return fd
+
+
+def with_deep_folders(bank: Path) -> str:
+    """A thousand nested folders beside the bank and inside it, a knowledge file at the bottom."""
+    os.close(nest(bank.parent, 1000))
+    fd = nest(bank, 1000)
+    out = os.open("x.md", os.O_WRONLY | os.O_CREAT, dir_fd=fd)
+    os.write(out, b"CONCEPT: x\nTLDR: X.\nANSWERS_WHEN: x\n")
+    os.close(out)
+    os.close(fd)
+    return "d/" * 64
+
+
 #: each malformation: it builds itself into the bank and returns what a message must name
-MALFORMED: dict[str, Callable[[Path], str]] = {"yaml-tags": with_tags, "bytes-names": with_bytes_names}
+MALFORMED: dict[str, Callable[[Path], str]] = {
+    "yaml-tags": with_tags,
+    "bytes-names": with_bytes_names,
+    "deep-folders": with_deep_folders,
+}
 
 
 def malformed_bank(tmp_path: Path, kind: str) -> tuple[Path, Path, str]:
@@ -60,6 +87,9 @@ async def test_the_server_checks_the_rest_of_a_malformed_bank(tmp_path: Path, ki
             logs = "\n".join(session.logs())
             assert f"{bank}/{named}: skipped (a file name that is not valid UTF-8)" in logs, logs
             assert f"{bank}/dir\\xfe: skipped (a folder name that is not valid UTF-8)" in logs, logs
+        if kind == "deep-folders":
+            logs = "\n".join(session.logs())
+            assert f"{bank}/{named}d: skipped (a folder nested more than 64 levels deep)" in logs, logs
     assert "Traceback" not in session.stderr, session.stderr
 
 
@@ -86,7 +116,7 @@ async def test_ckp_mcp_serves_a_malformed_bank(tmp_path: Path, kind: str) -> Non
 def test_ckp_commands_go_on_past_a_malformed_file(tmp_path: Path, kind: str, command: str) -> None:
     ws, bank, named = malformed_bank(tmp_path, kind)
     run = subprocess.run(
-        [sys.executable, "-m", "ckp_lsp.cli.main", command, str(bank)],
+        [sys.executable, "-m", "ckp_lsp.cli.main", command, *([] if command == "check" else [str(bank)])],
         capture_output=True,
         cwd=ws,
         timeout=120,
@@ -100,5 +130,9 @@ def test_ckp_commands_go_on_past_a_malformed_file(tmp_path: Path, kind: str, com
     if kind == "bytes-names":
         assert f"{named}: skipped (a file name that is not valid UTF-8)" in stderr, stderr
         assert "dir\\xfe: skipped (a folder name that is not valid UTF-8)" in stderr, stderr
+    if kind == "deep-folders":
+        assert f"{named}d: skipped (a folder nested more than 64 levels deep)" in stderr, stderr
+        if command == "check":
+            assert "folders nested more than 64 levels deep are not searched for banks" in stderr, stderr
     if command == "index":
         assert "good" in (bank / "_index.md").read_text(encoding="utf-8")
