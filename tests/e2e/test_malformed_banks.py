@@ -6,10 +6,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.unit.builders import remove_nested
 
 from .harness import Session, wait_for
 from .test_mcp import call, serve
@@ -61,6 +63,13 @@ MALFORMED: dict[str, Callable[[Path], str]] = {
     "bytes-names": with_bytes_names,
     "deep-folders": with_deep_folders,
 }
+
+
+@pytest.fixture(autouse=True)
+def removed(tmp_path: Path) -> Iterator[None]:
+    """The nested folders go at the end: pytest's own clean-up of old folders would recurse."""
+    yield
+    remove_nested(tmp_path)
 
 
 def malformed_bank(tmp_path: Path, kind: str) -> tuple[Path, Path, str]:

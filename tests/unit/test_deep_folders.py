@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.discovery import MAX_DEPTH, find_banks, knowledge_files
-from tests.unit.builders import bare_header
+from tests.unit.builders import bare_header, remove_nested
+
+
+@pytest.fixture(autouse=True)
+def removed(tmp_path: Path) -> Iterator[None]:
+    """The nested folders go at the end: pytest's own clean-up of old folders would recurse."""
+    yield
+    remove_nested(tmp_path)
 
 
 def nest(folder: Path, depth: int, leaf: bytes | None = None) -> None:
