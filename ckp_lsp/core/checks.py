@@ -39,19 +39,26 @@ def check_file(bank: Bank, rel: str) -> list[Finding]:
     return found
 
 
+#: how many of the other files declaring the same concept CKP011 names
+TWINS_NAMED = 3
+
+
 def bank_findings(bank: Bank, kf: KnowledgeFile) -> list[Finding]:
     """CKP011, CKP032, CKP041, CKP050 and CKP052 of one file."""
     out = future_dates(kf, bank.today)
     if kf.concept:
         twins = [p for p in bank.by_concept.get(kf.concept, ()) if p != kf.path]
         if twins and kf.concept_span is not None:
+            # A few are named: with thousands of copies, naming all in each message was quadratic.
+            named = twins[:TWINS_NAMED]
+            more = f" and {len(twins) - len(named):,} more" if len(twins) > len(named) else ""
             out.append(
                 Finding.of(
                     "CKP011",
                     kf.concept_span,
-                    f"concept '{kf.concept}' is also declared by {', '.join(twins)}: concepts must be "
+                    f"concept '{kf.concept}' is also declared by {', '.join(named)}{more}: concepts must be "
                     "unique in a bank, rename one",
-                    others=twins,
+                    others=named,
                 )
             )
     many = bank.claims.many
