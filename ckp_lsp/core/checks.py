@@ -21,6 +21,7 @@ from .index import (
     row_differences,
     row_line,
     row_values,
+    section_count,
     tokens,
 )
 from .knowledge import KnowledgeFile
@@ -191,6 +192,17 @@ def check_index(bank: Bank) -> list[Finding]:
                 )
             )
         return apply_overrides(out, bank.config.diagnostics)
+    starts = section_count(text)
+    if len(starts) > 1:
+        line = starts[1]
+        out.append(
+            Finding.of(
+                "CKP070",
+                Span(line, 0, line, utf16_len(split_lines(text)[line])),
+                f"_index.md has {len(starts)} generated sections (another {INDEX_START} here): the "
+                "copies are stale; `ckp index` (or Regenerate index) keeps the first and removes the others",
+            )
+        )
     drift = _table_drift(bank, text)
     if drift is not None:
         anchor, found = drift
