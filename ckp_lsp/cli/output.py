@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import secrets
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -13,7 +12,7 @@ from ..core.text import CONTROLS, visible_controls
 
 #: the escape character as ``paint`` writes it: an unguessable stand-in that only ``Shown`` turns
 #: into ESC, so text from a file can never make one
-_ESC = f"\ue000{secrets.token_hex(8)}\ue001"
+_ESC = f"\ue000{os.urandom(8).hex()}\ue001"
 #: C0 and C1 controls but tab and newline, DEL, bidirectional overrides, and a carriage return
 #: inside a line (it would let a line overwrite what the terminal shows): the core's, shared by
 #: every face

@@ -239,6 +239,21 @@ async def test_route_command_returns_the_declaration(client: LanguageClient):
     assert "mentat-istat" in [e["concept"] for e in result["loaded"]]
 
 
+async def test_the_routing_preview_ranks_files_by_the_words_of_their_body(client: LanguageClient):
+    """The preview is the ranked router: a file whose body alone holds the question's words is
+    loaded, and the declaration names those words."""
+    await wait_indexed(client)
+    uri = (client.workspace_path / "mentat/memory-bank/projects/mentat.md").as_uri()
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(
+            command="ckp.route", arguments=[{"bank": uri, "query": "How are refresh tokens rotated?"}]
+        )
+    )
+    auth = next(e for e in result["loaded"] if e["file"] == "patterns/auth.md")
+    assert auth["keywords"] == [] and "rotated" in auth["words"] and auth["relevance"] > 0
+    assert "patterns/auth.md via rotated" in result["declaration"]
+
+
 async def test_a_front_matter_without_ckp_keys_gets_them_from_the_quick_fix(client: LanguageClient):
     path = client.workspace_path / "adr/docs/decisions/0006-kubernetes-deployment.md"
     await wait_indexed(client)
