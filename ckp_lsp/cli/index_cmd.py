@@ -44,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
     if args.install_merge_driver:
         return install(root)
     bank = read_bank(root)
+    for rel, why in sorted(bank.unreadable.items()):
+        print(f"ckp: {root / rel}: skipped ({why})", file=sys.stderr)
     new = update_index_text(bank.index_text, bank, args.format)
     where = display_path(bank.index_path)
     if new == bank.index_text:

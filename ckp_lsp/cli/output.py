@@ -3,23 +3,21 @@
 from __future__ import annotations
 
 import os
-import re
 import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..core.text import CONTROLS, visible_controls
+
 #: the escape character as ``paint`` writes it: an unguessable stand-in that only ``Shown`` turns
 #: into ESC, so text from a file can never make one
 _ESC = f"\ue000{os.urandom(8).hex()}\ue001"
 #: C0 and C1 controls but tab and newline, DEL, bidirectional overrides, and a carriage return
-#: inside a line (it would let a line overwrite what the terminal shows)
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n)")
-
-
-def escape_controls(text: str) -> str:
-    """``text`` with every control character written as ``\\uXXXX`` (also valid inside JSON)."""
-    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+#: inside a line (it would let a line overwrite what the terminal shows): the core's, shared by
+#: every face
+_CONTROL = CONTROLS
+escape_controls = visible_controls
 
 
 class Shown:

@@ -99,21 +99,42 @@ def find_banks(
     return sorted(out)
 
 
+#: how deep below a folder banks are searched for, and a bank's files are read: deeper folders
+#: are left out, with a message (no bank or agent nests folders this far)
+MAX_DEPTH = 64
+
+
 def _walk_banks(root: Path, configured: list[Path], problems: list[str] | None) -> Iterator[Path]:
-    configured = configured + banks_named_in(root, problems)  # `banks = [...]` in a .ckp.toml on the way
-    if is_bank_root(root, configured):
-        yield root
-        return
-    try:
-        entries = sorted(os.scandir(root), key=lambda e: e.name)
-    except OSError:
-        return
-    # A folder an agent's rules file here names as its memory (CLAUDE.md: "memory in docs/memory/").
-    configured = configured + folders_named_by_agents(root, {e.name for e in entries})
-    for e in entries:
-        # A hidden folder is entered when the configuration names it (``banks = [".notes"]``).
-        if e.is_dir(follow_symlinks=False) and (not _skipped(e.name) or Path(e.path) in configured):
-            yield from _walk_banks(Path(e.path), configured, problems)
+    """The banks at or below ``root``, depth first in name order, without recursion."""
+    stack = [(root, configured, 0)]
+    while stack:
+        folder, conf, depth = stack.pop()
+        conf = conf + banks_named_in(folder, problems)  # `banks = [...]` in a .ckp.toml on the way
+        if is_bank_root(folder, conf):
+            yield folder
+            continue
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        # A folder an agent's rules file here names as its memory (CLAUDE.md: "memory in docs/memory/").
+        conf = conf + folders_named_by_agents(folder, {e.name for e in entries})
+        below = []
+        for e in entries:
+            # A hidden folder is entered when the configuration names it (``banks = [".notes"]``).
+            if not e.is_dir(follow_symlinks=False) or not is_utf8_name(e.name):
+                continue
+            if _skipped(e.name) and Path(e.path) not in conf:
+                continue
+            if depth >= MAX_DEPTH:
+                if problems is not None:
+                    problems.append(
+                        f"{shown_name(str(folder))}: folders nested more than {MAX_DEPTH} levels deep "
+                        "are not searched for banks"
+                    )
+                break
+            below.append((Path(e.path), conf, depth + 1))
+        stack.extend(reversed(below))
 
 
 def project_root(start: Path) -> Path | None:
@@ -218,12 +239,32 @@ def is_knowledge_path(relpath: str, exclude: Iterable[str]) -> bool:
     return relpath.endswith(".md") and relpath != INDEX_NAME and not is_excluded(relpath, exclude)
 
 
-def markdown_entries(bank: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
+def is_utf8_name(name: str) -> bool:
+    """Whether a name read from the disk is valid UTF-8 (Linux allows any bytes in a name: those
+    that are not UTF-8 come as lone surrogates, which no URI, JSON or UTF-8 text can hold)."""
+    if name.isascii():
+        return True
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown_name(name: str) -> str:
+    """``name`` as a message shows it: each byte that is not UTF-8 as ``\\xNN``."""
+    return name if is_utf8_name(name) else os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
+def markdown_entries(
+    bank: Path, skipped: dict[str, str] | None = None
+) -> Iterator[tuple[str, os.DirEntry[str]]]:
     """(bank-relative POSIX path, directory entry) of every ``*.md`` below ``bank``; skipped and
-    symlinked folders are not entered."""
-    stack = [(str(bank), "")]
+    symlinked folders are not entered. A file or folder whose name is not UTF-8 is left out (and
+    goes to ``skipped``, under its name as shown, with the reason)."""
+    stack = [(str(bank), "", 0)]
     while stack:
-        folder, prefix = stack.pop()
+        folder, prefix, depth = stack.pop()
         try:
             entries = list(os.scandir(folder))
         except OSError:
@@ -231,8 +272,20 @@ def markdown_entries(bank: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
         for e in entries:
             if e.is_dir(follow_symlinks=False):
                 if not _skipped(e.name):
-                    stack.append((e.path, prefix + e.name + "/"))
+                    why = None
+                    if not is_utf8_name(e.name):
+                        why = "a folder name that is not valid UTF-8"
+                    elif depth >= MAX_DEPTH:
+                        why = f"a folder nested more than {MAX_DEPTH} levels deep"
+                    if why is None:
+                        stack.append((e.path, prefix + e.name + "/", depth + 1))
+                    elif skipped is not None:
+                        skipped[shown_name(prefix + e.name)] = why
             elif e.name.endswith(".md"):
+                if not is_utf8_name(e.name):
+                    if skipped is not None:
+                        skipped[shown_name(prefix + e.name)] = "a file name that is not valid UTF-8"
+                    continue
                 yield prefix + e.name, e
 
 
@@ -245,7 +298,7 @@ def knowledge_files(
     """
     exclude = tuple(exclude)
     out: list[str] = []
-    for rel, e in markdown_entries(bank):
+    for rel, e in markdown_entries(bank, skipped):
         if is_knowledge_path(rel, exclude):
             # A plain file needs no system call; anything else is looked at closely.
             why = None if not e.is_symlink() and e.is_file() else skip_reason(Path(e.path), bank)

@@ -39,6 +39,16 @@ class NotUtf8(WriteRefused):
     """The file on disk is not UTF-8 text: rewriting it would lose the bytes that are not."""
 
 
+class NotRegular(ChangedOnDisk):
+    """What is at the path is no longer a regular file (a folder, a link, a pipe took its place)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"{path} is no longer a regular file (something else took its place since it was read): "
+            "it was left as it is and nothing was written"
+        )
+
+
 class CannotWrite(WriteRefused):
     """The system refused the write (full disk, read-only folder, name too long): nothing changed."""
 
@@ -155,11 +165,22 @@ def _refuse_unsafe(path: Path, st: os.stat_result) -> None:
 
 
 def _read(path: Path) -> bytes | None:
+    """The bytes of the regular file at ``path`` (None: nothing is there). Anything else there
+    is ``NotRegular``: a folder or a link is never read as the file, and a named pipe never blocks
+    the read (it is opened without waiting for a writer)."""
     try:
-        with path.open("rb") as fh:
-            return fh.read()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
     except FileNotFoundError:
         return None
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EISDIR):
+            raise NotRegular(path) from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise NotRegular(path)
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read()
 
 
 def _text_of(path: Path, data: bytes | None) -> str | None:
@@ -229,7 +250,13 @@ def _replace_unchanged(tmp: str, path: Path, original: bytes, ours: bytes) -> No
     if not swapped:
         _replace_and_detect(tmp, path, original)
         return
-    if _read(Path(tmp)) == original:
+    try:
+        out = _read(Path(tmp))
+    except NotRegular:
+        # A folder, a link or a pipe took the file's place: it goes back where it was.
+        _exchange(tmp, str(path))
+        raise NotRegular(path) from None
+    if out == original:
         return  # what we swapped out is what we read: no edit was lost (``tmp`` is removed)
     # Someone saved between our read and the swap: their file is at ``tmp``. Swap back; if they
     # saved again meanwhile (``tmp`` then is not ours), that later save is theirs to keep too.

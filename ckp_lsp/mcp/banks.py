@@ -18,7 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ..core.bank import Bank, read_text
-from ..core.discovery import INDEX_NAME, SKIP_DIRS, bank_of, find_banks, is_knowledge_path, skip_reason
+from ..core.discovery import (
+    INDEX_NAME,
+    SKIP_DIRS,
+    bank_of,
+    find_banks,
+    is_knowledge_path,
+    is_utf8_name,
+    skip_reason,
+)
 from ..core.routing.ranked import RankedRouter
 from ..core.stat_scan import Stats, stat_tree
 from ..faces.banks import read_bank
@@ -97,6 +105,8 @@ class ServedBank:
             except OSError:
                 continue
             for e in entries:
+                if not is_utf8_name(e.name):
+                    continue  # never read: the bank skips it (and says so)
                 if e.name.endswith(".md") and not e.is_dir(follow_symlinks=False):
                     changed.add(prefix + e.name)
                 elif (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
@@ -174,3 +175,32 @@ def alone(bank: Path) -> Path:
 
     assert bank_of(bank) == bank.resolve(), f"{bank_of(bank)} holds {bank}: refusing to run on it"
     return bank
+
+
+def remove_nested(folder: Path) -> None:
+    """Remove ``folder`` and any depth of folders below it without recursion (``shutil.rmtree``
+    recurses once per level, and so does pytest's clean-up of old temporary folders)."""
+    if not folder.exists():
+        return
+    fds = [os.open(folder, os.O_RDONLY)]
+    names: list[str] = []  # the folder entered at each level below ``folder``
+    try:
+        while True:
+            sub = None
+            for name in os.listdir(fds[-1]):
+                if stat.S_ISDIR(os.stat(name, dir_fd=fds[-1], follow_symlinks=False).st_mode):
+                    sub = name
+                    break
+                os.unlink(name, dir_fd=fds[-1])
+            if sub is not None:
+                fds.append(os.open(sub, os.O_RDONLY, dir_fd=fds[-1]))
+                names.append(sub)
+            elif len(fds) > 1:
+                os.close(fds.pop())
+                os.rmdir(names.pop(), dir_fd=fds[-1])
+            else:
+                break
+    finally:
+        for fd in fds:
+            os.close(fd)
+    os.rmdir(folder)

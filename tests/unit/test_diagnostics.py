@@ -372,7 +372,7 @@ def test_duplicate_concept_is_reported_on_both_files() -> None:
 def test_duplicate_concept_message_lists_the_other_files_sorted() -> None:
     bank = bank_of_texts({"c.md": bare_header(), "a.md": bare_header(), "b.md": bare_header()})
     dup = [f for f in check_file(bank, "a.md") if f.code == "CKP011"]
-    assert "also declared by b.md, c.md" in dup[0].message
+    assert "also declared by b.md, c.md: " in dup[0].message
     assert dup[0].data["others"] == ["b.md", "c.md"]
 
 

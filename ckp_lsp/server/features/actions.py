@@ -14,7 +14,7 @@ from ...core.findings import Finding
 from ...core.fixes import Edit, Fix, fix_text, fixes_for, revalidate_all
 from ...core.header_changes import describe
 from ...core.rewrite import header_region
-from ...core.text import BOM, Span, split_lines, utf16_len
+from ...core.text import BOM, Span, split_lines, utf16_len, visible_controls
 from ..convert import to_range, to_span
 from .index_upkeep import index_edit
 
@@ -178,7 +178,7 @@ def _action(
     fx: Fix, uri: str, version: int | None, diags: list[types.Diagnostic], bom: bool
 ) -> types.CodeAction:
     return types.CodeAction(
-        title=fx.title,
+        title=visible_controls(fx.title),
         kind=types.CodeActionKind.QuickFix,
         diagnostics=diags,
         is_preferred=fx.preferred or None,

@@ -22,7 +22,7 @@ from rapidfuzz import fuzz, process
 from ...core.bank import Bank
 from ...core.header import CKP_FIELDS, TIER_FIELDS
 from ...core.knowledge import CONCEPT_RE, CONFIDENCES, KnowledgeFile
-from ...core.text import index_of_utf16, span_of
+from ...core.text import index_of_utf16, span_of, visible_controls
 from ..convert import to_range
 from .hover import field_markdown
 
@@ -353,9 +353,9 @@ def _concepts(
         target = bank.file_of(name)
         items.append(
             types.CompletionItem(
-                label=name,
+                label=visible_controls(name),
                 kind=types.CompletionItemKind.Reference,
-                detail=target.path if target is not None else None,
+                detail=visible_controls(target.path) if target is not None else None,
                 documentation=None if resolves else _tldr(target),
                 sort_text=f"{rank:04d}",
                 # A match inside the name or a fuzzy one does not start with what was typed: let

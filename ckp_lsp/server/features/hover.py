@@ -22,7 +22,7 @@ from ...core.knowledge import KnowledgeFile, Relationship, closest
 from ...core.limits import CLAIM_LIMIT, MAX_KEYWORDS, MAX_TLDR, TIER_CAPS
 from ...core.locate import at
 from ...core.references import bank_file
-from ...core.text import Span, utf16_len
+from ...core.text import Span, utf16_len, visible_controls
 from ..convert import doc_url, to_range
 
 TIER_MEANING = {
@@ -248,8 +248,8 @@ def _hover(markdown: str, span: Span) -> types.Hover:
 
 
 def escape(text: str) -> str:
-    """``text`` with Markdown's special characters escaped."""
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    """``text`` with control characters made visible and Markdown's special characters escaped."""
+    return _MD_SPECIAL.sub(r"\\\1", visible_controls(text))
 
 
 def link(kf: KnowledgeFile, target: KnowledgeFile) -> str:

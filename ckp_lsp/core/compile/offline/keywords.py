@@ -35,7 +35,6 @@ _CODE_IDENTIFIER = re.compile(
     r"(?<![\w.])(?:[A-Za-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)(?!\w)"
 )
 _CODE_TOKEN = re.compile(r"[A-Za-z_$@][\w$]*(?:(?:\.|::)[A-Za-z_]\w*)*")
-_CALL_SUFFIX = re.compile(r"\(.*\)$|\[\]$")
 _FILE_NAME = re.compile(r"[\w-]+\.(?:md|markdown|txt|json|ya?ml|toml)$", re.IGNORECASE)
 # Letters only Vietnamese uses. Vietnamese writes a space between syllables, not words: one such
 # syllable alone (`dịch`) means little; two in a row (`giao dịch`) are a word.
@@ -263,9 +262,21 @@ def _syllable(word: str, syllabic: bool) -> bool:
     return _VIETNAMESE.search(word) is not None or (syllabic and not word.isascii())
 
 
+def without_call_suffix(code: str) -> str:
+    """``code`` without a call's arguments (``f(x)`` -> ``f``) or an array's ``[]``; string
+    operations, as a pattern for it backtracked over every ``(`` (quadratic on a run of them)."""
+    if code.endswith("[]"):
+        return code[:-2]
+    if code.endswith(")"):
+        opened = code.find("(", code.rfind("\n") + 1)
+        if opened >= 0:
+            return code[:opened]
+    return code
+
+
 def _count_inline_code(code: str, counting: Counting) -> None:
     """Weigh an inline code span: a single name counts much, a command only its identifiers."""
-    name = _CALL_SUFFIX.sub("", code.strip().lstrip("@$")).strip()
+    name = without_call_suffix(code.strip().lstrip("@$")).strip()
     if _FILE_NAME.match(name):
         return
     if _CODE_TOKEN.fullmatch(name):
