@@ -26,6 +26,7 @@ from .discovery import SKIP_DIRS
 from .index import update_index_text, write_index
 from .limits import MAX_TLDR
 from .text import newline_of
+from .within import regular_inside
 from .writes import write_atomic
 
 if sys.version_info >= (3, 11):
@@ -35,6 +36,7 @@ else:  # pragma: no cover
 
 RULES_START = "<!-- ckp:rules:start -->"
 RULES_END = "<!-- ckp:rules:end -->"
+MAX_PROJECT_FILE = 1 << 20  # bytes read of a README or a manifest
 MAX_WALK = 20_000  # files looked at in the source tree: bounded time on any project
 _SKIP = SKIP_DIRS | {"dist", "build", "target", "out", "coverage", "site-packages", "vendor"}
 LANGUAGES = {
@@ -122,10 +124,24 @@ def scan_project(root: Path, skip: Path | None = None) -> Project:
     return project
 
 
+def _project_text(root: Path, name: str) -> str | None:
+    """The text of the project's file ``name``, read only when it is a regular file inside the
+    project: a link to ``/proc/self/environ`` or to ``../secret`` is never copied into the bank."""
+    path = root / name
+    if not regular_inside(path, root):
+        return None
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(MAX_PROJECT_FILE)
+    except OSError:
+        return None
+    return data.decode("utf-8", errors="replace")
+
+
 def _read_package_json(root: Path, project: Project) -> None:
     try:
-        data = json.loads((root / "package.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(_project_text(root, "package.json") or "")
+    except ValueError:
         return
     if not isinstance(data, dict):
         return
@@ -145,8 +161,11 @@ def _read_package_json(root: Path, project: Project) -> None:
 
 def _read_pyproject(root: Path, project: Project) -> None:
     try:
-        data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        text = _project_text(root, "pyproject.toml")
+        data = tomllib.loads(text) if text is not None else None
+    except tomllib.TOMLDecodeError:
+        return
+    if data is None:
         return
     project.manifests.append("pyproject.toml")
     meta: Any = data.get("project") or data.get("tool", {}).get("poetry") or {}
@@ -168,14 +187,9 @@ def _read_pyproject(root: Path, project: Project) -> None:
 
 
 def _read_readme(root: Path, project: Project) -> None:
-    readme = next(
-        (root / n for n in ("README.md", "README.rst", "README.txt", "README") if (root / n).is_file()), None
-    )
-    if readme is None:
-        return
-    try:
-        text = readme.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    names = ("README.md", "README.rst", "README.txt", "README")
+    text = next((t for n in names if (t := _project_text(root, n)) is not None), None)
+    if text is None:
         return
     paragraph: list[str] = []
     in_code = False
