@@ -52,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
         existing_bank,
         init_bank,
     )
+    from ..core.within import escape
     from ..core.writes import WriteRefused
     from ..faces.clock import today
 
@@ -64,6 +65,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     bank_dir = args.bank_dir
     adopted = existing_bank(project) if bank_dir is None else None
+    why = escape(adopted or bank_dir or project / "memory-bank", project)
+    if why is not None:
+        print(f"ckp: {why}", file=sys.stderr)
+        return 2
     status = 0
     if adopted is not None and _has_knowledge(adopted):
         # The project keeps a bank already: it gets headers and an index, and no file of ours.

@@ -15,6 +15,7 @@ from typing import Any
 from .findings import CODES, Severity
 from .limits import INDEX_BUDGET_TOKENS
 from .trust import TrustStore, sensitive_settings, shown_value, user_config_path
+from .within import inside
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -126,23 +127,18 @@ def load_config(*folders: Path, base: Config | None = None) -> Config:
     return config
 
 
-def _inside(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
-
-
 def confined(folder: Path, data: dict[str, Any], problems: list[str]) -> dict[str, Any]:
     """``data`` of ``folder``'s ``.ckp.toml`` without the banks and excludes that reach outside
     ``folder`` (``..``, an absolute path, a symbolic link out): a cloned repository chooses no
     folder of the machine. Each one dropped is a problem for the user to read."""
     where = folder / CONFIG_NAME
     out = dict(data)
-    real_folder = Path(os.path.realpath(folder))
     banks = data.get("banks")
     if isinstance(banks, list):
         kept = []
         for b in banks:
             real = Path(os.path.realpath(folder / str(b)))
-            if _inside(real, real_folder):
+            if inside(real, folder):
                 kept.append(b)
             else:
                 problems.append(

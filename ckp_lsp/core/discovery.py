@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import fnmatch
 import functools
@@ -13,6 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from .config import AGENT_ENTRY_FILES, CONFIG_NAME, DEFAULT_EXCLUDE, banks_named_in, configured_banks
+from .within import escape, inside, never_projects
 
 INDEX_NAME = "_index.md"
 BANK_DIR_NAME = "memory-bank"
@@ -80,6 +80,10 @@ def find_banks(
     conf = [c.resolve() for c in configured]
     found: list[Path] = []
     for root in roots:
+        why = escape(root)
+        if why is not None:
+            _note(problems, why)
+            continue
         root = root.resolve()
         above = [] if (root / ".git").exists() else configured_banks(root.parent, problems)
         found.extend(_walk_banks(root, conf + above, problems))
@@ -140,10 +144,7 @@ def never_banks(path: Path) -> frozenset[Path]:
     """Folders never taken for a bank found upward from ``path``: its file system's root and the
     home folder. A stray ``_index.md`` there would make every file below it one bank, and a fix
     run anywhere would rewrite them all."""
-    out = {Path(path.anchor)}
-    with contextlib.suppress(RuntimeError, KeyError):  # no home folder known
-        out.add(Path.home().resolve())
-    return frozenset(out)
+    return never_projects(path)
 
 
 def bank_of(
@@ -153,7 +154,12 @@ def bank_of(
     boundary: Path | None = None,
 ) -> Path | None:
     """The bank that holds ``path``: the outermost bank among its ancestors up to the project's
-    boundary (see ``project_boundary``), never ``/``, the home folder or anything above them."""
+    boundary (see ``project_boundary``), never ``/``, the home folder or anything above them; none
+    when ``path`` is reached through a symbolic link that leads out of its project (``escape``)."""
+    why = escape(path, boundary)
+    if why is not None:
+        _note(problems, why)
+        return None
     path = path.resolve()
     start = path if path.is_dir() else path.parent
     top = project_boundary(start, boundary.resolve() if boundary is not None else None)
@@ -168,6 +174,11 @@ def bank_of(
         if folder == top:
             break
     return best
+
+
+def _note(problems: list[str] | None, why: str) -> None:
+    if problems is not None and why not in problems:
+        problems.append(why)
 
 
 def started_on(path: Path, cwd: Path | None = None) -> Path:
@@ -186,6 +197,8 @@ def named_bank(path: Path, configured: Iterable[Path] = (), boundary: Path | Non
     holds Markdown files directly and no bank below it (``ckp index notes/``); None otherwise.
 
     The search upward stops at ``boundary`` (default: the folder the command was started on)."""
+    if escape(path, started_on(path) if boundary is None else boundary) is not None:
+        return None
     found = bank_of(path, configured, boundary=started_on(path) if boundary is None else boundary)
     if found is not None or not path.is_dir():
         return found
@@ -304,7 +317,7 @@ def skip_reason(path: Path, bank: Path) -> str | None:
                 if exc.errno == errno.ELOOP
                 else f"cannot be read: {exc.strerror or exc}"
             )
-        if bank.resolve() not in target.parents:
+        if not inside(target, bank):
             return "a symbolic link that leads outside the bank"
         try:
             st = target.stat()

@@ -26,7 +26,7 @@ from .discovery import SKIP_DIRS
 from .index import update_index_text, write_index
 from .limits import MAX_TLDR
 from .text import newline_of
-from .within import regular_inside
+from .within import escape, regular_inside
 from .writes import write_atomic
 
 if sys.version_info >= (3, 11):
@@ -345,6 +345,9 @@ def init_bank(project_dir: Path, bank_dir: Path | None = None, *, today: CkpDate
     if not project_dir.is_dir():
         raise InitError(f"{project_dir}: no such folder")
     bank_root = bank_dir if bank_dir is not None else project_dir / "memory-bank"
+    why = escape(bank_root, project_dir)
+    if why is not None:
+        raise InitError(why)
     project = scan_project(project_dir, skip=bank_root)
     target = bank_root / "projects" / f"{project.concept}.md"
     if target.exists():

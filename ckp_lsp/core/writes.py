@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .text import BOM
+from .within import inside
 
 #: how many bytes of a file's name its temporary file keeps (a name is at most 255 bytes)
 _NAME_BYTES = 200
@@ -46,9 +47,7 @@ class CannotWrite(WriteRefused):
 def leaves(path: Path, root: Path) -> bool:
     """Whether writing ``path`` would write outside ``root`` (a symbolic link, even a dangling one,
     is followed to where it points)."""
-    real_root = Path(os.path.realpath(root))
-    real = Path(os.path.realpath(path))
-    return real != real_root and real_root not in real.parents
+    return not inside(path, root)
 
 
 def write_atomic(

@@ -28,7 +28,6 @@ def every_text_below(folder: Path) -> str:
     )
 
 
-
 @pytest.mark.parametrize("name", ["README.md", "package.json", "pyproject.toml"])
 def test_init_copies_nothing_a_project_file_links_to(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str
