@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         return status
     agent_file = args.agent_file if args.agent_file.is_absolute() else project / args.agent_file
     try:
-        changed = add_rules(agent_file, rules)
+        changed = add_rules(agent_file, rules, project)
     except failed as exc:
         print(f"ckp: {exc}", file=sys.stderr)
         return 1

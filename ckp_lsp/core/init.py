@@ -26,7 +26,7 @@ from .discovery import SKIP_DIRS
 from .index import update_index_text, write_index
 from .limits import MAX_TLDR
 from .text import newline_of
-from .within import escape, regular_inside
+from .within import escape, inside, regular_inside
 from .writes import write_atomic
 
 if sys.version_info >= (3, 11):
@@ -495,8 +495,18 @@ def with_rules(existing: str | None, rules: str) -> str:
     return existing + sep + nl + block + nl
 
 
-def add_rules(path: Path, rules: str) -> bool:
-    """Add ``rules`` to the file at ``path`` (created if missing); False when it already holds them."""
+def add_rules(path: Path, rules: str, project: Path | None = None) -> bool:
+    """Add ``rules`` to the file at ``path`` (created if missing); False when it already holds them.
+
+    A file named inside ``project`` that is a symbolic link leading out of it (``CLAUDE.md ->
+    ~/.ssh/config``, even a dangling one) is refused: nothing outside the project is written."""
+    if project is not None and not _spelled_inside(path, project):
+        project = None  # a file named elsewhere on purpose (an absolute path) is the user's choice
+    if project is not None and not inside(path, project):
+        raise InitError(
+            f"{path} is a symbolic link that leads outside the project (to {os.path.realpath(path)}): "
+            "nothing was written; replace the link by a file inside the project"
+        )
     try:
         data: bytes | None = path.read_bytes()
     except FileNotFoundError:
@@ -513,5 +523,10 @@ def add_rules(path: Path, rules: str) -> bool:
     new = with_rules(existing, rules)
     if new == existing:
         return False
-    write_atomic(path, new, expected=existing, bom=bom)
+    write_atomic(path, new, expected=existing, bom=bom, within=project)
     return True
+
+
+def _spelled_inside(path: Path, project: Path) -> bool:
+    spelled, root = Path(os.path.abspath(path)), Path(os.path.abspath(project))
+    return spelled == root or root in spelled.parents
