@@ -14,7 +14,7 @@ from typing import Any
 
 from .findings import CODES, Severity
 from .limits import INDEX_BUDGET_TOKENS
-from .trust import TrustStore, sensitive_settings, shown_value, user_config_path
+from .trust import GIT_STALENESS, TrustStore, sensitive_settings, shown_value, user_config_path
 from .within import inside
 
 if sys.version_info >= (3, 11):
@@ -118,9 +118,16 @@ def load_config(*folders: Path, base: Config | None = None) -> Config:
             continue
         problems: list[str] = []
         data = confined(folder, data, problems)
+        git_mode = data.get("staleness") == "git"
         data, note = _trusted_part(folder, data)
         if note:
             config = replace(config, ignored=(*config.ignored, note))
+        if git_mode and "staleness" not in data:
+            # Said by every face (a problem), not only by a compile: the dates are validated ones.
+            problems.append(
+                f"{path}: ignored staleness = 'git' (the folder is not trusted: git would run in "
+                f"it); relationships are dated by VALIDATED. Run `ckp trust {folder}` if you trust it"
+            )
         config = config.merged(data)
         if problems:
             config = replace(config, problems=(*config.problems, *problems))
@@ -213,9 +220,11 @@ def _trusted_part(folder: Path, data: dict[str, Any]) -> tuple[dict[str, Any], s
     verdict = TrustStore().verdict(folder, sensitive)
     if verdict == "trusted":
         return data, ""
-    llm = {k: v for k, v in data["llm"].items() if k not in sensitive}
+    kept = {k: v for k, v in data.items() if not (k == GIT_STALENESS and GIT_STALENESS in sensitive)}
+    if isinstance(data.get("llm"), dict):
+        kept["llm"] = {k: v for k, v in data["llm"].items() if k not in sensitive}
     why = (
-        "its LLM settings changed since the folder was trusted"
+        "the settings trust covers changed since the folder was trusted"
         if verdict == "changed"
         else "the folder is not trusted"
     )
@@ -224,7 +233,7 @@ def _trusted_part(folder: Path, data: dict[str, Any]) -> tuple[dict[str, Any], s
         f"{folder / CONFIG_NAME}: ignored {shown} ({why}); if you trust this folder, "
         f"run `ckp trust {folder}` (or set these in your user config or editor settings)"
     )
-    return {**data, "llm": llm}, note
+    return kept, note
 
 
 def _merge(config: Config, s: dict[str, Any]) -> Config:
