@@ -24,6 +24,7 @@ from ..core.bench import tool_json
 from ..core.init import agent_rules
 from . import tools
 from .banks import Refusal, ServedBanks
+from .transport import bounded_stdio
 
 INSTRUCTIONS = (
     "Project knowledge lives in CKP memory banks. For every question, call ckp_route with the "
@@ -50,6 +51,13 @@ class CkpServer(MCPServer[Any]):
     def __init__(self, banks: ServedBanks, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.banks = banks
+
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio loop, over a transport that stops reading a peer that stops reading."""
+        async with bounded_stdio() as (read_stream, write_stream):
+            await self._lowlevel_server.run(
+                read_stream, write_stream, self._lowlevel_server.create_initialization_options()
+            )
 
     async def list_resources(self) -> list[MCPResource]:
         several = len(self.banks.banks) > 1
