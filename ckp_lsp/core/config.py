@@ -15,7 +15,7 @@ from typing import Any
 from .findings import CODES, Severity
 from .limits import INDEX_BUDGET_TOKENS
 from .trust import GIT_STALENESS, TrustStore, sensitive_settings, shown_value, user_config_path
-from .within import inside
+from .within import inside, never_projects
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -362,10 +362,8 @@ def banks_named_in(folder: Path, problems: list[str] | None = None) -> list[Path
 def configured_banks(folder: Path, problems: list[str] | None = None) -> list[Path]:
     """The banks named in the ``.ckp.toml`` files of ``folder`` and above it, up to the repository root."""
     out: list[Path] = []
-    for f in (folder, *folder.parents):
+    for f in config_chain(folder):
         out.extend(banks_named_in(f, problems))
-        if (f / ".git").exists():
-            break
     return out
 
 
@@ -377,9 +375,24 @@ def config_for_bank(bank_root: Path, base: Config | None = None) -> Config:
 
 
 def config_chain(folder: Path) -> list[Path]:
-    """The folders whose ``.ckp.toml`` apply to ``folder``: it and those above, to the repository root."""
+    """The folders whose ``.ckp.toml`` apply to ``folder``: it and those above, to the repository
+    root. Outside a repository the search stops below the home folder and ``/`` (your own settings
+    live in the user config, not in a ``~/.ckp.toml`` any project would pick up) and at the edge
+    of ``folder``'s file system (a mount point: another disk, a network share)."""
+    never = never_projects(folder)
+    try:
+        device: int | None = os.stat(folder).st_dev
+    except OSError:
+        device = None
     chain = []
     for f in (folder, *folder.parents):
+        if f in never and f != folder:
+            break
+        try:
+            if device is not None and os.stat(f).st_dev != device:
+                break
+        except OSError:
+            break
         chain.append(f)
         if (f / ".git").exists():
             break
