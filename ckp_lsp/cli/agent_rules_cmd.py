@@ -10,11 +10,38 @@ from typing import Any
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("agent-rules", help="print the rules an agent follows to use a bank")
     p.add_argument("--bank-dir", type=Path, default=Path("memory-bank"), metavar="DIR")
+    p.add_argument(
+        "--project",
+        type=Path,
+        default=Path("."),
+        metavar="DIR",
+        help="the project whose installed prompt hooks the rules mention (default: the current folder)",
+    )
     p.set_defaults(run=run)
+
+
+def installed_hooks(project: Path) -> list[str]:
+    """The hosts whose configuration in ``project`` runs ``ckp hook``."""
+    from ..core.hook_config import HOSTS, files_of, installed
+    from ..core.writes import leaves
+
+    found = []
+    for host in HOSTS:
+        texts: dict[str, str | None] = {}
+        for rel in files_of(host):
+            path = project / rel
+            try:
+                ok = path.is_file() and not leaves(path, project)
+                texts[rel] = path.read_text(encoding="utf-8", errors="replace") if ok else None
+            except OSError:
+                texts[rel] = None
+        if installed(host, texts):
+            found.append(host)
+    return found
 
 
 def run(args: argparse.Namespace) -> int:
     from ..core.init import agent_rules
 
-    print(agent_rules(args.bank_dir.as_posix()))
+    print(agent_rules(args.bank_dir.as_posix(), installed_hooks(args.project)))
     return 0

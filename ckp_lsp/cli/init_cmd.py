@@ -33,6 +33,14 @@ def add_parser(sub: Any) -> None:
         help="add the agent rules to FILE (AGENT.md, CLAUDE.md, GEMINI.md; relative to PROJECT_DIR) "
         "between ckp:rules markers",
     )
+    p.add_argument(
+        "--hooks",
+        action="append",
+        default=[],
+        metavar="HOST",
+        help="also install HOST's prompt hook (claude-code, codex, cline, cursor, copilot; repeatable), "
+        "as `ckp hooks install HOST` does",
+    )
     p.set_defaults(run=run)
 
 
@@ -92,7 +100,19 @@ def run(args: argparse.Namespace) -> int:
             print(f"Created {display_path(result.file)} (CONCEPT {result.concept}).")
             if result.index_written:
                 print(f"Wrote {display_path(result.bank / '_index.md')}.")
-    rules = agent_rules(_bank_name(bank_dir, project))
+    if args.hooks:
+        from ..core.hook_config import HOSTS
+        from .hooks_cmd import install
+
+        for host in args.hooks:
+            if host not in HOSTS:
+                print(f"ckp: unknown host {host!r}: one of {', '.join(HOSTS)}", file=sys.stderr)
+                status = status or 2
+                continue
+            status = install(host, project, bank_dir if bank_dir.is_dir() else None, False) or status
+    from .agent_rules_cmd import installed_hooks
+
+    rules = agent_rules(_bank_name(bank_dir, project), installed_hooks(project))
     if args.agent_file is None:
         if status:
             return status

@@ -25,6 +25,8 @@ COMMANDS = [
     "agent_rules_cmd",
     "mcp_cmd",
     "trust_cmd",
+    "hook_cmd",
+    "hooks_cmd",
 ]
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import Any, TextIO
 
 #: the escape character as ``paint`` writes it: an unguessable stand-in that only ``Shown`` turns
 #: into ESC, so text from a file can never make one
-_ESC = f"\ue000{secrets.token_hex(8)}\ue001"
+_ESC = f"\ue000{os.urandom(8).hex()}\ue001"
 #: C0 and C1 controls but tab and newline, DEL, bidirectional overrides, and a carriage return
 #: inside a line (it would let a line overwrite what the terminal shows)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n)")

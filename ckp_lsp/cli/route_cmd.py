@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from .output import bank_root, display_path
 
 if TYPE_CHECKING:
-    from ..core.route import RouteTokens
+    from ..core.route import RouteResult, RouteTokens
 
 
 def add_parser(sub: Any) -> None:
@@ -19,6 +19,14 @@ def add_parser(sub: Any) -> None:
     p.add_argument("bank", type=Path, metavar="BANK")
     p.add_argument("query", metavar="QUERY")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument(
+        "--max-tokens",
+        type=int,
+        default=None,
+        metavar="N",
+        help="give the loaded files within N tokens: primaries first, then relationships; a file that "
+        "does not fit comes as its TLDR and the sections whose headings match the query",
+    )
     p.set_defaults(run=run)
 
 
@@ -51,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    if args.max_tokens is not None:
+        return _budgeted(root, result, args.max_tokens, args.format)
     if args.format == "json":
         import json
 
@@ -66,6 +76,45 @@ def run(args: argparse.Namespace) -> int:
         more = len(result.matched_not_loaded) - 5
         print(f"Also matched, not loaded: {shown}" + (f" and {more} more" if more > 0 else ""))
     print(_cost_line(result.tokens))
+    return 0
+
+
+def _budgeted(root: Path, result: RouteResult, max_tokens: int, form: str) -> int:
+    """The route within ``max_tokens`` tokens of file text (the rule of ``core.budget``)."""
+    from ..core.bank import read_text
+    from ..core.budget import declaration, fit, tokens_to_chars
+
+    if max_tokens < 1:
+        print("ckp: --max-tokens must be at least 1", file=sys.stderr)
+        return 2
+    texts = {}
+    for e in result.loaded:
+        try:
+            texts[e.file] = read_text(root / e.file)[0]
+        except OSError:
+            continue  # left out, and named so
+    b = fit(result, texts, tokens_to_chars(max_tokens))
+    line = declaration(result, b)
+    if form == "json":
+        import json
+
+        value = result.as_dict()
+        value["declaration"] = line
+        value["budget"] = b.as_dict()
+        print(json.dumps(value, indent=2, ensure_ascii=False))
+        return 0
+    print(line)
+    for g in b.given:
+        what = (
+            "whole"
+            if g.part == "whole"
+            else "TLDR and "
+            + (f"sections {', '.join(repr(h) for h in g.sections)}" if g.sections else "no section")
+        )
+        print(f"  {g.file}  {what}  (~{-(-len(g.text) // 4):,} tokens)")
+    for e in b.dropped:
+        print(f"  {e.file}  left out: not even its TLDR fits")
+    print(f"Budget: ~{-(-b.used_chars // 4):,} of {max_tokens:,} tokens given.")
     return 0
 
 

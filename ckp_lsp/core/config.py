@@ -17,10 +17,15 @@ from .limits import INDEX_BUDGET_TOKENS
 from .trust import GIT_STALENESS, TrustStore, sensitive_settings, shown_value, user_config_path
 from .within import inside, never_projects
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+
+def _toml() -> Any:
+    """The TOML parser, imported when a file is there to parse (the prompt hook starts without it)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    return tomllib
+
 
 CONFIG_NAME = ".ckp.toml"
 STALENESS = ("validated", "git", "mtime")
@@ -206,9 +211,10 @@ def _read_toml(path: Path) -> dict[str, Any] | str | None:
     """The parsed file, a message saying what is wrong with it, or None when there is none."""
     if not path.is_file():
         return None
+    toml = _toml()
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return toml.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, toml.TOMLDecodeError) as exc:
         return f"{path}: {exc}"
 
 
@@ -351,9 +357,10 @@ def banks_named_in(folder: Path, problems: list[str] | None = None) -> list[Path
     path = folder / CONFIG_NAME
     if not path.is_file():
         return []
+    toml = _toml()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        data = toml.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, toml.TOMLDecodeError):
         return []  # load_config reports what is wrong with the file
     banks = confined(folder, {"banks": data.get("banks")}, [] if problems is None else problems)["banks"]
     return [(folder / str(b)).resolve() for b in banks] if isinstance(banks, list) else []

@@ -13,7 +13,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,6 +134,8 @@ class TrustStore:
         }
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # Written whole then renamed: a crash never leaves a half store (which would trust nothing).
+        import tempfile  # only when the store is written
+
         fd, tmp = tempfile.mkstemp(prefix=".trusted-", dir=self.path.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:

@@ -9,6 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..cli.check import as_json
+from ..core.agent_text import BANK_NOTE, for_agent, quote_file
+from ..core.budget import declaration as budget_declaration
+from ..core.budget import fit, tokens_to_chars
 from ..core.checks import check_file, check_index
 from ..core.compile.compiler import compile_header
 from ..core.compile.model import CompileError
@@ -22,11 +25,18 @@ from .banks import Refusal, ServedBank, ServedBanks
 
 
 def route(
-    banks: ServedBanks, query: str, bank: str | None = None, include_content: bool = False
+    banks: ServedBanks,
+    query: str,
+    bank: str | None = None,
+    include_content: bool = False,
+    max_tokens: int | None = None,
 ) -> dict[str, Any]:
-    """``ckp route --format json`` for ``query``, with the loaded files' text when asked."""
+    """``ckp route --format json`` for ``query``, with the loaded files' text when asked (quoted
+    as the bank's content), within ``max_tokens`` tokens of file text when given."""
     if not query.strip():
         raise Refusal("'query' is empty: pass the question the agent is answering")
+    if max_tokens is not None and max_tokens < 1:
+        raise Refusal("'max_tokens' must be a whole number of at least 1 (the tokens of file text to return)")
     with banks.lock:
         sb = banks.bank(bank)
         router = sb.router()
@@ -37,10 +47,30 @@ def route(
                 "header, so no question can match. Call ckp_compile on each file (or run "
                 f"`ckp compile --all {sb.root}`), then ckp_index."
             )
-        result = router.route(query).as_dict()
+        routed = router.route(query)
+        result = routed.as_dict()
+        if max_tokens is None:
+            if include_content:
+                for entry in result["loaded"]:
+                    entry["content"] = quote_file(entry["file"], banks.read(sb, entry["file"]))
+                result["note"] = BANK_NOTE
+            return result
+        texts = {}
+        for e in routed.loaded:
+            try:
+                texts[e.file] = banks.read(sb, e.file)
+            except Refusal:
+                continue  # unreadable: the budget names it as left out
+        budgeted = fit(routed, texts, tokens_to_chars(max_tokens))
+        result["budget"] = budgeted.as_dict()
+        result["declaration"] = budget_declaration(routed, budgeted)
         if include_content:
+            given = {g.file: g for g in budgeted.given}
             for entry in result["loaded"]:
-                entry["content"] = banks.read(sb, entry["file"])
+                g = given.get(entry["file"])
+                if g is not None:
+                    entry["content"] = quote_file(g.file, g.text, g.part)
+            result["note"] = BANK_NOTE
     return result
 
 
@@ -59,7 +89,8 @@ def read(
             "file": rel,
             "concept": kf.concept if kf is not None else None,
             "tokens": tokens(text),
-            "text": text,
+            "text": quote_file(rel, text),
+            "note": BANK_NOTE,
         }
 
 
@@ -157,13 +188,14 @@ def index_text(banks: ServedBanks, bank: str | None = None) -> str:
     """The text of a bank's ``_index.md`` (the one ``ckp_index`` would write when there is none)."""
     with banks.lock:
         sb = banks.bank(bank)
-        return sb.bank.index_text if sb.bank.index_text is not None else update_index_text(None, sb.bank)
+        text = sb.bank.index_text if sb.bank.index_text is not None else update_index_text(None, sb.bank)
+        return for_agent(text)
 
 
 def concept_text(banks: ServedBanks, concept: str, bank: str | None = None) -> str:
     with banks.lock:
         sb, rel = banks.concept(concept, bank)
-        return banks.read(sb, rel)
+        return for_agent(banks.read(sb, rel))
 
 
 def catalogue(banks: ServedBanks) -> list[tuple[str, str, str, str]]:

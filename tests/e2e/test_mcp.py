@@ -17,6 +17,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from ckp_lsp.cli.main import main as ckp
+from ckp_lsp.core.agent_text import BANK_NOTE, quote_file
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.bench import tool_tokens
 from ckp_lsp.core.config import config_for_bank
@@ -83,16 +84,20 @@ async def test_lists_the_five_tools_with_their_schemas(workspace: Path) -> None:
     assert set(listed) == TOOLS
     route = listed["ckp_route"]
     assert route.input_schema["required"] == ["query"]
-    assert set(route.input_schema["properties"]) == {"query", "bank", "include_content"}
+    assert set(route.input_schema["properties"]) == {"query", "bank", "include_content", "max_tokens"}
     assert route.input_schema["properties"]["include_content"]["type"] == "boolean"
     assert set(listed["ckp_read"].input_schema["properties"]) == {"concept", "file", "bank"}
     assert set(listed["ckp_check"].input_schema["properties"]) == {"bank", "files"}
     assert listed["ckp_compile"].input_schema["required"] == ["file"]
     assert all(t.output_schema and t.output_schema["type"] == "object" for t in listed.values())
     assert route.annotations is not None and route.annotations.read_only_hint is True
-    # The definitions sit in the agent's context on every question: the README says about 840 tokens.
-    definitions = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed.values()]
-    assert tokens(json.dumps(definitions, separators=(",", ":"))) < 900
+    # The definitions (name, description, input schema) sit in the agent's context on every
+    # question: the README says about 640 tokens; the output schemas are for the host to check answers.
+    definitions = [
+        t.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={"output_schema"})
+        for t in listed.values()
+    ]
+    assert tokens(json.dumps(definitions, separators=(",", ":"))) < 700
     assert "anyOf" not in json.dumps(definitions)
 
 
@@ -130,7 +135,9 @@ async def test_route_brings_the_loaded_files_text_when_asked(workspace: Path) ->
         plain = await call(s, "ckp_route", query="How do the JWT guards protect NestJS routes?")
     assert {e["concept"] for e in got["loaded"]} >= {"auth", "jwt"}
     for entry in got["loaded"]:
-        assert entry.pop("content") == (workspace / MENTAT / entry["file"]).read_text(encoding="utf-8")
+        text = (workspace / MENTAT / entry["file"]).read_text(encoding="utf-8")
+        assert entry.pop("content") == quote_file(entry["file"], text)
+    assert got.pop("note") == BANK_NOTE
     assert got == plain
 
 
@@ -140,9 +147,12 @@ async def test_reads_a_file_by_concept_by_path_and_the_index(workspace: Path) ->
         by_concept = await call(s, "ckp_read", concept="jwt")
         by_path = await call(s, "ckp_read", file=by_concept["file"])
         index = await call(s, "ckp_read", file="_index.md")
-    assert by_concept["text"] == (bank / by_concept["file"]).read_text(encoding="utf-8")
+    assert by_concept["text"] == quote_file(
+        by_concept["file"], (bank / by_concept["file"]).read_text(encoding="utf-8")
+    )
     assert by_concept["concept"] == "jwt" and by_concept == by_path
-    assert index["text"] == (bank / "_index.md").read_text(encoding="utf-8")
+    assert index["text"] == quote_file("_index.md", (bank / "_index.md").read_text(encoding="utf-8"))
+    assert by_concept["note"] == BANK_NOTE
 
 
 async def test_refuses_every_path_outside_the_bank_and_keeps_answering(workspace: Path) -> None:

@@ -1,0 +1,186 @@
+"""``ckp hook HOST EVENT``: what an agent host runs on every prompt (or session start).
+
+It reads the host's hook input on stdin, finds the project's bank, routes the prompt as
+``ckp route`` does and prints the host's output: the declaration line and the files within
+``--max-chars``. Out of domain it prints nothing. A hook must never block the user's prompt: on
+any error it prints nothing on stdout, one line on stderr, and exits 0.
+
+Only what routing needs is imported (this runs before every prompt).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..core.bank import Bank
+    from ..core.hooks import HookInput
+
+#: where a project keeps its bank by convention, looked at before the project is searched
+_USUAL = ("memory-bank", ".memory-bank", ".claude/memory", "memory")
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "hook",
+        help="the prompt hook an agent host runs: prints the memory a prompt needs (ckp hooks install sets it up)",
+    )
+    p.add_argument("host", metavar="HOST", help="claude-code, codex, cline, cursor or copilot")
+    p.add_argument("event", metavar="EVENT", help="the host's event, e.g. UserPromptSubmit, SessionStart")
+    p.add_argument(
+        "--bank",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="the bank, relative to the project (default: the project's bank, found as ckp init finds it)",
+    )
+    p.add_argument(
+        "--max-chars",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the most characters added to the prompt (default 10,000; 2,000 at a session's start)",
+    )
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        out = answer(args, sys.stdin.buffer.read, os.environ)
+    except Exception as exc:  # a hook never blocks a prompt: one line, and the prompt goes on
+        from ..core.hooks import HookError
+
+        why = str(exc) if isinstance(exc, (HookError, OSError)) else f"{type(exc).__name__}: {exc}"
+        print(f"ckp hook: {' '.join(why.split()) or type(exc).__name__}", file=sys.stderr)
+        return 0
+    if out:
+        sys.stdout.write(out)
+        sys.stdout.flush()
+    return 0
+
+
+def answer(args: argparse.Namespace, read: Any, env: os._Environ[str] | dict[str, str]) -> str:
+    """What the hook prints for the input ``read()`` gives."""
+    from ..core.agent_text import for_agent
+    from ..core.hooks import DEFAULT_MAX_CHARS, MAX_INPUT, SESSION, HookError, kind_of, parse_input, render
+
+    kind_of(args.host, args.event)  # an event that cannot add context is said before stdin is read
+    data = read(MAX_INPUT + 1)
+    if len(data) > MAX_INPUT:
+        raise HookError(f"the hook input is over {MAX_INPUT >> 20} MB")
+    try:
+        raw = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise HookError("the hook input is not UTF-8") from None
+    inp = parse_input(args.host, args.event, raw)
+    project = _project(inp, env)
+    root = _bank_root(project, args.bank)
+    label = _label(root, project)
+    bank = _read_bank(root)
+    if not any(kf.concept for kf in bank.files.values()):
+        raise HookError(f"{label or root} is not compiled: run `ckp compile --all {label or root}`")
+    if inp.kind == SESSION:
+        from ..core.hooks import SUMMARY_MAX_CHARS
+        from ..core.memory_text import session_summary
+
+        limit = args.max_chars if args.max_chars is not None else SUMMARY_MAX_CHARS
+        return render(args.host, args.event, for_agent(session_summary(bank, label, limit)))
+    from ..core.memory_text import prompt_context
+    from ..core.route import route
+
+    result = route(bank, inp.prompt)
+    if result.out_of_domain:
+        return ""
+    texts = _texts(root, [e.file for e in result.loaded])
+    limit = args.max_chars if args.max_chars is not None else DEFAULT_MAX_CHARS
+    context, _ = prompt_context(result, texts, label, limit)
+    return render(args.host, args.event, for_agent(context))
+
+
+def _project(inp: HookInput, env: Any) -> Path:
+    """The project folder: the one the host names (``CLAUDE_PROJECT_DIR``, the input's ``cwd`` or
+    workspace roots), else the folder the hook runs in."""
+    named = env.get("CLAUDE_PROJECT_DIR") if inp.host == "claude-code" else None
+    for folder in [named, *inp.folders, os.getcwd()]:
+        if folder and os.path.isdir(folder):
+            return Path(folder)
+    from ..core.hooks import HookError
+
+    raise HookError("no project folder: the host named none that exists")
+
+
+def _bank_root(project: Path, bank: Path | None) -> Path:
+    from ..core.discovery import is_bank_root
+    from ..core.hooks import HookError
+
+    if bank is not None:
+        root = bank if bank.is_absolute() else _above(project, bank)
+        if not root.is_dir():
+            raise HookError(f"{root}: no such bank folder")
+    else:
+        from ..core.config import banks_named_in
+
+        usual = [project / n for n in _USUAL]
+        near = next((c for c in [*banks_named_in(project), *usual] if c.is_dir() and is_bank_root(c)), None)
+        if near is None:
+            from ..core.discovery import find_banks
+
+            found = find_banks([project])
+            if not found:
+                raise HookError(f"no memory bank in {project}")
+            near = found[0]
+        root = near
+    real, real_project = os.path.realpath(root), os.path.realpath(project)
+    if bank is None and real != real_project and not real.startswith(real_project + os.sep):
+        # A link out of the project: what it leads to is not this project's memory.
+        raise HookError(f"{root} leads outside the project (to {real}): not read")
+    return root
+
+
+def _above(project: Path, bank: Path) -> Path:
+    """``bank`` below ``project``, or below the nearest folder above it that holds it, up to the
+    repository's root (a host started in a sub-folder names that folder)."""
+    for folder in (project, *project.parents):
+        if (folder / bank).is_dir():
+            return folder / bank
+        if (folder / ".git").exists():
+            break
+    return project / bank
+
+
+def _label(root: Path, project: Path) -> str:
+    """The bank's folder as the agent names it: relative to the project when inside it."""
+    try:
+        rel = root.relative_to(project).as_posix()
+        return "" if rel == "." else rel
+    except ValueError:
+        return root.as_posix()
+
+
+def _read_bank(root: Path) -> Bank:
+    """The bank, through its cache (the files unchanged since the last reading are not read)."""
+    import gc
+
+    from ..core.bank import Bank
+    from ..core.cache import FileCache
+    from ..core.config import config_for_bank
+
+    gc.disable()  # a one-shot process: the collector would only walk the bank's objects
+    return Bank.load(root, config_for_bank(root), FileCache.for_bank(root))
+
+
+def _texts(root: Path, files: list[str]) -> dict[str, str]:
+    """The loaded files' text; one that cannot be read is left out (the budget names it)."""
+    from ..core.bank import read_text
+
+    out = {}
+    for rel in files:
+        try:
+            out[rel] = read_text(root / rel)[0]
+        except OSError:
+            continue
+    return out
