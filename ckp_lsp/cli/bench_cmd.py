@@ -32,6 +32,13 @@ def add_parser(sub: Any) -> None:
         default=None,
         help="measure with the index `ckp index` writes in this form (default: the bank's own _index.md)",
     )
+    p.add_argument(
+        "--mode",
+        choices=("ranked", "index"),
+        default="ranked",
+        help="the router whose expectations are checked (both are measured): ranked (the default, "
+        "what the tools use) or index (what an agent reading only _index.md loads)",
+    )
     p.set_defaults(run=run)
 
 
@@ -62,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
         queries,
         args.sizes,
         args.index_format,
+        args.mode,
     )
     for n in report.skipped_sizes:
         print(f"ckp: --sizes {n}: the bank has {report.files} files, size skipped", file=sys.stderr)
@@ -73,20 +81,42 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_text(report: BenchReport, where: str) -> None:
-    from ..core.bench import tool_tokens
+    from ..core.bench import MODES, tool_tokens
 
-    print(f"{where}: {report.files} knowledge files, {len(report.outcomes)} queries\n")
+    print(
+        f"{where}: {report.files} knowledge files, {len(report.outcomes)} queries, checked against {report.mode}\n"
+    )
     for n, o in enumerate(report.outcomes, 1):
         t = o.result.tokens
         print(f"{n:>2}. {o.query.text}")
         print(f"    {o.result.declaration}")
         verdict = "ok" if o.ok else "FAILED"
+        found = "; ".join(
+            _found(m, o.measures[m].found, o.measures[m].peer_found, len(o.measures[m].loaded)) for m in MODES
+        )
+        print(f"    {found}")
         print(
-            f"    {len(o.result.loaded)} file(s), {t.without_ckp:,} tokens without CKP, {t.with_ckp:,} with "
-            f"the index ({t.reduction:.0%} less), {tool_tokens(o.result):,} through ckp_route: {verdict}"
+            f"    {t.without_ckp:,} tokens without CKP, {t.with_ckp:,} with the index ({t.reduction:.0%} less), "
+            f"{tool_tokens(o.result):,} through ckp_route: {verdict}"
         )
         for why in o.failures:
             print(f"    - {why}")
+    print()
+    print(
+        "| Router | Recall | BM25 at the same files | Mean files | ≤ 4 files | In domain, loaded nothing | Out of domain, loaded something |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for m in MODES:
+        f = report.figures(m)
+        print(
+            f"| {m} | {f['found']}/{f['questions']} ({f['recall']:.0%}) | {f['peer_found']}/{f['questions']} "
+            f"({f['peer_recall']:.0%}) | {f['mean_files']:.1f} | {f['within_4_files']}/{f['in_domain']} "
+            f"| {f['in_domain_loaded_nothing']}/{f['in_domain']} | {f['out_of_domain_loaded_something']}/{f['out_of_domain']} |"
+        )
+    print(
+        "\nRecall: the questions that loaded every must_load file. BM25: plain Okapi BM25 over the files' "
+        "raw text, given as many files as the router loaded."
+    )
     print()
     print("| Files | Without CKP | With the index | Through ckp_route, no index |")
     print("|---:|---:|---:|---:|")
@@ -101,11 +131,19 @@ def _print_text(report: BenchReport, where: str) -> None:
         "its answer and the loaded files; the index stays out of the agent's context."
     )
     loaded, expected = report.must_load
+    misses = len(report.misses)
     print(
-        f"Routing: {report.passed}/{len(report.outcomes)} queries meet their expectations; "
-        f"recall {report.recall:.0%} ({loaded}/{expected} must-load concepts); "
-        f"mean reduction {report.reduction:.0%} with the index, {report.tool_reduction:.0%} through ckp_route."
+        f"Routing ({report.mode}): {report.passed}/{len(report.outcomes)} queries meet their expectations; "
+        f"recall {report.recall:.0%} ({loaded}/{expected} must-load files); "
+        f"{report.found_reduction:.0%} fewer tokens with the index over the {report.passed} queries routed correctly, "
+        f"{misses} missed a file (a miss saves nothing)."
     )
+
+
+def _found(mode: str, found: bool | None, peer: bool | None, files: int) -> str:
+    if found is None:
+        return f"{mode}: {files} file(s)"
+    return f"{mode}: {files} file(s), {'found' if found else 'MISSED'} (BM25 {'found' if peer else 'missed'})"
 
 
 def _share(tokens: int, reduction: float) -> str:

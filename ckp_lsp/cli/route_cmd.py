@@ -20,6 +20,13 @@ def add_parser(sub: Any) -> None:
     p.add_argument("query", metavar="QUERY")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument(
+        "--mode",
+        choices=("ranked", "index"),
+        default="ranked",
+        help="ranked: every file ranked by the query's words (the default, what the tools use); "
+        "index: what an agent reading only _index.md loads",
+    )
+    p.add_argument(
         "--max-tokens",
         type=int,
         default=None,
@@ -35,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from ..core.config import config_for_bank
     from ..core.route import Router, describe
     from ..core.route_table import read_route_table
+    from ..core.routing.ranked import RankedRouter
 
     root = bank_root(args.bank)
     if root is None:
@@ -46,7 +54,13 @@ def run(args: argparse.Namespace) -> int:
     config = config_for_bank(root)
     try:
         table = read_route_table(root, config)
-        result = Router(table, config.file_budget_tokens).route(args.query)
+        if args.mode == "index":
+            result = Router(table, config.file_budget_tokens).route(args.query)
+        else:
+            from ..core.routing.store import RouteStore
+
+            store = RouteStore.for_bank(root) if table.root is not None else None
+            result = RankedRouter(table, config.file_budget_tokens, store=store).route(args.query)
     finally:
         if collecting:
             gc.enable()
@@ -72,7 +86,10 @@ def run(args: argparse.Namespace) -> int:
         flag = f", over the budget of {result.file_budget_tokens:,} for one file" if e.over_budget else ""
         print(f"  {e.file:<{width}}  {describe(e)}  (~{e.tokens:,} tokens{flag})")
     if result.matched_not_loaded:
-        shown = ", ".join(f"{e.concept} ({e.score})" for e in result.matched_not_loaded[:5])
+        shown = ", ".join(
+            f"{e.concept or e.file} ({e.relevance:.1f})" if e.relevance else f"{e.concept} ({e.score})"
+            for e in result.matched_not_loaded[:5]
+        )
         more = len(result.matched_not_loaded) - 5
         print(f"Also matched, not loaded: {shown}" + (f" and {more} more" if more > 0 else ""))
     print(_cost_line(result.tokens))

@@ -6,6 +6,11 @@ and is read through the index rendered for that subset.
 
 A third cost is routing through the ``ckp_route`` tool of ``ckp mcp``, with no index in the
 agent's context: the tool call, its answer (the JSON the tool sends) and the loaded files.
+
+Recall comes before tokens: a question is *found* when every file it must load is loaded, and
+the saving is reported over the found questions only, with the misses beside it. Each question is
+routed by both routers (ranked, §6b; the index pattern, §6a), and each is measured against the
+peer, plain BM25 over the files' raw text, given as many files as that router loaded.
 """
 
 from __future__ import annotations
@@ -19,6 +24,11 @@ from typing import Any
 from .bank import Bank, read_text
 from .index import tokens, update_index_text
 from .route import Router, RouteResult
+from .routing.peer import PlainBM25
+from .routing.ranked import RankedRouter
+
+#: the routers a bench measures: the one the tools use, and the index pattern
+MODES = ("ranked", "index")
 
 #: the tool an agent routes through (``ckp mcp``)
 ROUTE_TOOL = "ckp_route"
@@ -51,16 +61,42 @@ class Query:
 
 
 @dataclass
+class Measure:
+    """What one router did with one question, beside the peer at the same number of files."""
+
+    loaded: list[str]  # files
+    found: bool | None  # every must_load file loaded; None for a question without any
+    peer: list[str]  # the peer's files, as many as ``loaded``
+    peer_found: bool | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "files": len(self.loaded),
+            "loaded": self.loaded,
+            "found": self.found,
+            "peer": self.peer,
+            "peer_found": self.peer_found,
+        }
+
+
+@dataclass
 class QueryOutcome:
     """One query routed over the whole bank, and the expectations it missed."""
 
     query: Query
     result: RouteResult
     failures: list[str] = field(default_factory=list)
+    measures: dict[str, Measure] = field(default_factory=dict)  # by mode
+    must_files: tuple[str, ...] = ()  # the must_load entries as files
+    mode: str = "ranked"  # the router whose result this is
 
     @property
     def ok(self) -> bool:
         return not self.failures
+
+    @property
+    def in_domain(self) -> bool:
+        return bool(self.query.must_load) or self.query.out_of_domain is False
 
     def as_dict(self) -> dict[str, Any]:
         t = self.result.tokens
@@ -74,6 +110,8 @@ class QueryOutcome:
             "reduction": round(t.reduction, 4),
             "ok": self.ok,
             "failures": self.failures,
+            "found": self.measures[self.mode].found if self.measures else None,
+            "modes": {m: v.as_dict() for m, v in self.measures.items()},
         }
 
 
@@ -108,6 +146,7 @@ class BenchReport:
     sizes: list[SizeRow]
     skipped_sizes: list[int] = field(default_factory=list)
     index_format: str = "table"
+    mode: str = "ranked"
 
     @property
     def reduction(self) -> float:
@@ -128,15 +167,48 @@ class BenchReport:
 
     @property
     def must_load(self) -> tuple[int, int]:
-        """(loaded, expected) over every query's ``must_load`` concepts."""
-        expected = sum(len(o.query.must_load) for o in self.outcomes)
-        loaded = sum(len(set(o.query.must_load) & set(o.result.concepts)) for o in self.outcomes)
+        """(loaded, expected) over every query's ``must_load`` files."""
+        expected = sum(len(o.must_files) for o in self.outcomes)
+        loaded = sum(len(set(o.must_files) & {e.file for e in o.result.loaded}) for o in self.outcomes)
         return loaded, expected
+
+    def figures(self, mode: str) -> dict[str, Any]:
+        """One router's totals: recall (questions with every must_load file loaded), the peer's
+        recall at the same number of files, files loaded, and the out-of-domain errors both ways."""
+        asked = [o for o in self.outcomes if o.query.must_load and mode in o.measures]
+        found = sum(bool(o.measures[mode].found) for o in asked)
+        peer = sum(bool(o.measures[mode].peer_found) for o in asked)
+        routed = [o.measures[mode] for o in self.outcomes if o.in_domain and mode in o.measures]
+        outside = [o.measures[mode] for o in self.outcomes if o.query.out_of_domain and mode in o.measures]
+        return {
+            "questions": len(asked),
+            "found": found,
+            "recall": round(found / len(asked), 4) if asked else 1.0,
+            "peer_found": peer,
+            "peer_recall": round(peer / len(asked), 4) if asked else 1.0,
+            "mean_files": round(_mean([len(m.loaded) for m in routed]), 2),
+            "within_4_files": sum(len(m.loaded) <= 4 for m in routed),
+            "in_domain": len(routed),
+            "in_domain_loaded_nothing": sum(not m.loaded for m in routed),
+            "out_of_domain": len(outside),
+            "out_of_domain_loaded_something": sum(bool(m.loaded) for m in outside),
+        }
 
     @property
     def recall(self) -> float:
-        loaded, expected = self.must_load
-        return loaded / expected if expected else 1.0
+        """The share of questions with ``must_load`` whose every file was loaded."""
+        return float(self.figures(self.mode)["recall"])
+
+    @property
+    def misses(self) -> list[QueryOutcome]:
+        """The questions that did not load every file they must."""
+        return [o for o in self.outcomes if o.must_files and not o.measures[self.mode].found]
+
+    @property
+    def found_reduction(self) -> float:
+        """Mean share of tokens saved over the questions routed correctly (every expectation met)
+        only: a question that missed its file saved nothing."""
+        return _mean([o.result.tokens.reduction for o in self.outcomes if o.ok])
 
     @property
     def passed(self) -> int:
@@ -150,6 +222,10 @@ class BenchReport:
         return {
             "files": self.files,
             "index_format": self.index_format,
+            "mode": self.mode,
+            "modes": {m: self.figures(m) for m in MODES},
+            "misses": len(self.misses),
+            "found_reduction": round(self.found_reduction, 4),
             "reduction": round(self.reduction, 4),
             "tool_reduction": round(self.tool_reduction, 4),
             "recall": round(self.recall, 4),
@@ -216,15 +292,28 @@ def _query(item: Any, n: int, path: Path) -> Query:
     return Query(item["query"], tuple(must), ood, cap)
 
 
-def failures(query: Query, result: RouteResult, concepts: Iterable[str]) -> list[str]:
-    """What ``result`` got wrong against ``query``'s expectations, in words."""
-    known = set(concepts)
-    out = []
-    loaded = set(result.concepts)
+def must_files(query: Query, bank: Bank) -> dict[str, str | None]:
+    """Each ``must_load`` entry and its file: a concept's file, or a path relative to the bank's
+    root (ending in ``.md``) that is a knowledge file; None when it is neither."""
+    out: dict[str, str | None] = {}
     for c in query.must_load:
-        if c not in known:
-            out.append(f"must_load names '{c}', which is not a concept of this bank")
-        elif c not in loaded:
+        if c.endswith(".md"):
+            out[c] = c if c in bank.files else None
+        else:
+            kf = bank.file_of(c)
+            out[c] = kf.path if kf is not None else None
+    return out
+
+
+def failures(query: Query, result: RouteResult, files: dict[str, str | None]) -> list[str]:
+    """What ``result`` got wrong against ``query``'s expectations (``files``: ``must_files``), in words."""
+    out = []
+    loaded = {e.file for e in result.loaded}
+    for c, path in files.items():
+        if path is None:
+            what = "a knowledge file" if c.endswith(".md") else "a concept"
+            out.append(f"must_load names '{c}', which is not {what} of this bank")
+        elif path not in loaded:
             out.append(f"did not load '{c}'")
     if query.out_of_domain is True and not result.out_of_domain:
         out.append(
@@ -241,10 +330,9 @@ def subset_order(bank: Bank, queries: Sequence[Query]) -> list[str]:
     """The bank's files in the order subsets take them: the queries' concepts first, then by name."""
     first: list[str] = []
     for q in queries:
-        for c in q.must_load:
-            kf = bank.file_of(c)
-            if kf is not None and kf.path not in first:
-                first.append(kf.path)
+        for path in must_files(q, bank).values():
+            if path is not None and path not in first:
+                first.append(path)
     rest = sorted(
         (p for p in bank.files if p not in first),
         key=lambda p: (bank.files[p].concept is None, bank.files[p].concept or "", p),
@@ -264,7 +352,7 @@ def subset(bank: Bank, paths: Iterable[str]) -> Bank:
     return sub
 
 
-def size_row(router: Router, queries: Sequence[Query]) -> SizeRow:
+def size_row(router: Router | RankedRouter, queries: Sequence[Query]) -> SizeRow:
     """The mean cost of ``queries`` through ``router``."""
     results = [router.route(q.text) for q in queries]
     with_ckp = round(_mean([r.tokens.with_ckp for r in results]))
@@ -281,9 +369,14 @@ def size_row(router: Router, queries: Sequence[Query]) -> SizeRow:
 
 
 def run_bench(
-    bank: Bank, queries: Sequence[Query], sizes: Sequence[int] = (), index_format: str | None = None
+    bank: Bank,
+    queries: Sequence[Query],
+    sizes: Sequence[int] = (),
+    index_format: str | None = None,
+    mode: str = "ranked",
 ) -> BenchReport:
-    """Route every query over ``bank``, check the expectations, and measure the bank (or its subsets).
+    """Route every query over ``bank`` with both routers and the peer, check the expectations
+    against the ``mode`` router, and measure the bank (or its subsets).
 
     With ``index_format``, the index the agent reads is the one ``ckp index`` writes in that
     form (the bank's files are not touched).
@@ -291,20 +384,40 @@ def run_bench(
     if index_format is not None:
         bank.config = replace(bank.config, index_format=index_format)
         bank.index_text = update_index_text(bank.index_text, bank)
-    router = Router(bank)
-    concepts = bank.concepts()
+    ranked = RankedRouter(bank)
+    routers: dict[str, Router | RankedRouter] = {"ranked": ranked, "index": ranked.index}
+    peer = PlainBM25(ranked.texts)
     outcomes = []
     for q in queries:
-        result = router.route(q.text)
-        outcomes.append(QueryOutcome(q, result, failures(q, result, concepts)))
-    report = BenchReport(len(bank.files), outcomes, [], index_format=bank.config.index_format)
+        files = must_files(q, bank)
+        wanted = {f for f in files.values() if f is not None}
+        measures = {}
+        results = {}
+        for m, router in routers.items():
+            results[m] = r = router.route(q.text)
+            loaded = [e.file for e in r.loaded]
+            top = peer.top(q.text, len(loaded)) if loaded else []
+            # (a must_load entry that names no file of the bank can be found by no router)
+            known = None not in files.values()
+            measures[m] = Measure(
+                loaded,
+                known and wanted <= set(loaded) if q.must_load else None,
+                top,
+                known and wanted <= set(top) if q.must_load else None,
+            )
+        result = results[mode]
+        outcomes.append(
+            QueryOutcome(q, result, failures(q, result, files), measures, tuple(sorted(wanted)), mode)
+        )
+    report = BenchReport(len(bank.files), outcomes, [], index_format=bank.config.index_format, mode=mode)
+    make = Router if mode == "index" else RankedRouter
     if not sizes:
-        report.sizes.append(size_row(router, queries))
+        report.sizes.append(size_row(routers[mode], queries))
         return report
     order = subset_order(bank, queries)
     for n in sorted(set(sizes)):
         if n < 1 or n > len(order):
             report.skipped_sizes.append(n)
             continue
-        report.sizes.append(size_row(Router(subset(bank, order[:n])), queries))
+        report.sizes.append(size_row(make(subset(bank, order[:n])), queries))
     return report

@@ -169,8 +169,6 @@ class FileCache:
         try:
             with self._open() as f:
                 st = os.fstat(f.fileno())
-                if not _trusted(st):
-                    return
                 f.seek(-4, os.SEEK_END)
                 size = int.from_bytes(f.read(4), "little")
                 f.seek(-4 - size, os.SEEK_END)
@@ -315,51 +313,70 @@ class FileCache:
         f.write(trailer)
         f.write(len(trailer).to_bytes(4, "little"))
 
-    def _folder(self, create: bool = False) -> int:
-        """A descriptor of the cache's folder (made when ``create``), never reached through a link
-        when it is the bank's ``.ckp-cache``."""
-        folder = self.path.parent
-        if create and not os.path.lexists(folder):
-            if self._in_bank:
-                os.mkdir(folder)  # the bank's root is there: nothing above is made
-                fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-                with contextlib.suppress(OSError):
-                    _write_new(fd, ".gitignore", b"# written by ckp: delete at will\n*\n", 0o644)
-                return fd
-            folder.mkdir(parents=True, exist_ok=True)
-        return os.open(folder, os.O_RDONLY | os.O_DIRECTORY | (os.O_NOFOLLOW if self._in_bank else 0))
-
     def _open(self) -> Any:
         """The cache file opened for reading, never through a symbolic link."""
-        fd = self._folder()
-        try:
-            return os.fdopen(os.open(self.path.name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=fd), "rb")
-        finally:
-            os.close(fd)
+        return open_cache(self.path, self._in_bank)
 
     def save(self) -> None:
         """Write the cache (atomically) when it changed; a folder that cannot be written is left."""
         if not self.writable or (not self._changed and self._new.keys() == self._stats.keys()):
             return
-        try:
-            fd = self._folder(create=True)
-            try:
-                tmp = f".tmp-{secrets.token_hex(8)}"
-                out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=fd)
-                try:
-                    with os.fdopen(out, "wb") as f:
-                        self._write(f)
-                    os.replace(tmp, self.path.name, src_dir_fd=fd, dst_dir_fd=fd)
-                except BaseException:
-                    with contextlib.suppress(OSError):
-                        os.unlink(tmp, dir_fd=fd)
-                    raise
-            finally:
-                os.close(fd)
-        except OSError:
+        if not save_cache(self.path, self._in_bank, self._write):
             return
         self._stats, self._briefs, self._fields = self._new, None, None
         self._old_memo, self._changed = self._memo, False
+
+
+def _folder(path: Path, in_bank: bool, create: bool = False) -> int:
+    """A descriptor of the folder of the cache file ``path`` (made when ``create``), never reached
+    through a link when it is a bank's ``.ckp-cache`` (``in_bank``)."""
+    folder = path.parent
+    if create and not os.path.lexists(folder):
+        if in_bank:
+            os.mkdir(folder)  # the bank's root is there: nothing above is made
+            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+            with contextlib.suppress(OSError):
+                _write_new(fd, ".gitignore", b"# written by ckp: delete at will\n*\n", 0o644)
+            return fd
+        folder.mkdir(parents=True, exist_ok=True)
+    return os.open(folder, os.O_RDONLY | os.O_DIRECTORY | (os.O_NOFOLLOW if in_bank else 0))
+
+
+def open_cache(path: Path, in_bank: bool) -> Any:
+    """The cache file ``path`` opened for reading, never through a symbolic link, and only when
+    this user wrote it and no one else may write it (``OSError`` otherwise)."""
+    fd = _folder(path, in_bank)
+    try:
+        f = os.fdopen(os.open(path.name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=fd), "rb")
+    finally:
+        os.close(fd)
+    if not _trusted(os.fstat(f.fileno())):
+        f.close()
+        raise PermissionError(f"{path}: not this user's cache")
+    return f
+
+
+def save_cache(path: Path, in_bank: bool, write: Any) -> bool:
+    """Write the cache file ``path`` with ``write(file)`` atomically (0600, never through a link);
+    whether it was written."""
+    try:
+        fd = _folder(path, in_bank, create=True)
+        try:
+            tmp = f".tmp-{secrets.token_hex(8)}"
+            out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=fd)
+            try:
+                with os.fdopen(out, "wb") as f:
+                    write(f)
+                os.replace(tmp, path.name, src_dir_fd=fd, dst_dir_fd=fd)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp, dir_fd=fd)
+                raise
+        finally:
+            os.close(fd)
+    except OSError:
+        return False
+    return True
 
 
 def _write_new(folder: int, name: str, data: bytes, mode: int) -> None:

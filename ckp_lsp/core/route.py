@@ -1,4 +1,4 @@
-"""Routing (SPEC §6): which files an agent following the pattern loads for a query, and what it costs."""
+"""The index pattern (SPEC §6a): which files an agent that reads only `_index.md` loads for a query; and `route()`, which routes with either router."""
 
 from __future__ import annotations
 
@@ -7,13 +7,27 @@ import re
 import unicodedata
 from bisect import bisect_right
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterable
 from functools import cached_property
 from itertools import accumulate
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .route_table import SEPARATOR, RouteTable, related, table_of_bank
+from .routing.result import FILE_BUDGET_TOKENS, RouteEntry, RouteResult, RouteTokens, declaration, describe
+
+__all__ = [
+    "FILE_BUDGET_TOKENS",
+    "MAX_PRIMARY",
+    "RouteEntry",
+    "RouteResult",
+    "RouteTokens",
+    "Router",
+    "declaration",
+    "describe",
+    "normalize",
+    "route",
+    "words",
+]
 
 if TYPE_CHECKING:
     from .bank import Bank
@@ -28,8 +42,6 @@ FUZZY_CUTOFF = 85.0
 #: a keyword word in Chinese or Japanese this long matches where it stands inside the query (those
 #: scripts put no space between words); a single ideograph is too common to match that way
 CJK_INSIDE_MIN = 2
-#: a loaded file over this many tokens is flagged (``file_budget_tokens`` in the configuration)
-FILE_BUDGET_TOKENS = 8000
 _WORD = re.compile(r"[^\W_]+")
 #: words shorter than this, and stems, are not matched by their stem
 MIN_STEM = 3
@@ -68,80 +80,6 @@ def normalize(text: str) -> str:
 def words(text: str) -> list[str]:
     """The word tokens of ``text``, normalised; ``-``, ``.`` and ``_`` separate words."""
     return _WORD.findall(normalize(text))
-
-
-@dataclass(slots=True)
-class RouteEntry:
-    """A file the router loaded (or matched without loading), and why."""
-
-    concept: str
-    file: str
-    reason: str  # "match", "high" or "mid"; "match" for a file matched but not loaded
-    keywords: list[str]  # the file's keywords the query matched, as written
-    via: str | None  # the primary concept that pulled a HIGH or MID file in
-    tokens: int
-    over_budget: bool = False  # more tokens than ``file_budget_tokens``
-
-    @property
-    def score(self) -> int:
-        return len(self.keywords)
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True, slots=True)
-class RouteTokens:
-    """Token estimates of one query: the index, the loaded files, and the totals with and without CKP."""
-
-    index: int
-    loaded: int
-    with_ckp: int
-    without_ckp: int
-
-    @property
-    def reduction(self) -> float:
-        """The share of tokens CKP saves, 0-1."""
-        return 1 - self.with_ckp / self.without_ckp if self.without_ckp else 0.0
-
-    def as_dict(self) -> dict[str, int]:
-        return asdict(self)
-
-
-@dataclass
-class RouteResult:
-    """What the router decided for one query."""
-
-    query: str
-    loaded: list[RouteEntry]
-    matched_not_loaded: list[RouteEntry]
-    out_of_domain: bool
-    declaration: str
-    tokens: RouteTokens
-    files: int  # knowledge files in the bank (Y of the declaration)
-    primaries: list[RouteEntry] = field(default_factory=list)
-    file_budget_tokens: int = FILE_BUDGET_TOKENS
-
-    @property
-    def concepts(self) -> list[str]:
-        return [e.concept for e in self.loaded]
-
-    @property
-    def over_budget(self) -> list[RouteEntry]:
-        """The loaded files over the budget of one file."""
-        return [e for e in self.loaded if e.over_budget]
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "query": self.query,
-            "loaded": [e.as_dict() for e in self.loaded],
-            "matched_not_loaded": [e.as_dict() for e in self.matched_not_loaded],
-            "out_of_domain": self.out_of_domain,
-            "declaration": self.declaration,
-            "tokens": self.tokens.as_dict(),
-            "file_budget_tokens": self.file_budget_tokens,
-            "over_budget": [e.file for e in self.over_budget],
-        }
 
 
 def _stems(token: str) -> Iterable[str]:
@@ -547,27 +485,11 @@ class Router:
         return RouteResult(query, entries, rest, not entries, line, tokens, self.files, first, budget)
 
 
-def declaration(primaries: list[RouteEntry], loaded: int, files: int, over: Sequence[RouteEntry] = ()) -> str:
-    """The one line an agent declares (SPEC §6 step 5); a file over the budget of one file is named
-    at its end, so the agent knows what it is about to read."""
-    if not primaries:
-        return f"[CKP: loaded 0/{files} files — out of domain]"
-    groups = "; ".join(f"{e.file} via {', '.join(e.keywords)}" for e in primaries)
-    flagged = ", ".join(f"{e.file} ~{e.tokens:,} tokens" for e in over)
-    return f"[CKP: loaded {loaded}/{files} files — match: {groups}" + (
-        f" — over budget: {flagged}]" if flagged else "]"
-    )
+def route(bank: Bank, query: str, mode: str = "ranked") -> RouteResult:
+    """Route one query over ``bank`` with the ranked router (SPEC §6b), or the index pattern (§6a)
+    with ``mode="index"``; build a ``RankedRouter`` (or ``Router``) once to route many."""
+    if mode == "index":
+        return Router(bank).route(query)
+    from .routing.ranked import RankedRouter
 
-
-def route(bank: Bank, query: str) -> RouteResult:
-    """Route one query over ``bank``; build a ``Router`` once to route many."""
-    return Router(bank).route(query)
-
-
-def describe(e: RouteEntry) -> str:
-    """Why a file was loaded, in words: its keywords, or the primary file that pulled it in."""
-    if e.reason == "high":
-        return f"HIGH of {e.via}" + (f" (also matches {', '.join(e.keywords)})" if e.keywords else "")
-    if e.reason == "mid":
-        return f"MID of {e.via}, matches {', '.join(e.keywords)}"
-    return "matches " + ", ".join(e.keywords)
+    return RankedRouter(bank).route(query)

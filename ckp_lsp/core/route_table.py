@@ -47,8 +47,14 @@ class RouteTable:
     mid: list[str] = field(default_factory=list)  # SIMILAR_MID as written
     sizes: list[int] = field(default_factory=list)  # characters
     index_tokens: int = 0
+    tldrs: list[str] = field(default_factory=list)  # "" where read from the index
+    #: where the files' bodies can be read (the ranked router reads them); None: headers only
+    root: Path | None = None
 
-    def add(self, path: str, concept: str, keywords: str, high: str, mid: str, size: int) -> None:
+    def add(
+        self, path: str, concept: str, keywords: str, high: str, mid: str, size: int, tldr: str = ""
+    ) -> None:
+        self.tldrs.append(tldr)
         self.paths.append(path)
         self.concepts.append(concept)
         self.keywords.append(keywords)
@@ -66,6 +72,7 @@ class RouteTable:
             ", ".join(c for c, tier, _, _ in kf.relations if tier == "HIGH"),
             ", ".join(c for c, tier, _, _ in kf.relations if tier == "MID"),
             kf.size,
+            kf.tldr,
         )
 
     def __len__(self) -> int:
@@ -81,10 +88,12 @@ def table_of_bank(bank: Bank) -> RouteTable:
     """The table of a loaded bank; without ``_index.md`` the index is the one `ckp index` would write."""
     from .index import update_index_text
 
-    return table_of_files(
+    table = table_of_files(
         (bank.files[p] for p in sorted(bank.files)),
         tokens(bank.index_text if bank.index_text is not None else update_index_text(None, bank)),
     )
+    table.root = bank.root
+    return table
 
 
 def table_of_files(files: Iterable[KnowledgeFile], index_tokens: int) -> RouteTable:

@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 
 from ..core.bank import Bank, read_text
 from ..core.discovery import INDEX_NAME, SKIP_DIRS, bank_of, find_banks, is_knowledge_path, skip_reason
-from ..core.route import Router
+from ..core.routing.ranked import RankedRouter
 from ..core.stat_scan import Stats, stat_tree
 from ..core.within import escape, regular_inside
 from ..faces.banks import read_bank
@@ -57,18 +57,18 @@ class ServedBank:
     bank: Bank
     stats: Stats = field(default_factory=dict)
     folders: dict[str, int] = field(default_factory=dict)
-    _router: Router | None = None
+    _router: RankedRouter | None = None
     _router_of: tuple[int, int] = (-1, 0)
 
     @property
     def root(self) -> Path:
         return self.bank.root
 
-    def router(self) -> Router:
+    def router(self) -> RankedRouter:
         """The routing table of the bank as it is now, built again only after a change."""
         key = (self.bank.revision, id(self.bank.index_text))
         if self._router is None or key != self._router_of:
-            self._router, self._router_of = Router(self.bank), key
+            self._router, self._router_of = RankedRouter(self.bank), key
         return self._router
 
     def changed_folders(self) -> set[str]:

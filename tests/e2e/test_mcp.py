@@ -23,6 +23,7 @@ from ckp_lsp.core.bench import tool_tokens
 from ckp_lsp.core.config import config_for_bank
 from ckp_lsp.core.index import tokens, update_index_text
 from ckp_lsp.core.route import Router
+from ckp_lsp.core.routing.ranked import RankedRouter
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
@@ -122,9 +123,22 @@ async def test_the_answer_text_is_the_compact_json_ckp_bench_counts(workspace: P
     text = getattr(result.content[0], "text", None)
     assert text == json.dumps(result.structured_content, ensure_ascii=False, separators=(",", ":"))
     bank = workspace / MENTAT
-    routed = Router(Bank.load(bank, config_for_bank(bank))).route(query)
+    routed = RankedRouter(Bank.load(bank, config_for_bank(bank))).route(query)
     call = json.dumps({"name": "ckp_route", "arguments": {"query": query}}, separators=(",", ":"))
     assert tool_tokens(routed) == tokens(call) + tokens(text) + routed.tokens.loaded
+
+
+async def test_route_ranks_files_by_their_body_and_names_the_words_it_matched(workspace: Path) -> None:
+    """ckp_route is the ranked router (SPEC 6b): auth.md holds "rotated" and "refresh" in its body
+    only, and is loaded with those words in the declaration; the index pattern misses it."""
+    async with serve(workspace / MENTAT) as s:
+        routed = await call(s, "ckp_route", query="How are refresh tokens rotated?")
+    auth = next(e for e in routed["loaded"] if e["file"] == "patterns/auth.md")
+    assert auth["keywords"] == [] and {"rotated", "refresh"} <= set(auth["words"])
+    assert "patterns/auth.md via rotated" in routed["declaration"]
+    bank = workspace / MENTAT
+    index = Router(Bank.load(bank, config_for_bank(bank))).route("How are refresh tokens rotated?")
+    assert "patterns/auth.md" not in [e.file for e in index.loaded]
 
 
 async def test_route_brings_the_loaded_files_text_when_asked(workspace: Path) -> None:
@@ -182,8 +196,10 @@ async def test_refuses_every_path_outside_the_bank_and_keeps_answering(workspace
                 assert "top secret" not in message
         assert "outside" in await refused(s, "ckp_read", file="../secret.md", bank=MENTAT)
         assert "symbolic link" in await refused(s, "ckp_read", file=f"{MENTAT}/leak.md")
-        routed = await call(s, "ckp_route", query="What is the secret?", bank=MENTAT)
-        assert routed["out_of_domain"] is True
+        routed = await call(s, "ckp_route", query="What is the secret?", bank=MENTAT, include_content=True)
+        # (jwt.md speaks of its signing secret: the file outside the bank is neither routed nor read)
+        assert "leak.md" not in [e["file"] for e in routed["loaded"]]
+        assert "top secret" not in json.dumps(routed)
         assert (await call(s, "ckp_read", concept="jwt", bank=MENTAT))["concept"] == "jwt"
     assert secret.read_text().endswith("top secret\n")
 

@@ -103,14 +103,15 @@ def test_an_up_to_date_index_offers_no_regenerate_action(mentat: Bank) -> None:
     assert regenerate_index(mentat) == []
 
 
-def test_a_confirmed_edit_carries_the_annotation_on_every_text_edit() -> None:
+def test_an_annotated_edit_carries_the_annotation_on_every_text_edit() -> None:
     edits = [Edit(Span(0, 0, 1, 0), "CONCEPT: a\n")]
     plain = text_edit(URI, 4, edits)
     assert plain.change_annotations is None
     annotated = text_edit(URI, 4, edits, recompile_annotation("TLDR"))
     assert annotated.change_annotations is not None
     [(key, note)] = annotated.change_annotations.items()
-    assert note.needs_confirmation is True and note.description == "Recompile header: TLDR"
+    # no confirmation: VS Code would show the change unticked, and its default choice apply nothing
+    assert note.needs_confirmation is False and note.description == "Recompile header: TLDR"
     [doc] = annotated.document_changes or []
     assert isinstance(doc, types.TextDocumentEdit) and doc.text_document.version == 4
     assert all(isinstance(e, types.AnnotatedTextEdit) and e.annotation_id == key for e in doc.edits)

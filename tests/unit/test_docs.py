@@ -57,3 +57,19 @@ def test_the_product_stands_alone() -> None:
     shipped += sorted((ROOT / "ckp_lsp").rglob("*.py"))
     for path in shipped:
         assert "../shared" not in path.read_text(encoding="utf-8"), path
+
+
+def test_the_readme_route_example_is_what_ckp_route_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.unit.builders import run_cli
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = '$ ckp route samples/mentat/memory-bank "How does mentat fetch ISTAT data via SDMX?"\n'
+    start = readme.index(command) + len(command)
+    shown = readme[start : readme.index("```", start)]
+    code, out, _ = run_cli(
+        capsys,
+        "route",
+        str(ROOT / "samples/mentat/memory-bank"),
+        "How does mentat fetch ISTAT data via SDMX?",
+    )
+    assert code == 0 and out == shown

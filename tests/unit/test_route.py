@@ -166,7 +166,7 @@ def test_declaration_names_files_relative_to_the_bank(tmp_path: Path) -> None:
     bank = tmp_path / "memory-bank"
     (bank / "stack").mkdir(parents=True)
     (bank / "stack" / "db.md").write_text("CONCEPT: database\nTLDR: Db.\nANSWERS_WHEN: schema\n\nBody.\n")
-    assert route(Bank.load(bank), "schema").declaration == (
+    assert route(Bank.load(bank), "schema", mode="index").declaration == (
         "[CKP: loaded 1/1 files — match: stack/db.md via schema]"
     )
 
@@ -279,7 +279,7 @@ def test_excluded_files_are_not_in_the_table(tmp_path: Path) -> None:
 
 
 def test_cli_text_shows_the_declaration_reasons_and_tokens(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["route", str(BANK), "How does the login flow work?"]) == 0
+    assert main(["route", "--mode", "index", str(BANK), "How does the login flow work?"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "[CKP: loaded 2/12 files — match: auth.md via login flow]"
     assert "auth.md" in out[1] and "matches login flow" in out[1] and "tokens)" in out[1]
@@ -288,13 +288,24 @@ def test_cli_text_shows_the_declaration_reasons_and_tokens(capsys: pytest.Captur
 
 
 def test_cli_text_shows_mid_reason(capsys: pytest.CaptureFixture[str]) -> None:
-    main(["route", str(BANK), "authentication guard, jwt bearer, oauth2 PKCE, and the cookie"])
+    main(
+        [
+            "route",
+            "--mode",
+            "index",
+            str(BANK),
+            "authentication guard, jwt bearer, oauth2 PKCE, and the cookie",
+        ]
+    )
     out = capsys.readouterr().out
     assert "MID of auth, matches cookie" in out
 
 
 def test_cli_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["route", str(BANK), "How does the login flow work?", "--format", "json"]) == 0
+    assert (
+        main(["route", "--mode", "index", str(BANK), "How does the login flow work?", "--format", "json"])
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     assert {"loaded", "matched_not_loaded", "out_of_domain", "declaration", "tokens"} <= set(data)
     assert data["loaded"][0] == {
@@ -305,6 +316,8 @@ def test_cli_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str]) -
         "via": None,
         "tokens": data["loaded"][0]["tokens"],
         "over_budget": False,
+        "words": [],
+        "relevance": 0.0,
     }
     assert data["loaded"][1]["reason"] == "high"
     assert set(data["tokens"]) == {"index", "loaded", "with_ckp", "without_ckp"}

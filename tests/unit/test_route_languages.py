@@ -7,12 +7,19 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from ckp_lsp.core.config import Config
-from ckp_lsp.core.route import Router, route
+from ckp_lsp.core.route import Router
+from ckp_lsp.core.route import route as _route
 from tests.unit.builders import bank_of_texts, run_cli, write_files
+
+
+def route(bank: Any, query: str) -> Any:
+    """The index pattern (SPEC §6a), whose word matching these tests are about."""
+    return _route(bank, query, mode="index")
 
 
 def head(concept: str, keywords: str, body: str = "Body.") -> str:
@@ -77,15 +84,15 @@ def test_a_german_query_matches_inflected_and_umlaut_forms() -> None:
 
 
 def test_an_english_bank_and_question_load_no_stemmer() -> None:
-    """English words match as written and as plurals (``s``/``es``); a bank and a question in
+    """The index pattern: English words match as written and as plurals (``s``/``es``); a bank and a question in
     ASCII load no language library for it."""
     code = (
         "import sys\n"
         "from ckp_lsp.core.route import route\n"
         "from tests.unit.builders import bank_of_texts\n"
         "bank = bank_of_texts({'a.md': 'CONCEPT: cache\\nTLDR: Cache.\\nANSWERS_WHEN: cache\\n\\nBody.\\n'})\n"
-        "assert route(bank, 'how do caches expire').concepts == ['cache']\n"
-        "assert route(bank, 'caching rules').out_of_domain\n"
+        "assert route(bank, 'how do caches expire', mode='index').concepts == ['cache']\n"
+        "assert route(bank, 'caching rules', mode='index').out_of_domain\n"
         "print(sorted(m for m in sys.modules if m.startswith(('snowballstemmer', 'stopwordsiso'))))\n"
     )
     root = Path(__file__).resolve().parents[2]

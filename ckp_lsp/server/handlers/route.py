@@ -1,10 +1,10 @@
-"""The ``ckp.route`` command: which files an agent loads for a question."""
+"""The ``ckp.route`` command (the editor's routing preview): which files the ranked router loads for a question."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...core.route import Router
+from ...core.routing.ranked import RankedRouter
 from ..convert import uri_of
 from ..server import CkpServer, guarded, server
 
@@ -24,7 +24,7 @@ async def cmd_route(ls: CkpServer, *args: Any) -> dict[str, Any]:
         return {"error": "no memory bank in this workspace"}
     cached = ls.routers.get(bank.root)
     if cached is None or cached[0] != ls.state.version:
-        cached = (ls.state.version, Router(bank))  # rebuilt only after a change
+        cached = (ls.state.version, RankedRouter(bank))  # rebuilt only after a change
         ls.routers[bank.root] = cached
     result = cached[1].route(query).as_dict()
     result["bank"] = uri_of(bank.root)
