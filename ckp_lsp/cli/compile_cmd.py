@@ -28,7 +28,7 @@ from ..core.writes import WriteRefused, refusal, write_atomic
 from ..faces.banks import read_bank
 from ..faces.llm.providers import provider_for
 from . import compile_llm
-from .output import display_path
+from .output import display_path, refused
 
 
 def add_parser(sub: Any) -> None:
@@ -85,6 +85,10 @@ def seconds(text: str) -> float:
 def _targets(args: argparse.Namespace) -> list[tuple[Path, str]] | str:
     """(bank root, rel) of every file to compile, or a usage error."""
     out: list[tuple[Path, str]] = []
+    for named in ([args.all] if args.all is not None else []) + list(args.files):
+        why = refused(named)
+        if why is not None:
+            return why
     if args.all is not None:
         root = named_bank(args.all) if args.all.exists() else None
         if root is None:

@@ -63,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
         existing_bank,
         init_bank,
     )
+    from ..core.within import escape
     from ..core.writes import WriteRefused
     from ..faces.clock import today
 
@@ -81,6 +82,10 @@ def run(args: argparse.Namespace) -> int:
         return 1
     if bank_dir is not None and bank_dir.is_dir() and _has_knowledge(bank_dir):
         adopted = bank_dir  # `--bank-dir DIR` names a folder of knowledge files: adopt it
+    why = escape(adopted or bank_dir or project / "memory-bank", project)
+    if why is not None:
+        print(f"ckp: {why}", file=sys.stderr)
+        return 2
     status = 0
     if adopted is not None and _has_knowledge(adopted):
         # The project keeps a bank already: it gets headers and an index, and no file of ours.
@@ -129,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
         return status
     agent_file = args.agent_file if args.agent_file.is_absolute() else project / args.agent_file
     try:
-        changed = add_rules(agent_file, rules)
+        changed = add_rules(agent_file, rules, project)
     except failed as exc:
         print(f"ckp: {exc}", file=sys.stderr)
         return 1

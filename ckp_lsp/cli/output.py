@@ -63,10 +63,21 @@ def paint(text: str, code: str, on: bool) -> str:
     return f"{_ESC}[{code}m{text}{_ESC}[0m" if on else text
 
 
+def refused(path: Path) -> str | None:
+    """Why a folder named on the command line is refused (a symbolic link out of its project)."""
+    from ..core.within import escape
+
+    return escape(path, Path.cwd())
+
+
 def bank_root(path: Path) -> Path | None:
     """The root of the bank ``path`` names or lies in; None (and a message on stderr) when none."""
     from ..core.discovery import named_bank
 
+    why = refused(path)
+    if why is not None:
+        print(f"ckp: {why}", file=sys.stderr)
+        return None
     root = named_bank(path) if path.exists() else None
     if root is None:
         why = "no such file or folder" if not path.exists() else "not a memory bank"

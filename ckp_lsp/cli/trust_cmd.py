@@ -122,5 +122,5 @@ def _state(folder: Path, trusted_with: str) -> str:
     return (
         ""
         if fingerprint(settings) == trusted_with
-        else "; its LLM settings changed since: run ckp trust again"
+        else "; the settings trust covers changed since: run ckp trust again"
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import fnmatch
 import functools
@@ -14,7 +13,9 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from .bank_names import Lookalike, folders_named_by_agents, is_bank_name, lookalike
-from .config import AGENT_ENTRY_FILES, CONFIG_NAME, DEFAULT_EXCLUDE, banks_named_in, configured_banks
+from .config import AGENT_ENTRY_FILES, DEFAULT_EXCLUDE, banks_named_in, configured_banks
+from .within import escape, inside, never_projects
+from .within import project_root as within_project_root
 
 INDEX_NAME = "_index.md"
 BANK_DIR_NAME = "memory-bank"
@@ -87,6 +88,10 @@ def find_banks(
     conf = [c.resolve() for c in configured]
     found: list[Path] = []
     for root in roots:
+        why = escape(root)
+        if why is not None:
+            _note(problems, why)
+            continue
         root = root.resolve()
         above = [] if (root / ".git").exists() else configured_banks(root.parent, problems)
         found.extend(_walk_banks(root, conf + above, problems))
@@ -139,27 +144,26 @@ def _walk_banks(root: Path, configured: list[Path], problems: list[str] | None) 
 
 def project_root(start: Path) -> Path | None:
     """The nearest folder at or above ``start`` holding ``.git`` or ``.ckp.toml``: its project's
-    root, where the search for its bank stops; None outside any project."""
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists() or (folder / CONFIG_NAME).is_file():
-            return folder
-    return None
+    root, where the search for its bank stops; None outside any project (``within.project_root``)."""
+    return within_project_root(start)
 
 
 def never_banks(path: Path) -> frozenset[Path]:
     """Folders never taken for a bank found upward from ``path``: its file system's root, the home
-    folder and the temporary folder. A stray ``_index.md`` there would make every file below it
-    one bank, and a fix run anywhere would rewrite them all."""
-    out = {Path(path.anchor), Path(tempfile.gettempdir()).resolve()}
-    with contextlib.suppress(RuntimeError, KeyError):  # no home folder known
-        out.add(Path.home().resolve())
-    return frozenset(out)
+    folder (``never_projects``) and the temporary folder. A stray ``_index.md`` there would make
+    every file below it one bank, and a fix run anywhere would rewrite them all."""
+    return never_projects(path) | {Path(tempfile.gettempdir()).resolve()}
 
 
 def bank_of(path: Path, configured: Iterable[Path] = (), problems: list[str] | None = None) -> Path | None:
     """The bank that holds ``path``, by where it is alone (``BANK_RULE``): the outermost bank among
     its folders up to its project's root (``project_root``), as ``find_banks`` sees it from there
-    (banks never nest); never ``/``, the home or the temporary folder, nor anything above them."""
+    (banks never nest); never ``/``, the home or the temporary folder, nor anything above them;
+    none when ``path`` is reached through a symbolic link that leads out of its project (``escape``)."""
+    why = escape(path)
+    if why is not None:
+        _note(problems, why)
+        return None
     path = path.resolve()
     start = path if path.is_dir() else path.parent
     top = project_root(start)
@@ -182,9 +186,17 @@ def bank_of(path: Path, configured: Iterable[Path] = (), problems: list[str] | N
     return best
 
 
+def _note(problems: list[str] | None, why: str) -> None:
+    if problems is not None and why not in problems:
+        problems.append(why)
+
+
 def named_bank(path: Path, configured: Iterable[Path] = ()) -> Path | None:
     """The bank a user names on the command line: the bank ``path`` lies in, or else a folder that
-    holds Markdown files directly and no bank below it (``ckp index notes/``); None otherwise."""
+    holds Markdown files directly and no bank below it (``ckp index notes/``); None otherwise (also
+    when ``path`` is reached through a symbolic link that leads out of its project)."""
+    if escape(path) is not None:
+        return None
     found = bank_of(path, configured)
     if found is not None or not path.is_dir():
         return found
@@ -335,7 +347,7 @@ def skip_reason(path: Path, bank: Path) -> str | None:
                 if exc.errno == errno.ELOOP
                 else f"cannot be read: {exc.strerror or exc}"
             )
-        if bank.resolve() not in target.parents:
+        if not inside(target, bank):
             return "a symbolic link that leads outside the bank"
         try:
             st = target.stat()

@@ -12,6 +12,7 @@ from .config import Config, config_for_bank
 from .dates import CkpDate
 from .discovery import BANK_RULE, INDEX_NAME, bank_of, find_banks, named_bank
 from .updated import UpdatedDates
+from .within import escape
 
 
 @dataclass
@@ -73,6 +74,10 @@ def resolve_targets(
     for path in paths:
         if not path.exists():
             out.problems.append(f"{path}: no such file or folder")
+            continue
+        why = escape(path, Path.cwd())
+        if why is not None:
+            out.problems.append(why)
             continue
         path = path.resolve()
         if not path.is_file() and not path.is_dir():

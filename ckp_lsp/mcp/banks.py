@@ -11,7 +11,6 @@ only lists paths; the files are read, and the bank changed, by the call that hol
 from __future__ import annotations
 
 import os
-import stat
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from ..core.discovery import (
 )
 from ..core.routing.ranked import RankedRouter
 from ..core.stat_scan import Stats, stat_tree
+from ..core.within import escape, regular_inside
 from ..faces.banks import read_bank
 from ..faces.clock import today
 
@@ -171,6 +171,8 @@ class ServedBanks:
     """Every bank under a folder, as one owner: a call takes ``lock`` and then ``current()``."""
 
     def __init__(self, folder: Path, poll_interval: float | None = None) -> None:
+        # A folder reached through a link out of its project serves nothing (``ckp mcp`` says so).
+        self.refused = escape(folder, Path.cwd())
         self.folder = folder.resolve()
         self.lock = threading.RLock()
         self.banks: list[ServedBank] = []
@@ -183,6 +185,8 @@ class ServedBanks:
         self._discover()
 
     def _discover(self) -> None:
+        if self.refused is not None:
+            return
         inside = bank_of(self.folder) if self.folder.exists() else None
         roots = [inside] if inside is not None else find_banks([self.folder])
         for root in roots:
@@ -315,7 +319,7 @@ class ServedBanks:
                 rel = path.relative_to(sb.root).as_posix()
                 if not os.path.lexists(path):
                     continue
-                if not _inside(path, sb.root):
+                if not regular_inside(path, sb.root):
                     raise Refusal(f"'{file}' is a symbolic link that leads outside the bank: it is not read")
                 if rel in sb.bank.files or (index and rel == INDEX_NAME and sb.bank.index_text is not None):
                     return sb, rel
@@ -331,18 +335,9 @@ class ServedBanks:
         """The text of a file of ``sb`` (checked again: it may have become a link since)."""
         path = sb.root / rel
         why = skip_reason(path, sb.root)
-        if why is not None or not _inside(path, sb.root):
+        if why is not None or not regular_inside(path, sb.root):
             raise Refusal(f"'{rel}' is not read: {why or 'it leads outside the bank'}")
         try:
             return read_text(path)[0]
         except OSError as exc:
             raise Refusal(f"'{rel}' cannot be read: {exc.strerror or exc}") from None
-
-
-def _inside(path: Path, root: Path) -> bool:
-    """Whether ``path``, links followed, is a regular file inside ``root``."""
-    try:
-        real = path.resolve(strict=True)
-        return root.resolve() in real.parents and stat.S_ISREG(real.stat().st_mode)
-    except (OSError, RuntimeError):
-        return False

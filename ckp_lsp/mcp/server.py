@@ -28,6 +28,7 @@ from ..core.secrets import redaction_note
 from . import tools
 from .banks import Refusal, ServedBanks
 from .schemas import OUTPUT, argument_error
+from .transport import bounded_stdio
 
 INSTRUCTIONS = (
     "Project knowledge lives in CKP memory banks. For every question, call ckp_route with the "
@@ -67,6 +68,13 @@ class CkpServer(MCPServer[Any]):
     def __init__(self, banks: ServedBanks, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.banks = banks
+
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio loop, over a transport that stops reading a peer that stops reading."""
+        async with bounded_stdio() as (read_stream, write_stream):
+            await self._lowlevel_server.run(
+                read_stream, write_stream, self._lowlevel_server.create_initialization_options()
+            )
 
     async def list_tools(self) -> list[MCPTool]:
         out = []

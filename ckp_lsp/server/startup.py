@@ -17,6 +17,7 @@ from lsprotocol import types
 
 from .. import __version__
 from ..core.discovery import INDEX_NAME
+from ..core.within import escape
 from . import native, pygls_compat
 from .client import ClientCapabilities, Settings
 from .convert import path_of
@@ -31,7 +32,7 @@ def initialize(ls: CkpServer, params: types.InitializeParams) -> None:
         folders = [path_of(params.root_uri)]
     if not folders and params.root_path:
         folders = [Path(params.root_path)]
-    ls.state.folders = [f.resolve() for f in folders if f is not None]
+    ls.state.folders = _kept(ls, [f for f in folders if f is not None])
     ls.caps = ClientCapabilities.of(params.capabilities, params.initialization_options)
     if isinstance(params.initialization_options, dict):
         ls.settings = Settings(initial=settings_of(params.initialization_options))
@@ -40,6 +41,19 @@ def initialize(ls: CkpServer, params: types.InitializeParams) -> None:
     _choose_pull_or_push(ls)
     if params.process_id:
         _watch_parent(ls, params.process_id)
+
+
+def _kept(ls: CkpServer, folders: list[Path]) -> list[Path]:
+    """The workspace folders resolved, without those reached through a symbolic link that leads out
+    of their project (each said in ``state.refused``, shown as the banks' problems are)."""
+    kept = []
+    for folder in folders:
+        why = escape(folder)
+        if why is None:
+            kept.append(folder.resolve())
+        elif why not in ls.state.refused:
+            ls.state.refused.append(why)
+    return kept
 
 
 def _choose_pull_or_push(ls: CkpServer) -> None:
@@ -241,7 +255,7 @@ async def did_change_configuration(ls: CkpServer, params: types.DidChangeConfigu
 async def did_change_folders(ls: CkpServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
     removed = {path_of(f.uri) for f in params.event.removed}
     folders = [f for f in ls.state.folders if f not in removed]
-    folders += [p.resolve() for f in params.event.added if (p := path_of(f.uri)) is not None]
+    folders += _kept(ls, [p for f in params.event.added if (p := path_of(f.uri)) is not None])
     ls.state.folders = folders
     ls.indexer.hold()
     await ls.indexer.held_reindex()

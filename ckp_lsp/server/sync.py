@@ -37,7 +37,7 @@ def did_open(ls: CkpServer, params: types.DidOpenTextDocumentParams) -> None:
     if ls.publisher.pull:
         ls.publisher.clear(params.text_document.uri)
     _changed(ls, params.text_document.uri, dirty)
-    outside = ls.state.bank_outside(path.resolve())
+    outside = ls.state.bank_outside(path)
     if outside is not None:
         ls.spawn(ls.indexer.read_outside(outside))
 

@@ -349,7 +349,7 @@ def test_the_index_drift_check_follows_edits_one_file_at_a_time(
 
 
 def test_a_folder_is_inside_its_bank_as_resolving_it_says(tmp_path: Path) -> None:
-    from ckp_lsp.server.state import _inside
+    from ckp_lsp.core.within import inside
 
     root = (tmp_path / "bank").resolve()
     (root / "a" / "a").mkdir(parents=True)
@@ -368,4 +368,6 @@ def test_a_folder_is_inside_its_bank_as_resolving_it_says(tmp_path: Path) -> Non
         ["gone", "x"],
         [],
     ):
-        assert _inside(root, folders) == root.joinpath(*folders).resolve().is_relative_to(root), folders
+        assert inside(root.joinpath(*folders), root) == root.joinpath(*folders).resolve().is_relative_to(
+            root
+        ), folders
