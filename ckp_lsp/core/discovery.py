@@ -127,7 +127,7 @@ def _walk_banks(root: Path, configured: list[Path], problems: list[str] | None) 
         below = []
         for e in entries:
             # A hidden folder is entered when the configuration names it (``banks = [".notes"]``).
-            if not e.is_dir(follow_symlinks=False) or not is_utf8_name(e.name):
+            if not e.is_dir(follow_symlinks=False) or not can_show_name(e.name):
                 continue
             if _skipped(e.name) and Path(e.path) not in conf:
                 continue
@@ -251,29 +251,60 @@ def is_knowledge_path(relpath: str, exclude: Iterable[str]) -> bool:
     return relpath.endswith(".md") and relpath != INDEX_NAME and not is_excluded(relpath, exclude)
 
 
-def is_utf8_name(name: str) -> bool:
-    """Whether a name read from the disk is valid UTF-8 (Linux allows any bytes in a name: those
-    that are not UTF-8 come as lone surrogates, which no URI, JSON or UTF-8 text can hold)."""
+#: characters a name must not hold to be shown: C0/C1 controls, DEL, the line and paragraph
+#: separators and the bidirectional overrides (in a path they would forge a line of the output,
+#: of the agent's declaration or of a quote's attribute, or reorder what is read)
+_UNSHOWN = frozenset(
+    [
+        *map(chr, range(0x20)),
+        *map(chr, range(0x7F, 0xA0)),
+        "\u2028",
+        "\u2029",
+        *map(chr, range(0x202A, 0x202F)),
+        *map(chr, range(0x2066, 0x206A)),
+    ]
+)
+
+
+def name_problem(name: str) -> str | None:
+    """Why a name read from the disk is one ckp cannot show, None when it can: bytes that are not
+    UTF-8 (Linux allows any bytes in a name: they come as lone surrogates, which no URI, JSON or
+    UTF-8 text can hold), or a control character (a line break, U+2028, a direction override)."""
     if name.isascii():
-        return True
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+        if name.isprintable():
+            return None
+    else:
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError:
+            return "that is not valid UTF-8"
+    if _UNSHOWN.isdisjoint(name):
+        return None
+    return "with a control character"
+
+
+def can_show_name(name: str) -> bool:
+    """Whether ckp can show a name read from the disk (``name_problem``): a name it cannot is
+    left out of every bank, and said so."""
+    return name_problem(name) is None
 
 
 def shown_name(name: str) -> str:
-    """``name`` as a message shows it: each byte that is not UTF-8 as ``\\xNN``."""
-    return name if is_utf8_name(name) else os.fsencode(name).decode("utf-8", "backslashreplace")
+    """``name`` as a message shows it: each byte that is not UTF-8 as ``\\xNN``, each control
+    character as its escape (``\\n``, ``\\u2028``)."""
+    if name_problem(name) is None:
+        return name
+    text = os.fsencode(name).decode("utf-8", "backslashreplace")
+    return "".join(c.encode("unicode_escape").decode("ascii") if c in _UNSHOWN else c for c in text)
 
 
 def markdown_entries(
     bank: Path, skipped: dict[str, str] | None = None
 ) -> Iterator[tuple[str, os.DirEntry[str]]]:
     """(bank-relative POSIX path, directory entry) of every ``*.md`` below ``bank``; skipped and
-    symlinked folders are not entered. A file or folder whose name is not UTF-8 is left out (and
-    goes to ``skipped``, under its name as shown, with the reason)."""
+    symlinked folders are not entered. A file or folder whose name ckp cannot show (not UTF-8, or
+    holding a control character) is left out (and goes to ``skipped``, under its name as shown,
+    with the reason)."""
     stack = [(str(bank), "", 0)]
     while stack:
         folder, prefix, depth = stack.pop()
@@ -285,8 +316,8 @@ def markdown_entries(
             if e.is_dir(follow_symlinks=False):
                 if not _skipped(e.name):
                     why = None
-                    if not is_utf8_name(e.name):
-                        why = "a folder name that is not valid UTF-8"
+                    if not can_show_name(e.name):
+                        why = f"a folder name {name_problem(e.name)}"
                     elif depth >= MAX_DEPTH:
                         why = f"a folder nested more than {MAX_DEPTH} levels deep"
                     if why is None:
@@ -294,9 +325,9 @@ def markdown_entries(
                     elif skipped is not None:
                         skipped[shown_name(prefix + e.name)] = why
             elif e.name.endswith(".md"):
-                if not is_utf8_name(e.name):
+                if not can_show_name(e.name):
                     if skipped is not None:
-                        skipped[shown_name(prefix + e.name)] = "a file name that is not valid UTF-8"
+                        skipped[shown_name(prefix + e.name)] = f"a file name {name_problem(e.name)}"
                     continue
                 yield prefix + e.name, e
 

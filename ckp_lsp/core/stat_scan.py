@@ -6,7 +6,7 @@ import os
 import time
 from collections.abc import Callable
 
-from .discovery import MAX_DEPTH, is_utf8_name
+from .discovery import MAX_DEPTH, can_show_name
 
 #: path -> (mtime_ns, size): two scans differ where a file was created, changed or deleted
 Stats = dict[str, tuple[int, int]]
@@ -41,7 +41,7 @@ def stat_tree(
             continue
         for e in entries:
             try:
-                if not is_utf8_name(e.name):
+                if not can_show_name(e.name):
                     continue  # never read: the bank skips it (and says so)
                 if e.is_dir(follow_symlinks=False):
                     if enter(e.name) and depth < MAX_DEPTH:  # deeper: the bank skips it (and says so)

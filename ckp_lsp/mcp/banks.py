@@ -21,9 +21,9 @@ from ..core.discovery import (
     INDEX_NAME,
     SKIP_DIRS,
     bank_of,
+    can_show_name,
     find_banks,
     is_knowledge_path,
-    is_utf8_name,
     skip_reason,
 )
 from ..core.routing.ranked import RankedRouter
@@ -105,7 +105,7 @@ class ServedBank:
             except OSError:
                 continue
             for e in entries:
-                if not is_utf8_name(e.name):
+                if not can_show_name(e.name):
                     continue  # never read: the bank skips it (and says so)
                 if e.name.endswith(".md") and not e.is_dir(follow_symlinks=False):
                     changed.add(prefix + e.name)
