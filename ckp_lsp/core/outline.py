@@ -81,8 +81,15 @@ def _heading(n: int, line: str) -> Heading | None:
 
 
 def _close_sections(found: list[Heading], lines: list[str]) -> None:
-    for i, h in enumerate(found):
-        nxt = next((g.line for g in found[i + 1 :] if g.level <= h.level), len(lines))
+    """Ends each heading's section before the next heading of its level or above (blank lines
+    left out). One backward pass: ``later`` holds the headings after ``h`` that can still end a
+    section before it (a deeper one behind a shallower one never can), so this is linear."""
+    later: list[Heading] = []
+    for h in reversed(found):
+        while later and later[-1].level > h.level:
+            later.pop()
+        nxt = later[-1].line if later else len(lines)
+        later.append(h)
         end = nxt - 1
         while end > h.line and not lines[end].strip():
             end -= 1

@@ -109,3 +109,34 @@ def test_the_rewritten_helpers_say_what_the_patterns_said() -> None:
     assert slugify("JWT Auth...") == "jwt-auth"
     assert sentence_count("One. Two! Three?") == 3
     assert sentence_count("One... two") == 1
+
+
+def test_the_section_outline_of_80000_headings_takes_linear_time() -> None:
+    """Each heading's section ends at the next heading of its level or above: found in one pass,
+    not by a search after every heading (80,000 headings: 3 billion steps, minutes, that way)."""
+    code = (
+        "from ckp_lsp.core.outline import outline\n"
+        "lines = ['# a', '## b', 'text', '### c', '#### d', ''] * 20_000\n"
+        "found = outline(lines).flat()\n"
+        "assert len(found) == 80_000 and found[0].end_line == 4 and found[1].end_line == 4\n"
+    )
+    try:
+        run = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("the outline of 80,000 headings took over 60 s")
+    assert run.returncode == 0, run.stderr
+
+
+@given(st.lists(st.sampled_from(["# a", "## b", "### c", "", "text", "#### d"]), max_size=40))
+def test_each_section_ends_where_the_next_heading_of_its_level_or_above_starts(lines: list[str]) -> None:
+    from ckp_lsp.core.outline import outline
+
+    found = outline(lines).flat()
+    for i, h in enumerate(found):
+        nxt = next((g.line for g in found[i + 1 :] if g.level <= h.level), len(lines))
+        end = nxt - 1
+        while end > h.line and not lines[end].strip():
+            end -= 1
+        assert h.end_line == end
