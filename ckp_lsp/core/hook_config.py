@@ -10,6 +10,8 @@ did not write is left alone and said so. ``removed`` undoes it the same way.
 from __future__ import annotations
 
 import json
+import os
+import re
 import shlex
 from dataclasses import dataclass
 from typing import Any
@@ -73,17 +75,68 @@ def command(host: str, event: str, bank: str | None, program: str = "ckp") -> st
     return " ".join(shlex.quote(p) for p in parts)
 
 
+#: the options of ``ckp hook`` a command of ours may carry, each with its value
+_OPTIONS = ("--bank", "--max-chars")
+
+
 def _ours(cmd: Any, host: str) -> bool:
-    return isinstance(cmd, str) and f"{COMMAND} {host} " in f" {cmd} ".replace("'", "")
+    """Whether ``cmd`` is a command we write (``command``): ``ckp hook HOST EVENT`` and its
+    options, parsed as the shell does; a command of the user's that merely mentions it is not."""
+    if not isinstance(cmd, str):
+        return False
+    try:
+        argv = shlex.split(cmd)
+    except ValueError:
+        return False
+    if len(argv) < 4 or os.path.basename(argv[0]) != "ckp" or argv[1:3] != ["hook", host]:
+        return False
+    if argv[3] not in _EVENTS[host]:
+        return False
+    rest = argv[4:]
+    return len(rest) % 2 == 0 and all(o in _OPTIONS for o in rest[::2])
+
+
+class _Number(str):
+    """A number of the file, kept as the text it was written as (``1e400``, ``1.000…01``): a
+    float would write it back changed, or as ``Infinity``, which is no JSON."""
+
+
+def _no_constant(name: str) -> Any:
+    raise ConfigError(f"{name} is not JSON")
+
+
+def _no_twins(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        twin = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise ConfigError(
+            f"the key {twin!r} is written twice in one object (which one a host reads is unsure)"
+        )
+    return value
+
+
+def _parse(text: str) -> Any:
+    """``text``'s JSON value, each number as its own text (``_Number``); a duplicate key or a
+    ``NaN`` is a ``ConfigError``."""
+    return json.loads(
+        text, parse_float=_Number, parse_int=_Number, parse_constant=_no_constant, object_pairs_hook=_no_twins
+    )
 
 
 def _load(path: str, text: str | None) -> dict[str, Any]:
     if text is None or not text.strip():
         return {}
     try:
-        value = json.loads(text)
+        value = _parse(text)
     except ValueError as exc:
         raise ConfigError(f"{path} is not valid JSON ({exc}): nothing was written; fix it first") from None
+    except RecursionError:
+        raise ConfigError(f"{path} is nested too deeply to be read: nothing was written") from None
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}: nothing was written; fix it first") from None
+    if "\\u0000" in text.lower():  # a NUL in a string: the marks ``_dump`` writes could collide
+        raise ConfigError(f"{path} holds a NUL character (\\u0000) in a string: nothing was written")
     if not isinstance(value, dict):
         raise ConfigError(f"{path} is not a JSON object: nothing was written")
     hooks = value.get("hooks")
@@ -93,7 +146,29 @@ def _load(path: str, text: str | None) -> dict[str, Any]:
 
 
 def _dump(value: dict[str, Any]) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+    """``value`` as JSON, each number written back as the text it was read as."""
+    numbers: list[str] = []
+
+    def mark(v: Any) -> Any:
+        if isinstance(v, _Number):
+            numbers.append(str(v))
+            return f"\0{len(numbers) - 1}\0"
+        if isinstance(v, dict):
+            return {k: mark(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [mark(x) for x in v]
+        return v
+
+    try:
+        text = json.dumps(mark(value), indent=2, ensure_ascii=False)
+    except RecursionError:
+        raise ConfigError("the settings are nested too deeply to be written: nothing was written") from None
+    # Each number went out as the string "\u0000i\u0000" (``_load`` refused a file whose strings
+    # hold a NUL, so nothing else reads so): its original text goes back in its place.
+    return _MARKED.sub(lambda m: numbers[int(m.group(1))], text) + "\n"
+
+
+_MARKED = re.compile(r'"\\u0000(\d+)\\u0000"')
 
 
 def _without_ours(entries: Any, host: str, grouped: bool) -> list[Any]:
@@ -164,8 +239,8 @@ def unmerged(host: str, path: str, text: str | None) -> str | None:
 def _same(text: str, new: str) -> bool:
     """Whether two JSON texts hold the same value (an unchanged file keeps its own layout)."""
     try:
-        return bool(json.loads(text) == json.loads(new))
-    except ValueError:
+        return bool(_parse(text) == _parse(new))
+    except (ValueError, RecursionError, ConfigError):
         return False
 
 
@@ -230,7 +305,7 @@ def installed(host: str, current: dict[str, str | None]) -> bool:
 def _commands(text: str) -> list[str]:
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return []
     found: list[str] = []
     stack = [value]
