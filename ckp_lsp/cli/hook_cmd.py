@@ -66,7 +66,16 @@ def run(args: argparse.Namespace) -> int:
 def answer(args: argparse.Namespace, read: Any, env: os._Environ[str] | dict[str, str]) -> str:
     """What the hook prints for the input ``read()`` gives."""
     from ..core.agent_text import for_agent
-    from ..core.hooks import DEFAULT_MAX_CHARS, MAX_INPUT, SESSION, HookError, kind_of, parse_input, render
+    from ..core.hooks import (
+        DEFAULT_MAX_CHARS,
+        MAX_INPUT,
+        ROUTED_PROMPT_CHARS,
+        SESSION,
+        HookError,
+        kind_of,
+        parse_input,
+        render,
+    )
 
     kind_of(args.host, args.event)  # an event that cannot add context is said before stdin is read
     data = read(MAX_INPUT + 1)
@@ -92,7 +101,7 @@ def answer(args: argparse.Namespace, read: Any, env: os._Environ[str] | dict[str
     from ..core.memory_text import prompt_context
     from ..core.route import route
 
-    result = route(bank, inp.prompt)
+    result = route(bank, inp.prompt[:ROUTED_PROMPT_CHARS])
     if result.out_of_domain:
         return ""
     texts = _texts(root, [e.file for e in result.loaded])
@@ -116,9 +125,11 @@ def _project(inp: HookInput, env: Any) -> Path:
 def _bank_root(project: Path, bank: Path | None) -> Path:
     from ..core.discovery import is_bank_root
     from ..core.hooks import HookError
+    from ..core.within import escape
 
+    home = project
     if bank is not None:
-        root = bank if bank.is_absolute() else _above(project, bank)
+        home, root = (project, bank) if bank.is_absolute() else _above(project, bank)
         if not root.is_dir():
             raise HookError(f"{root}: no such bank folder")
     else:
@@ -134,22 +145,40 @@ def _bank_root(project: Path, bank: Path | None) -> Path:
                 raise HookError(f"no memory bank in {project}")
             near = found[0]
         root = near
-    real, real_project = os.path.realpath(root), os.path.realpath(project)
-    if bank is None and real != real_project and not real.startswith(real_project + os.sep):
-        # A link out of the project: what it leads to is not this project's memory.
+    # A link out of the project: what it leads to is not this project's memory (and its cache
+    # would be written there). An absolute --bank is the user's own choice of folder, its links
+    # judged against the project holding them.
+    why = escape(root, home)
+    if why is not None:
+        raise HookError(why)
+    real, real_home = os.path.realpath(root), os.path.realpath(home)
+    if (
+        (bank is None or not bank.is_absolute())
+        and real != real_home
+        and not real.startswith(real_home + os.sep)
+    ):
         raise HookError(f"{root} leads outside the project (to {real}): not read")
     return root
 
 
-def _above(project: Path, bank: Path) -> Path:
-    """``bank`` below ``project``, or below the nearest folder above it that holds it, up to the
-    repository's root (a host started in a sub-folder names that folder)."""
-    for folder in (project, *project.parents):
-        if (folder / bank).is_dir():
-            return folder / bank
-        if (folder / ".git").exists():
-            break
-    return project / bank
+def _above(project: Path, bank: Path) -> tuple[Path, Path]:
+    """(folder, ``bank`` below it): below ``project``, or below the nearest folder above it that
+    holds it, up to the project's root (a host started in a sub-folder names that folder); never
+    above the project's root, nor in ``/``, the home or the temporary folder."""
+    from ..core.discovery import never_banks, project_root
+
+    start = Path(os.path.abspath(project))
+    top = project_root(start)
+    if top is not None:
+        never = never_banks(start)
+        for folder in (start, *start.parents):
+            if folder in never:
+                break
+            if (folder / bank).is_dir():
+                return folder, folder / bank
+            if folder == top:
+                break
+    return project, project / bank
 
 
 def _label(root: Path, project: Path) -> str:

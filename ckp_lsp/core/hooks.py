@@ -27,6 +27,9 @@ DEFAULT_MAX_CHARS = 10_000
 SUMMARY_MAX_CHARS = 2_000
 #: the most of stdin a hook reads (a host's input is a prompt and a few ids)
 MAX_INPUT = 4 << 20
+#: the characters of a prompt routing reads: its start says what it is about (a pasted log or
+#: document after it would only slow every prompt down, the host waiting for the hook)
+ROUTED_PROMPT_CHARS = 4_000
 
 PROMPT = "prompt"
 SESSION = "session"
