@@ -67,11 +67,13 @@ def test_the_escaped_form_is_readable(bank: Path, capsys: pytest.CaptureFixture[
 
 def test_json_output_stays_valid_and_keeps_the_values(bank: Path, capsys: pytest.CaptureFixture[str]) -> None:
     main(["check", "--format", "json", str(bank)])
-    out = capsys.readouterr().out
-    assert RAW.findall(out) == []
+    out, err = capsys.readouterr()
+    assert RAW.findall(out + err) == []
     data = json.loads(out)
     files = {d["file"] for d in data["diagnostics"]}
-    assert "memory-bank/n\x1b[31mame\x9b.md" in files  # the value itself, once decoded
+    # A name holding control characters is no file of the bank: skipped, and said so escaped.
+    assert files == {"memory-bank/_index.md", "memory-bank/evil.md"}
+    assert "n\\x1b[31mame\\x9b.md: skipped (a file name with a control character)" in err, err
     assert any("\x1b]0;pwned" in d["message"] for d in data["diagnostics"])
 
 
