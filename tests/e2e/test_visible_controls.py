@@ -26,8 +26,9 @@ async def test_control_characters_reach_no_face_of_the_server_unescaped(tmp_path
     bank.mkdir(parents=True)
     (bank / "evil.md").write_text(EVIL, encoding="utf-8")
     (bank / "user.md").write_text(USER, encoding="utf-8")
-    # a file whose name holds an isolate: its path is a completion item's detail
+    # a file whose name holds an isolate: no file of the bank, so never a completion item's detail
     (bank / "x\u2066y.md").write_text(EVIL.replace("evil", "other"), encoding="utf-8")
+    (bank / "xy.md").write_text(EVIL.replace("evil", "other"), encoding="utf-8")
     async with Session.indexed(ws) as session:
         client = session.client
         user_uri = open_doc(client, bank / "user.md")
@@ -51,7 +52,10 @@ async def test_control_characters_reach_no_face_of_the_server_unescaped(tmp_path
             assert visible(item.label) and visible(item.detail) and (doc_text is None or visible(doc_text)), (
                 item
             )
-        assert any("\\u2066" in (item.detail or "") for item in items)
+        details = [item.detail or "" for item in items]
+        assert any("xy.md" in d for d in details) and not any(
+            "y.md" in d and "xy.md" not in d for d in details
+        )
         evil_uri = open_doc(client, bank / "evil.md")
         await wait_for(lambda: bool(client.diagnostics.get(evil_uri)))
         for d in client.diagnostics[evil_uri]:

@@ -385,7 +385,7 @@ def _tldr(target: KnowledgeFile | None) -> types.MarkupContent:
     """The TLDR as plain text: a sentence, which a completion menu that shows Markdown as it is
     written (Neovim's) would otherwise show with its escapes and emphasis marks."""
     tldr = target.tldr if target is not None and target.tldr else "(no TLDR)"
-    return types.MarkupContent(kind=types.MarkupKind.PlainText, value=tldr)
+    return types.MarkupContent(kind=types.MarkupKind.PlainText, value=visible_controls(tldr))
 
 
 def _keywords(kf: KnowledgeFile | None, values: dict[str, list[str]]) -> list[str]:
