@@ -26,7 +26,7 @@ venv-test: $(BIN)/python
 demo: venv
 	@echo "== ckp check samples/mentat/memory-bank (a healthy bank: no findings)"
 	$(BIN)/ckp check samples/mentat/memory-bank
-	@echo "== ckp check samples/broken/memory-bank (every diagnostic code once)"
+	@echo "== ckp check samples/broken/memory-bank (every diagnostic code once, but CKP072)"
 	-$(BIN)/ckp check samples/broken/memory-bank
 	@echo "== ckp route: which files an agent loads for a question"
 	$(BIN)/ckp route samples/mentat/memory-bank "How does mentat fetch ISTAT data via SDMX?"

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import json.encoder
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,8 @@ _NAMES = {
     Severity.HINT: "hint",
 }
 _COLOURS = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFORMATION: "36", Severity.HINT: "2"}
+#: a JSON string of a str, as ``json.dumps(..., ensure_ascii=False)`` writes it (C-accelerated)
+_string = json.encoder.encode_basestring
 
 
 def add_parser(sub: Any) -> None:
@@ -41,6 +45,15 @@ def add_parser(sub: Any) -> None:
         "--no-cache",
         action="store_true",
         help="read every file again, and leave the cache (.ckp-cache/ or $CKP_CACHE_DIR) alone",
+    )
+    p.add_argument(
+        "--changed",
+        nargs="?",
+        const="HEAD",
+        default=None,
+        metavar="BASE",
+        help="only the knowledge files changed since the git revision BASE (default HEAD) and the files "
+        "they relate to, with the index: a pull request's check",
     )
     p.set_defaults(run=run)
 
@@ -138,9 +151,47 @@ def _config_problems(targets: Any) -> list[str]:
     return [f"configuration: {p}" for p in dict.fromkeys(problems)]
 
 
+def changed_only(
+    paths: list[Path], base: str, cached: bool = False
+) -> tuple[list[tuple[Path, Finding]], list[str], int, list[str]]:
+    """``_collect`` of the knowledge files changed since ``base`` and every file they relate to
+    (the index too when one changed); git is read by ``faces.git``."""
+    from ..core.knowledge import read_knowledge_file
+    from ..core.review import related_files
+    from ..faces.git import GitError, bank_changes
+
+    targets = resolve_targets(paths, cached=cached, dates=DISK, today=today())
+    results: list[tuple[Path, Finding]] = []
+    problems = list(targets.problems)
+    checked = 0
+    for t in targets.targets:
+        try:
+            _, changes = bank_changes(t.root, t.config.exclude, base)
+        except (GitError, ValueError) as exc:
+            problems.append(f"{display_path(t.root)}: --changed {base}: {exc}")
+            continue
+        gone = [
+            kf.concept
+            for c in changes
+            if c.old is not None and (kf := read_knowledge_file(c.rel, c.old)).concept
+        ]
+        bank = t.bank
+        rels = related_files(bank, [c.rel for c in changes], gone)
+        found = findings_of(bank, rels, with_index=bool(changes))
+        checked += len(rels)
+        results.extend((t.root / rel, f) for rel, findings in found for f in findings)
+    return results, problems + _config_problems(targets), checked, []
+
+
 def run(args: argparse.Namespace) -> int:
     gc.disable()  # a short run that frees little: collecting would only walk the bank again and again
-    results, problems, checked, empty = _collect(args.paths, cached=not args.no_cache)
+    if args.changed is not None:
+        results, problems, checked, empty = changed_only(args.paths, args.changed, cached=not args.no_cache)
+        if checked == 0 and not results and not problems:
+            print(f"No knowledge file changed since {args.changed}: nothing checked.")
+            return 0
+    else:
+        results, problems, checked, empty = _collect(args.paths, cached=not args.no_cache)
     select, ignore = _codes(args.select), _codes(args.ignore)
     results = [
         (p, f)
@@ -153,7 +204,7 @@ def run(args: argparse.Namespace) -> int:
         print("ckp: nothing to check", file=sys.stderr)
         return 2
     if args.format == "json":
-        print(json.dumps(as_json(results, checked), indent=2, ensure_ascii=False))
+        sys.stdout.writelines(json_chunks(results, checked))
     else:
         _print_text(results, checked)
     return 1 if any(f.severity == Severity.ERROR for _, f in results) else 0
@@ -172,24 +223,51 @@ def _summary(results: list[tuple[Path, Finding]], checked: int) -> dict[str, int
     }
 
 
+def _diagnostic(path: Path, f: Finding) -> dict[str, Any]:
+    return {
+        "file": display_path(path),
+        "range": {
+            "start": {"line": f.span.start_line, "character": f.span.start_col},
+            "end": {"line": f.span.end_line, "character": f.span.end_col},
+        },
+        "severity": int(f.severity),
+        "code": f.code,
+        "message": f.message,
+    }
+
+
 def as_json(results: list[tuple[Path, Finding]], checked: int) -> dict[str, Any]:
     """The JSON of `ckp check --format json`: every finding with its LSP range, and a summary."""
-    return {
-        "diagnostics": [
-            {
-                "file": display_path(path),
-                "range": {
-                    "start": {"line": f.span.start_line, "character": f.span.start_col},
-                    "end": {"line": f.span.end_line, "character": f.span.end_col},
-                },
-                "severity": int(f.severity),
-                "code": f.code,
-                "message": f.message,
-            }
-            for path, f in results
-        ],
-        "summary": _summary(results, checked),
-    }
+    return {"diagnostics": [_diagnostic(p, f) for p, f in results], "summary": _summary(results, checked)}
+
+
+def json_chunks(results: list[tuple[Path, Finding]], checked: int) -> Iterator[str]:
+    """``json.dumps(as_json(results, checked), indent=2, ensure_ascii=False)`` and a newline, a
+    finding at a time: the whole text of 375,000 findings and their dicts are never held. Each
+    finding is laid out here, its strings escaped by ``json``'s own escaper: ``json.dumps`` with an
+    indent builds closures that refer to each other, garbage the paused collector never frees."""
+    if not results:
+        yield json.dumps(as_json(results, checked), indent=2, ensure_ascii=False) + "\n"
+        return
+    yield '{\n  "diagnostics": [\n'
+    first = True
+    for path, f in results:
+        s = f.span
+        yield (
+            ("" if first else ",\n") + "    {\n"
+            f'      "file": {_string(display_path(path))},\n'
+            '      "range": {\n'
+            f'        "start": {{\n          "line": {s.start_line},\n          "character": {s.start_col}\n        }},\n'
+            f'        "end": {{\n          "line": {s.end_line},\n          "character": {s.end_col}\n        }}\n'
+            "      },\n"
+            f'      "severity": {int(f.severity)},\n'
+            f'      "code": {_string(f.code)},\n'
+            f'      "message": {_string(f.message)}\n'
+            "    }"
+        )
+        first = False
+    summary = json.dumps(_summary(results, checked), indent=2).replace("\n", "\n  ")
+    yield f'\n  ],\n  "summary": {summary}\n}}\n'
 
 
 def _print_text(results: list[tuple[Path, Finding]], checked: int) -> None:

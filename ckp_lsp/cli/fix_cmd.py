@@ -32,7 +32,12 @@ def run(args: argparse.Namespace) -> int:
     targets = resolve_targets(args.paths, dates=DISK, today=today())
     seen = set(targets.problems)
     config = [p for t in targets.targets for p in t.bank.config.problems if p not in seen]
-    for problem in dict.fromkeys([*targets.problems, *config]):
+    skipped = [
+        f"{t.root / rel}: skipped ({why})"
+        for t in targets.targets
+        for rel, why in sorted(t.bank.unreadable.items())
+    ]
+    for problem in dict.fromkeys([*targets.problems, *config, *skipped]):
         print(f"ckp: {problem}", file=sys.stderr)
     if not targets.targets:
         print("ckp: nothing to fix", file=sys.stderr)

@@ -15,17 +15,37 @@ from .output import bank_root, display_path
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("index", help="regenerate a bank's _index.md (everything outside the markers is kept)")
-    p.add_argument("bank", type=Path, metavar="BANK")
+    p.add_argument("bank", type=Path, nargs="?", metavar="BANK")
     p.add_argument("--check", action="store_true", help="exit 1 when the index is out of date; write nothing")
     p.add_argument("--format", choices=("table", "blocks", "compact"), default=None)
+    p.add_argument(
+        "--install-merge-driver",
+        action="store_true",
+        help="make git merge this bank's _index.md by its rows (.gitattributes and the repository's own config)",
+    )
+    p.add_argument(
+        "--merge-driver",
+        nargs=4,
+        metavar=("BASE", "OURS", "THEIRS", "PATH"),
+        help="what git runs as the merge driver (%%O %%A %%B %%P): writes the merged index into OURS",
+    )
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.merge_driver:
+        return merge_driver(*args.merge_driver)
+    if args.bank is None:
+        print("ckp index: name the bank (BANK)", file=sys.stderr)
+        return 2
     root = bank_root(args.bank)
     if root is None:
         return 2
+    if args.install_merge_driver:
+        return install(root)
     bank = read_bank(root)
+    for rel, why in sorted(bank.unreadable.items()):
+        print(f"ckp: {root / rel}: skipped ({why})", file=sys.stderr)
     new = update_index_text(bank.index_text, bank, args.format)
     where = display_path(bank.index_path)
     if new == bank.index_text:
@@ -48,3 +68,47 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def install(root: Path) -> int:
+    """``--install-merge-driver``: idempotent; says what it did, or that all was there."""
+    from ..faces.git import GitError, install_merge_driver, repository_root
+
+    try:
+        done = install_merge_driver(repository_root(root), root)
+    except (GitError, OSError, ValueError) as exc:
+        print(f"ckp: cannot install the merge driver for {display_path(root)}: {exc}", file=sys.stderr)
+        return 1
+    for line in done:
+        print(f"ckp: {line}")
+    if not done:
+        print(f"The merge driver for {display_path(root / '_index.md')} is installed already.")
+    return 0
+
+
+def merge_driver(base: str, ours: str, theirs: str, path: str) -> int:
+    """git's merge driver: the merged index into ``ours`` (exit 0), or git's own merge of the
+    text when the rows cannot be merged so (exit 1 on a conflict; ``ckp index`` then repairs it)."""
+    from ..core.index_merge import merge_index
+    from ..core.text import decode
+    from ..faces.git import GitError, merge_file
+
+    try:
+        texts = [decode(Path(p).read_bytes())[0] for p in (base, ours, theirs)]
+        merged = merge_index(*texts)
+        if merged is not None:
+            with open(ours, "w", encoding="utf-8", newline="") as f:
+                f.write(merged)
+            return 0
+        conflicts = merge_file(Path(ours), Path(base), Path(theirs))
+    except (OSError, GitError) as exc:
+        print(
+            f"ckp: cannot merge {path}: {exc}; run `ckp index` on its bank after the merge", file=sys.stderr
+        )
+        return 1
+    if conflicts:
+        print(
+            f"ckp: {path}: conflicts outside the generated rows; resolve them, then run `ckp index`",
+            file=sys.stderr,
+        )
+    return 1 if conflicts else 0

@@ -7,7 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..core.bank_names import Lookalike
 from ..core.dates import CkpDate
+from ..core.discovery import lookalike_folders
 from .output import display_path
 
 
@@ -22,8 +24,9 @@ def add_parser(sub: Any) -> None:
         type=Path,
         default=None,
         metavar="DIR",
-        help="default: the bank the project has (memory-bank/, .memory-bank/, .claude/memory/, memory/), "
-        "else PROJECT_DIR/memory-bank",
+        help="the bank to adopt (a folder of knowledge files) or to create; default: the bank the project "
+        "has (memory-bank/, memory_bank/, .claude/memory/, memory/, a folder .ckp.toml or the agent's rules "
+        "name), else PROJECT_DIR/memory-bank",
     )
     p.add_argument(
         "--agent-file",
@@ -60,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
         existing_bank,
         init_bank,
     )
+    from ..core.within import escape
     from ..core.writes import WriteRefused
     from ..faces.clock import today
 
@@ -72,6 +76,16 @@ def run(args: argparse.Namespace) -> int:
         return 2
     bank_dir = args.bank_dir
     adopted = existing_bank(project) if bank_dir is None else None
+    if bank_dir is None and adopted is None and (unrecognised := lookalike_folders(project)):
+        # Never a second bank beside the one the project keeps under a name ckp does not know.
+        print(_unrecognised(project, unrecognised), file=sys.stderr)
+        return 1
+    if bank_dir is not None and bank_dir.is_dir() and _has_knowledge(bank_dir):
+        adopted = bank_dir  # `--bank-dir DIR` names a folder of knowledge files: adopt it
+    why = escape(adopted or bank_dir or project / "memory-bank", project)
+    if why is not None:
+        print(f"ckp: {why}", file=sys.stderr)
+        return 2
     status = 0
     if adopted is not None and _has_knowledge(adopted):
         # The project keeps a bank already: it gets headers and an index, and no file of ours.
@@ -95,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"Created {display_path(result.file)} (CONCEPT {result.concept}).")
             if result.index_written:
                 print(f"Wrote {display_path(result.bank / '_index.md')}.")
+    if not status:
+        _merge_driver(project, bank_dir)
     if args.hooks:
         from ..core.hook_config import HOSTS
         from .hooks_cmd import install
@@ -118,13 +134,48 @@ def run(args: argparse.Namespace) -> int:
         return status
     agent_file = args.agent_file if args.agent_file.is_absolute() else project / args.agent_file
     try:
-        changed = add_rules(agent_file, rules)
+        changed = add_rules(agent_file, rules, project)
     except failed as exc:
         print(f"ckp: {exc}", file=sys.stderr)
         return 1
     where = display_path(agent_file)
     print(f"Added the CKP rules to {where}." if changed else f"{where} already holds the current CKP rules.")
     return status
+
+
+def _merge_driver(project: Path, bank: Path) -> None:
+    """In a git repository, git merges the bank's ``_index.md`` by its rows from now on."""
+    from ..faces.git import GitError, install_merge_driver, repository_root
+
+    here = project.resolve()
+    if not any((p / ".git").exists() for p in (here, *here.parents)):
+        return
+    try:
+        done = install_merge_driver(repository_root(here), bank)
+    except (GitError, OSError, ValueError) as exc:
+        print(f"ckp: git's merge driver for _index.md was not installed: {exc}", file=sys.stderr)
+        return
+    for line in done:
+        print(f"Git: {line}.")
+
+
+def _unrecognised(project: Path, found: list[Lookalike]) -> str:
+    """What ``ckp init`` says when the project holds folders that look like a bank, none recognised."""
+    rels = [_bank_name(f.folder, project) for f in found]
+    lines = [
+        f"ckp: {display_path(project)} has no memory bank ckp recognises, but "
+        + ("this folder looks like one:" if len(found) == 1 else "these folders look like one:")
+    ]
+    lines += [f"  {rel}/  ({f.why})" for rel, f in zip(rels, found, strict=True)]
+    banks = ", ".join(f'"{r}"' for r in rels)
+    lines += [
+        "Nothing was written. Adopt it rather than start a bank beside it:",
+        f"  ckp init{'' if project.resolve() == Path.cwd().resolve() else ' ' + display_path(project)} "
+        f"--bank-dir {display_path(found[0].folder)}   # headers, the index and the agent rules for it",
+        f"  or add  banks = [{banks}]  to .ckp.toml (for every command and the editor), then run ckp init",
+        "To start a new bank anyway: ckp init --bank-dir memory-bank",
+    ]
+    return "\n".join(lines)
 
 
 def _has_knowledge(bank: Path) -> bool:

@@ -27,6 +27,7 @@ COMMANDS = [
     "trust_cmd",
     "hook_cmd",
     "hooks_cmd",
+    "diff_cmd",
 ]
 
 

@@ -33,6 +33,12 @@ def run(args: argparse.Namespace) -> int:
     if not args.path.is_dir():
         print(f"ckp: {args.path}: no such folder", file=sys.stderr)
         return 2
+    from ..core.within import escape
+
+    why = escape(args.path, Path.cwd())
+    if why is not None:
+        print(f"ckp: {why}", file=sys.stderr)
+        return 2
     from ..mcp.server import run as serve
 
     serve(args.path, args.read_only)

@@ -3,23 +3,21 @@
 from __future__ import annotations
 
 import os
-import re
 import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..core.text import CONTROLS, visible_controls
+
 #: the escape character as ``paint`` writes it: an unguessable stand-in that only ``Shown`` turns
 #: into ESC, so text from a file can never make one
 _ESC = f"\ue000{os.urandom(8).hex()}\ue001"
 #: C0 and C1 controls but tab and newline, DEL, bidirectional overrides, and a carriage return
-#: inside a line (it would let a line overwrite what the terminal shows)
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n)")
-
-
-def escape_controls(text: str) -> str:
-    """``text`` with every control character written as ``\\uXXXX`` (also valid inside JSON)."""
-    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+#: inside a line (it would let a line overwrite what the terminal shows): the core's, shared by
+#: every face
+_CONTROL = CONTROLS
+escape_controls = visible_controls
 
 
 class Shown:
@@ -65,10 +63,21 @@ def paint(text: str, code: str, on: bool) -> str:
     return f"{_ESC}[{code}m{text}{_ESC}[0m" if on else text
 
 
+def refused(path: Path) -> str | None:
+    """Why a folder named on the command line is refused (a symbolic link out of its project)."""
+    from ..core.within import escape
+
+    return escape(path, Path.cwd())
+
+
 def bank_root(path: Path) -> Path | None:
     """The root of the bank ``path`` names or lies in; None (and a message on stderr) when none."""
     from ..core.discovery import named_bank
 
+    why = refused(path)
+    if why is not None:
+        print(f"ckp: {why}", file=sys.stderr)
+        return None
     root = named_bank(path) if path.exists() else None
     if root is None:
         why = "no such file or folder" if not path.exists() else "not a memory bank"

@@ -41,7 +41,15 @@ def run(args: argparse.Namespace) -> int:
     if args.list:
         return _list(store)
     if args.revoke:
-        if store.revoke(args.path):
+        try:
+            revoked = store.revoke(args.path)
+        except OSError as exc:
+            print(
+                f"ckp: cannot keep the trust decision in {store.path} ({_reason(exc)}); nothing was revoked",
+                file=sys.stderr,
+            )
+            return 1
+        if revoked:
             print(f"no longer trusted: {real_folder(args.path)}")
             return 0
         print(f"ckp: {real_folder(args.path)} was not trusted", file=sys.stderr)
@@ -62,11 +70,24 @@ def run(args: argparse.Namespace) -> int:
         if settings is None:
             failed += 1
             continue
-        store.trust(folder, settings, utc_stamp())
+        try:
+            store.trust(folder, settings, utc_stamp())
+        except OSError as exc:
+            print(
+                f"ckp: cannot keep the trust decision in {store.path} ({_reason(exc)}); {folder / CONFIG_NAME} is not trusted",
+                file=sys.stderr,
+            )
+            return 1
         shown = ", ".join(shown_value(k, v) for k, v in settings.items()) or "no LLM program or endpoint"
         print(f"trusted {folder / CONFIG_NAME}: {shown}")
     print(f"(kept in {store.path})")
     return 1 if failed else 0
+
+
+def _reason(exc: OSError) -> str:
+    """The system's reason, with the path it names when that is not the store itself."""
+    where = f": {exc.filename}" if exc.filename else ""
+    return f"{exc.strerror or exc}{where}"
 
 
 def _settings(path: Path) -> dict[str, Any] | None:
@@ -101,5 +122,5 @@ def _state(folder: Path, trusted_with: str) -> str:
     return (
         ""
         if fingerprint(settings) == trusted_with
-        else "; its LLM settings changed since: run ckp trust again"
+        else "; the settings trust covers changed since: run ckp trust again"
     )

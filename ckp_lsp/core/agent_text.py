@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .secrets import noted_kinds, redact, redaction_note
+
 
 def _attr(value: str) -> str:
     """``value`` as an attribute's text (``html.escape`` costs the hook an import)."""
@@ -28,19 +30,42 @@ _CLOSE = "</bank-file>"
 
 def for_agent(text: str) -> str:
     """``text`` as an agent may be given it. Every text an agent gets from the bank passes here
-    (and may pass more than once: what it does to a text it already did leaves it as it is)."""
-    return text
+    (and may pass more than once: what it does to a text it already did leaves it as it is).
+
+    Each detected secret is replaced by its placeholder (``<redacted: KIND>``, SPEC §10) and a
+    line at the end says so."""
+    clean, kinds = redact(text)
+    if not kinds:
+        return text
+    end = "\n" if text.endswith("\n") else ""
+    return f"{clean.rstrip()}\n{redaction_note(kinds)}{end}"
 
 
 def for_agent_value(value: Any) -> Any:
-    """A JSON value (an MCP answer) with every string in it passed through ``for_agent``."""
-    if isinstance(value, str):
-        return for_agent(value)
-    if isinstance(value, dict):
-        return {k: for_agent_value(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [for_agent_value(v) for v in value]
-    return value
+    """A JSON value (an MCP answer) with every string in it as an agent may be given it."""
+    return for_agent_answer(value)[0]
+
+
+def for_agent_answer(value: Any) -> tuple[Any, list[str]]:
+    """``for_agent_value(value)``, and the kinds of secret replaced in it (here, or in a text
+    that ``for_agent`` gave before): what the answer says it redacted. A string of a JSON value
+    has its secrets replaced without a note of its own; the answer carries the note once."""
+    kinds: dict[str, None] = {}
+
+    def walk(v: Any) -> Any:
+        if isinstance(v, str):
+            clean, found = redact(v)
+            kinds.update(dict.fromkeys(found))
+            kinds.update(dict.fromkeys(noted_kinds(clean)))
+            return clean
+        if isinstance(v, dict):
+            return {k: walk(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [walk(x) for x in v]
+        return v
+
+    out = walk(value)
+    return out, list(kinds)
 
 
 def quote_file(path: str, text: str, part: str = "whole") -> str:

@@ -256,8 +256,10 @@ def load_queries(path: Path) -> list[Query]:
     else:
         import yaml
 
+        from .yaml_load import safe_load
+
         try:
-            data = yaml.safe_load(text)
+            data = safe_load(text)
         except yaml.YAMLError as exc:
             raise BenchError(f"{path}: not valid YAML ({exc})") from exc
         except RecursionError:

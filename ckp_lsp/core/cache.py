@@ -7,6 +7,12 @@ file's path, size and modification time (ns) with the fields the fast scan read 
 each time. The whole is keyed by the tool's version, Python's and the parsing code's: a cache
 written by anything else, or that cannot be read, is ignored and written anew, never a crash.
 
+A cache answers only for the bank it was written for (its absolute path, device and inode are
+in it) and only when this user wrote it and no one else may write it: in a shared
+``CKP_CACHE_DIR`` another user's file is ignored. The folder at the bank's root is read and
+written only as a real folder, and the file only as a regular file, never through a symbolic
+link (a repository may commit ``.ckp-cache -> /elsewhere``): ``O_NOFOLLOW`` and ``dir_fd``.
+
 ``marshal`` holds plain values only (loading never runs code, unlike ``pickle``) and is the
 quickest of the standard formats to read: 10,000 entries in about 50 ms. The sizes and mtimes
 come first, apart from the fields: a check of a bank where nothing changed reads only them and the
@@ -15,11 +21,13 @@ last findings (the fields of 100,000 files are hundreds of megabytes once read).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import marshal
 import os
+import secrets
+import stat
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -85,12 +93,40 @@ def cache_path(root: Path) -> Path:
     return root / FOLDER / _FILE
 
 
+def _me() -> int:
+    """The user whose caches are trusted."""
+    return os.geteuid() if hasattr(os, "geteuid") else -1
+
+
+def _trusted(st: os.stat_result) -> bool:
+    """Whether a cache file may be believed: a regular file of this user that no one else may write."""
+    if not stat.S_ISREG(st.st_mode) or st.st_mode & 0o022:
+        return False
+    return _me() == -1 or st.st_uid == _me()
+
+
+def bank_identity(root: Path | None) -> tuple[str, int, int] | None:
+    """What binds a cache to its bank: the root's absolute path, device and inode (a bank made
+    anew at the same path is another bank)."""
+    if root is None:
+        return None
+    try:
+        st = os.stat(root)
+    except OSError:
+        return None
+    return (os.fsdecode(os.path.abspath(root)), st.st_dev, st.st_ino)
+
+
 class FileCache:
     """The cache of one bank: ``get`` what a file's reading gave, ``put`` a new one, ``save``."""
 
-    def __init__(self, path: Path, writable: bool = True) -> None:
+    def __init__(self, path: Path, writable: bool = True, root: Path | None = None) -> None:
         self.path = path
         self.writable = writable
+        self.identity = bank_identity(root)
+        # in the bank (``.ckp-cache/``): the folder itself is never a link; in ``CKP_CACHE_DIR``
+        # the user chose the folder, links and all
+        self._in_bank = root is not None and path.parent == root / FOLDER
         # The old cache: each file's size and mtime (and, once saved, what the reading gave), and
         # where its fields are in the file, read only when asked for.
         self._stats: dict[str, tuple[Any, ...]] = {}
@@ -125,19 +161,21 @@ class FileCache:
             or bool(os.environ.get("CKP_CACHE_DIR"))
             or any(path.is_relative_to(w) for w in within)
         )
-        return cls(path, writable)
+        return cls(path, writable, root)
 
     def load(self) -> None:
         """Read the sizes and mtimes and the last findings; anything unexpected in the file
         leaves the cache empty."""
         try:
-            with open(self.path, "rb") as f:
+            with self._open() as f:
                 st = os.fstat(f.fileno())
                 f.seek(-4, os.SEEK_END)
                 size = int.from_bytes(f.read(4), "little")
                 f.seek(-4 - size, os.SEEK_END)
-                stamp, digest, parts = marshal.loads(f.read(size))
-                if stamp != _stamp() or _digest(f, st.st_size - 4 - size) != digest:
+                stamp, digest, parts, identity = marshal.loads(f.read(size))
+                if identity != self.identity or stamp != _stamp():
+                    return
+                if _digest(f, st.st_size - 4 - size) != digest:
                     return
                 f.seek(0)
                 stats = marshal.loads(f.read(parts[0]))
@@ -163,7 +201,7 @@ class FileCache:
         else:
             identity, at, parts = self._fields
             try:
-                with open(self.path, "rb") as f:
+                with self._open() as f:
                     st = os.fstat(f.fileno())
                     if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) == identity:
                         f.seek(at)
@@ -271,29 +309,78 @@ class FileCache:
                 )
             )
         write(marshal.dumps(self._memo, 2))
-        trailer = marshal.dumps((_stamp(), h.digest(), parts), 2)
+        trailer = marshal.dumps((_stamp(), h.digest(), parts, self.identity), 2)
         f.write(trailer)
         f.write(len(trailer).to_bytes(4, "little"))
+
+    def _open(self) -> Any:
+        """The cache file opened for reading, never through a symbolic link."""
+        return open_cache(self.path, self._in_bank)
 
     def save(self) -> None:
         """Write the cache (atomically) when it changed; a folder that cannot be written is left."""
         if not self.writable or (not self._changed and self._new.keys() == self._stats.keys()):
             return
-        try:
-            folder = self.path.parent
-            if not folder.is_dir():
-                folder.mkdir(parents=True, exist_ok=True)
-                if folder.name == FOLDER:
-                    (folder / ".gitignore").write_text("# written by ckp: delete at will\n*\n")
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    self._write(f)
-                os.replace(tmp, self.path)
-            except BaseException:
-                os.unlink(tmp)
-                raise
-        except OSError:
+        if not save_cache(self.path, self._in_bank, self._write):
             return
         self._stats, self._briefs, self._fields = self._new, None, None
         self._old_memo, self._changed = self._memo, False
+
+
+def _folder(path: Path, in_bank: bool, create: bool = False) -> int:
+    """A descriptor of the folder of the cache file ``path`` (made when ``create``), never reached
+    through a link when it is a bank's ``.ckp-cache`` (``in_bank``)."""
+    folder = path.parent
+    if create and not os.path.lexists(folder):
+        if in_bank:
+            os.mkdir(folder)  # the bank's root is there: nothing above is made
+            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+            with contextlib.suppress(OSError):
+                _write_new(fd, ".gitignore", b"# written by ckp: delete at will\n*\n", 0o644)
+            return fd
+        folder.mkdir(parents=True, exist_ok=True)
+    return os.open(folder, os.O_RDONLY | os.O_DIRECTORY | (os.O_NOFOLLOW if in_bank else 0))
+
+
+def open_cache(path: Path, in_bank: bool) -> Any:
+    """The cache file ``path`` opened for reading, never through a symbolic link, and only when
+    this user wrote it and no one else may write it (``OSError`` otherwise)."""
+    fd = _folder(path, in_bank)
+    try:
+        f = os.fdopen(os.open(path.name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=fd), "rb")
+    finally:
+        os.close(fd)
+    if not _trusted(os.fstat(f.fileno())):
+        f.close()
+        raise PermissionError(f"{path}: not this user's cache")
+    return f
+
+
+def save_cache(path: Path, in_bank: bool, write: Any) -> bool:
+    """Write the cache file ``path`` with ``write(file)`` atomically (0600, never through a link);
+    whether it was written."""
+    try:
+        fd = _folder(path, in_bank, create=True)
+        try:
+            tmp = f".tmp-{secrets.token_hex(8)}"
+            out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=fd)
+            try:
+                with os.fdopen(out, "wb") as f:
+                    write(f)
+                os.replace(tmp, path.name, src_dir_fd=fd, dst_dir_fd=fd)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp, dir_fd=fd)
+                raise
+        finally:
+            os.close(fd)
+    except OSError:
+        return False
+    return True
+
+
+def _write_new(folder: int, name: str, data: bytes, mode: int) -> None:
+    """Create ``name`` in the folder ``folder`` (a descriptor) with ``data``; never through a link."""
+    fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode, dir_fd=folder)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)

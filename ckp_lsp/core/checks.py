@@ -21,6 +21,7 @@ from .index import (
     row_differences,
     row_line,
     row_values,
+    section_count,
     tokens,
 )
 from .knowledge import KnowledgeFile
@@ -39,19 +40,26 @@ def check_file(bank: Bank, rel: str) -> list[Finding]:
     return found
 
 
+#: how many of the other files declaring the same concept CKP011 names
+TWINS_NAMED = 3
+
+
 def bank_findings(bank: Bank, kf: KnowledgeFile) -> list[Finding]:
     """CKP011, CKP032, CKP041, CKP050 and CKP052 of one file."""
     out = future_dates(kf, bank.today)
     if kf.concept:
         twins = [p for p in bank.by_concept.get(kf.concept, ()) if p != kf.path]
         if twins and kf.concept_span is not None:
+            # A few are named: with thousands of copies, naming all in each message was quadratic.
+            named = twins[:TWINS_NAMED]
+            more = f" and {len(twins) - len(named):,} more" if len(twins) > len(named) else ""
             out.append(
                 Finding.of(
                     "CKP011",
                     kf.concept_span,
-                    f"concept '{kf.concept}' is also declared by {', '.join(twins)}: concepts must be "
+                    f"concept '{kf.concept}' is also declared by {', '.join(named)}{more}: concepts must be "
                     "unique in a bank, rename one",
-                    others=twins,
+                    others=named,
                 )
             )
     many = bank.claims.many
@@ -171,7 +179,7 @@ def _concept(bank: Bank, rel: str) -> str | None:
 
 
 def check_index(bank: Bank) -> list[Finding]:
-    """CKP070 and CKP071 of the bank's ``_index.md``."""
+    """CKP070, CKP071 and CKP072 of the bank's ``_index.md``."""
     out: list[Finding] = []
     text = bank.index_text
     if text is None:
@@ -184,6 +192,29 @@ def check_index(bank: Bank) -> list[Finding]:
                 )
             )
         return apply_overrides(out, bank.config.diagnostics)
+    conflict = conflict_marker(text)
+    if conflict is not None:
+        out.append(
+            Finding.of(
+                "CKP072",
+                conflict,
+                "_index.md holds merge conflict markers: it is generated, so do not resolve it by hand; "
+                "run `ckp index` on the bank after the merge and commit the result "
+                "(`ckp index --install-merge-driver` makes git merge it by itself)",
+            )
+        )
+        return apply_overrides(out, bank.config.diagnostics)
+    starts = section_count(text)
+    if len(starts) > 1:
+        line = starts[1]
+        out.append(
+            Finding.of(
+                "CKP070",
+                Span(line, 0, line, utf16_len(split_lines(text)[line])),
+                f"_index.md has {len(starts)} generated sections (another {INDEX_START} here): the "
+                "copies are stale; `ckp index` (or Regenerate index) keeps the first and removes the others",
+            )
+        )
     drift = _table_drift(bank, text)
     if drift is not None:
         anchor, found = drift
@@ -213,6 +244,19 @@ def check_index(bank: Bank) -> list[Finding]:
 
         out.extend(_drift(doc.rows, want_of, by_key, anchor, form=doc.form))
     return _budget(bank, text, anchor, out)
+
+
+_CONFLICT_MARKS = ("<<<<<<<", "|||||||", "=======", ">>>>>>>")
+
+
+def conflict_marker(text: str) -> Span | None:
+    """The first line of ``text`` that is a merge conflict marker, or None."""
+    if "<<<<<<<" not in text and ">>>>>>>" not in text:
+        return None
+    for n, line in enumerate(split_lines(text)):
+        if line.startswith(_CONFLICT_MARKS) and (len(line) == 7 or line[7] in " \t"):
+            return Span(n, 0, n, utf16_len(line))
+    return None
 
 
 def _budget(bank: Bank, text: str, anchor: Span, out: list[Finding]) -> list[Finding]:

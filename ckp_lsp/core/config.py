@@ -14,7 +14,8 @@ from typing import Any
 
 from .findings import CODES, Severity
 from .limits import INDEX_BUDGET_TOKENS
-from .trust import TrustStore, sensitive_settings, shown_value, user_config_path
+from .trust import GIT_STALENESS, TrustStore, sensitive_settings, shown_value, user_config_path
+from .within import inside, never_projects
 
 
 def _toml() -> Any:
@@ -122,17 +123,20 @@ def load_config(*folders: Path, base: Config | None = None) -> Config:
             continue
         problems: list[str] = []
         data = confined(folder, data, problems)
+        git_mode = data.get("staleness") == "git"
         data, note = _trusted_part(folder, data)
         if note:
             config = replace(config, ignored=(*config.ignored, note))
+        if git_mode and "staleness" not in data:
+            # Said by every face (a problem), not only by a compile: the dates are validated ones.
+            problems.append(
+                f"{path}: ignored staleness = 'git' (the folder is not trusted: git would run in "
+                f"it); relationships are dated by VALIDATED. Run `ckp trust {folder}` if you trust it"
+            )
         config = config.merged(data)
         if problems:
             config = replace(config, problems=(*config.problems, *problems))
     return config
-
-
-def _inside(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
 
 
 def confined(folder: Path, data: dict[str, Any], problems: list[str]) -> dict[str, Any]:
@@ -141,13 +145,12 @@ def confined(folder: Path, data: dict[str, Any], problems: list[str]) -> dict[st
     folder of the machine. Each one dropped is a problem for the user to read."""
     where = folder / CONFIG_NAME
     out = dict(data)
-    real_folder = Path(os.path.realpath(folder))
     banks = data.get("banks")
     if isinstance(banks, list):
         kept = []
         for b in banks:
             real = Path(os.path.realpath(folder / str(b)))
-            if _inside(real, real_folder):
+            if inside(real, folder):
                 kept.append(b)
             else:
                 problems.append(
@@ -223,9 +226,11 @@ def _trusted_part(folder: Path, data: dict[str, Any]) -> tuple[dict[str, Any], s
     verdict = TrustStore().verdict(folder, sensitive)
     if verdict == "trusted":
         return data, ""
-    llm = {k: v for k, v in data["llm"].items() if k not in sensitive}
+    kept = {k: v for k, v in data.items() if not (k == GIT_STALENESS and GIT_STALENESS in sensitive)}
+    if isinstance(data.get("llm"), dict):
+        kept["llm"] = {k: v for k, v in data["llm"].items() if k not in sensitive}
     why = (
-        "its LLM settings changed since the folder was trusted"
+        "the settings trust covers changed since the folder was trusted"
         if verdict == "changed"
         else "the folder is not trusted"
     )
@@ -234,7 +239,7 @@ def _trusted_part(folder: Path, data: dict[str, Any]) -> tuple[dict[str, Any], s
         f"{folder / CONFIG_NAME}: ignored {shown} ({why}); if you trust this folder, "
         f"run `ckp trust {folder}` (or set these in your user config or editor settings)"
     )
-    return {**data, "llm": llm}, note
+    return kept, note
 
 
 def _merge(config: Config, s: dict[str, Any]) -> Config:
@@ -364,10 +369,8 @@ def banks_named_in(folder: Path, problems: list[str] | None = None) -> list[Path
 def configured_banks(folder: Path, problems: list[str] | None = None) -> list[Path]:
     """The banks named in the ``.ckp.toml`` files of ``folder`` and above it, up to the repository root."""
     out: list[Path] = []
-    for f in (folder, *folder.parents):
+    for f in config_chain(folder):
         out.extend(banks_named_in(f, problems))
-        if (f / ".git").exists():
-            break
     return out
 
 
@@ -379,9 +382,24 @@ def config_for_bank(bank_root: Path, base: Config | None = None) -> Config:
 
 
 def config_chain(folder: Path) -> list[Path]:
-    """The folders whose ``.ckp.toml`` apply to ``folder``: it and those above, to the repository root."""
+    """The folders whose ``.ckp.toml`` apply to ``folder``: it and those above, to the repository
+    root. Outside a repository the search stops below the home folder and ``/`` (your own settings
+    live in the user config, not in a ``~/.ckp.toml`` any project would pick up) and at the edge
+    of ``folder``'s file system (a mount point: another disk, a network share)."""
+    never = never_projects(folder)
+    try:
+        device: int | None = os.stat(folder).st_dev
+    except OSError:
+        device = None
     chain = []
     for f in (folder, *folder.parents):
+        if f in never and f != folder:
+            break
+        try:
+            if device is not None and os.stat(f).st_dev != device:
+                break
+        except OSError:
+            break
         chain.append(f)
         if (f / ".git").exists():
             break

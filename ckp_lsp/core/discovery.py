@@ -2,39 +2,47 @@
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import fnmatch
 import functools
 import os
 import re
 import stat
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from .config import AGENT_ENTRY_FILES, CONFIG_NAME, DEFAULT_EXCLUDE, banks_named_in, configured_banks
+from .bank_names import Lookalike, folders_named_by_agents, is_bank_name, lookalike
+from .config import AGENT_ENTRY_FILES, DEFAULT_EXCLUDE, banks_named_in, configured_banks
+from .within import escape, inside, never_projects
+from .within import project_root as within_project_root
 
 INDEX_NAME = "_index.md"
 BANK_DIR_NAME = "memory-bank"
-#: the folders agents keep their memory in, found without configuration: Cline's ``memory-bank/``
-#: (also hidden), Claude Code's ``.claude/memory/``, and ``memory/`` at a repository's root
-KNOWN_BANK_DIRS = frozenset({BANK_DIR_NAME, ".memory-bank"})
 #: hidden folders searched all the same, for the banks agents keep there (``.github/memory-bank``
 #: of Copilot, ``.cursor/memory-bank`` of Cursor, ``.claude/memory``)
 HIDDEN_SEARCHED = frozenset({".memory-bank", ".claude", ".github", ".cursor"})
 INDEX_START = "<!-- ckp:index:start -->"
 INDEX_END = "<!-- ckp:index:end -->"
+#: how a file's bank is found, in the words the README and the messages use
+BANK_RULE = (
+    "a file belongs to the outermost bank among the folders above it, up to its project's root "
+    "(the nearest folder holding .git or .ckp.toml), never /, the home folder or the temporary folder"
+)
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__"})
 
 
 def _skipped(name: str) -> bool:
-    return name in SKIP_DIRS or (name.startswith(".") and name not in HIDDEN_SEARCHED)
+    return name in SKIP_DIRS or (
+        name.startswith(".") and name not in HIDDEN_SEARCHED and not is_bank_name(name)
+    )
 
 
 def is_known_bank_dir(folder: Path) -> bool:
-    """Whether ``folder`` is where an agent keeps its memory by convention (``KNOWN_BANK_DIRS``,
-    ``.claude/memory``, or ``memory/`` beside a repository's ``.git``)."""
-    if folder.name in KNOWN_BANK_DIRS:
+    """Whether ``folder`` is where an agent keeps its memory by convention: Cline's ``memory-bank/``
+    however it is spelt (``memory_bank``, ``memoryBank``, hidden; ``is_bank_name``), Claude Code's
+    ``.claude/memory/``, or ``memory/`` beside a repository's ``.git``."""
+    if is_bank_name(folder.name):
         return True
     if folder.name != "memory":
         return False
@@ -80,6 +88,10 @@ def find_banks(
     conf = [c.resolve() for c in configured]
     found: list[Path] = []
     for root in roots:
+        why = escape(root)
+        if why is not None:
+            _note(problems, why)
+            continue
         root = root.resolve()
         above = [] if (root / ".git").exists() else configured_banks(root.parent, problems)
         found.extend(_walk_banks(root, conf + above, problems))
@@ -92,73 +104,77 @@ def find_banks(
     return sorted(out)
 
 
+#: how deep below a folder banks are searched for, and a bank's files are read: deeper folders
+#: are left out, with a message (no bank or agent nests folders this far)
+MAX_DEPTH = 64
+
+
 def _walk_banks(root: Path, configured: list[Path], problems: list[str] | None) -> Iterator[Path]:
-    configured = configured + banks_named_in(root, problems)  # `banks = [...]` in a .ckp.toml on the way
-    if is_bank_root(root, configured):
-        yield root
-        return
-    try:
-        entries = sorted(os.scandir(root), key=lambda e: e.name)
-    except OSError:
-        return
-    for e in entries:
-        # A hidden folder is entered when the configuration names it (``banks = [".notes"]``).
-        if e.is_dir(follow_symlinks=False) and (not _skipped(e.name) or Path(e.path) in configured):
-            yield from _walk_banks(Path(e.path), configured, problems)
+    """The banks at or below ``root``, depth first in name order, without recursion."""
+    stack = [(root, configured, 0)]
+    while stack:
+        folder, conf, depth = stack.pop()
+        conf = conf + banks_named_in(folder, problems)  # `banks = [...]` in a .ckp.toml on the way
+        if is_bank_root(folder, conf):
+            yield folder
+            continue
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        # A folder an agent's rules file here names as its memory (CLAUDE.md: "memory in docs/memory/").
+        conf = conf + folders_named_by_agents(folder, {e.name for e in entries})
+        below = []
+        for e in entries:
+            # A hidden folder is entered when the configuration names it (``banks = [".notes"]``).
+            if not e.is_dir(follow_symlinks=False) or not is_utf8_name(e.name):
+                continue
+            if _skipped(e.name) and Path(e.path) not in conf:
+                continue
+            if depth >= MAX_DEPTH:
+                if problems is not None:
+                    problems.append(
+                        f"{shown_name(str(folder))}: folders nested more than {MAX_DEPTH} levels deep "
+                        "are not searched for banks"
+                    )
+                break
+            below.append((Path(e.path), conf, depth + 1))
+        stack.extend(reversed(below))
 
 
-def project_boundary(start: Path, boundary: Path | None = None) -> Path | None:
-    """The highest folder the search for ``start``'s bank may look at: the nearest folder at or
-    above ``start`` holding ``.git`` or ``.ckp.toml`` (a project's root), else ``boundary`` (the folder
-    the command or server was started on) when ``start`` lies in it, else None (no project).
-
-    A ``boundary`` inside a folder named as agents name their bank (``memory-bank/``…) is that
-    folder: a command run on a file in a bank's sub-folder, or in that sub-folder, finds the bank
-    without a project root above, while an ``_index.md`` alone above ``boundary`` stays out of reach.
-    """
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists() or (folder / CONFIG_NAME).is_file():
-            return folder
-    if boundary is not None and (boundary == start or boundary in start.parents):
-        return _named_bank_around(boundary) or boundary
-    return None
-
-
-def _named_bank_around(folder: Path) -> Path | None:
-    """The nearest folder at or above ``folder`` that is a bank by its name (``is_known_bank_dir``),
-    never the file system's root or the home folder."""
-    never = never_banks(folder)
-    for above in (folder, *folder.parents):
-        if above in never:
-            return None
-        if is_known_bank_dir(above):
-            return above
-    return None
+def project_root(start: Path) -> Path | None:
+    """The nearest folder at or above ``start`` holding ``.git`` or ``.ckp.toml``: its project's
+    root, where the search for its bank stops; None outside any project (``within.project_root``)."""
+    return within_project_root(start)
 
 
 def never_banks(path: Path) -> frozenset[Path]:
-    """Folders never taken for a bank found upward from ``path``: its file system's root and the
-    home folder. A stray ``_index.md`` there would make every file below it one bank, and a fix
-    run anywhere would rewrite them all."""
-    out = {Path(path.anchor)}
-    with contextlib.suppress(RuntimeError, KeyError):  # no home folder known
-        out.add(Path.home().resolve())
-    return frozenset(out)
+    """Folders never taken for a bank found upward from ``path``: its file system's root, the home
+    folder (``never_projects``) and the temporary folder. A stray ``_index.md`` there would make
+    every file below it one bank, and a fix run anywhere would rewrite them all."""
+    return never_projects(path) | {Path(tempfile.gettempdir()).resolve()}
 
 
-def bank_of(
-    path: Path,
-    configured: Iterable[Path] = (),
-    problems: list[str] | None = None,
-    boundary: Path | None = None,
-) -> Path | None:
-    """The bank that holds ``path``: the outermost bank among its ancestors up to the project's
-    boundary (see ``project_boundary``), never ``/``, the home folder or anything above them."""
+def bank_of(path: Path, configured: Iterable[Path] = (), problems: list[str] | None = None) -> Path | None:
+    """The bank that holds ``path``, by where it is alone (``BANK_RULE``): the outermost bank among
+    its folders up to its project's root (``project_root``), as ``find_banks`` sees it from there
+    (banks never nest); never ``/``, the home or the temporary folder, nor anything above them;
+    none when ``path`` is reached through a symbolic link that leads out of its project (``escape``)."""
+    why = escape(path)
+    if why is not None:
+        _note(problems, why)
+        return None
     path = path.resolve()
     start = path if path.is_dir() else path.parent
-    top = project_boundary(start, boundary.resolve() if boundary is not None else None)
+    top = project_root(start)
     never = never_banks(start)
     conf = [c.resolve() for c in configured] + configured_banks(start, problems)
+    for folder in (start, *start.parents):  # the folders agents' rules files name, up to the project's root
+        if folder in never:
+            break
+        conf += folders_named_by_agents(folder)
+        if folder == top:
+            break
     best = None
     for folder in (start, *start.parents):
         if folder in never:
@@ -170,23 +186,18 @@ def bank_of(
     return best
 
 
-def started_on(path: Path, cwd: Path | None = None) -> Path:
-    """The folder a command run on ``path`` was started on, where the search for its bank stops
-    when no project root (``.git``, ``.ckp.toml``) is found first: the working folder when ``path``
-    lies in it, else ``path`` itself (its folder, for a file)."""
-    path = path.resolve()
-    cwd = (Path.cwd() if cwd is None else cwd).resolve()
-    if path == cwd or cwd in path.parents:
-        return cwd
-    return path if path.is_dir() else path.parent
+def _note(problems: list[str] | None, why: str) -> None:
+    if problems is not None and why not in problems:
+        problems.append(why)
 
 
-def named_bank(path: Path, configured: Iterable[Path] = (), boundary: Path | None = None) -> Path | None:
+def named_bank(path: Path, configured: Iterable[Path] = ()) -> Path | None:
     """The bank a user names on the command line: the bank ``path`` lies in, or else a folder that
-    holds Markdown files directly and no bank below it (``ckp index notes/``); None otherwise.
-
-    The search upward stops at ``boundary`` (default: the folder the command was started on)."""
-    found = bank_of(path, configured, boundary=started_on(path) if boundary is None else boundary)
+    holds Markdown files directly and no bank below it (``ckp index notes/``); None otherwise (also
+    when ``path`` is reached through a symbolic link that leads out of its project)."""
+    if escape(path) is not None:
+        return None
+    found = bank_of(path, configured)
     if found is not None or not path.is_dir():
         return found
     if not find_banks([path], configured) and _holds_markdown(path):
@@ -240,12 +251,32 @@ def is_knowledge_path(relpath: str, exclude: Iterable[str]) -> bool:
     return relpath.endswith(".md") and relpath != INDEX_NAME and not is_excluded(relpath, exclude)
 
 
-def markdown_entries(bank: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
+def is_utf8_name(name: str) -> bool:
+    """Whether a name read from the disk is valid UTF-8 (Linux allows any bytes in a name: those
+    that are not UTF-8 come as lone surrogates, which no URI, JSON or UTF-8 text can hold)."""
+    if name.isascii():
+        return True
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown_name(name: str) -> str:
+    """``name`` as a message shows it: each byte that is not UTF-8 as ``\\xNN``."""
+    return name if is_utf8_name(name) else os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
+def markdown_entries(
+    bank: Path, skipped: dict[str, str] | None = None
+) -> Iterator[tuple[str, os.DirEntry[str]]]:
     """(bank-relative POSIX path, directory entry) of every ``*.md`` below ``bank``; skipped and
-    symlinked folders are not entered."""
-    stack = [(str(bank), "")]
+    symlinked folders are not entered. A file or folder whose name is not UTF-8 is left out (and
+    goes to ``skipped``, under its name as shown, with the reason)."""
+    stack = [(str(bank), "", 0)]
     while stack:
-        folder, prefix = stack.pop()
+        folder, prefix, depth = stack.pop()
         try:
             entries = list(os.scandir(folder))
         except OSError:
@@ -253,8 +284,20 @@ def markdown_entries(bank: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
         for e in entries:
             if e.is_dir(follow_symlinks=False):
                 if not _skipped(e.name):
-                    stack.append((e.path, prefix + e.name + "/"))
+                    why = None
+                    if not is_utf8_name(e.name):
+                        why = "a folder name that is not valid UTF-8"
+                    elif depth >= MAX_DEPTH:
+                        why = f"a folder nested more than {MAX_DEPTH} levels deep"
+                    if why is None:
+                        stack.append((e.path, prefix + e.name + "/", depth + 1))
+                    elif skipped is not None:
+                        skipped[shown_name(prefix + e.name)] = why
             elif e.name.endswith(".md"):
+                if not is_utf8_name(e.name):
+                    if skipped is not None:
+                        skipped[shown_name(prefix + e.name)] = "a file name that is not valid UTF-8"
+                    continue
                 yield prefix + e.name, e
 
 
@@ -267,7 +310,7 @@ def knowledge_files(
     """
     exclude = tuple(exclude)
     out: list[str] = []
-    for rel, e in markdown_entries(bank):
+    for rel, e in markdown_entries(bank, skipped):
         if is_knowledge_path(rel, exclude):
             # A plain file needs no system call; anything else is looked at closely.
             why = None if not e.is_symlink() and e.is_file() else skip_reason(Path(e.path), bank)
@@ -304,7 +347,7 @@ def skip_reason(path: Path, bank: Path) -> str | None:
                 if exc.errno == errno.ELOOP
                 else f"cannot be read: {exc.strerror or exc}"
             )
-        if bank.resolve() not in target.parents:
+        if not inside(target, bank):
             return "a symbolic link that leads outside the bank"
         try:
             st = target.stat()
@@ -317,3 +360,28 @@ def skip_reason(path: Path, bank: Path) -> str | None:
     if stat.S_ISFIFO(st.st_mode):
         return "a named pipe, not a file"
     return "not a regular file"
+
+
+def lookalike_folders(root: Path, depth: int = 4) -> list[Lookalike]:
+    """Folders below ``root`` (``depth`` levels at most) that look like a memory bank
+    (``bank_names.lookalike``) and that are no bank: what ``ckp init`` names instead of starting
+    a bank beside them."""
+    out: list[Lookalike] = []
+    stack = [(root.resolve(), 0)]
+    while stack:
+        folder, level = stack.pop()
+        if level > 0 and (found := lookalike(folder)) is not None:
+            out.append(found)
+            continue
+        if level == depth:
+            continue
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        stack += [
+            (Path(e.path), level + 1)
+            for e in entries
+            if e.is_dir(follow_symlinks=False) and not _skipped(e.name)
+        ]
+    return sorted(out, key=lambda f: f.folder)

@@ -48,6 +48,8 @@ CODES: dict[str, tuple[Severity, str]] = {
     "CKP060": (E, "invalid CONFIDENCE"),
     "CKP070": (W, "_index.md out of date"),
     "CKP071": (W, "_index.md over its token budget"),
+    "CKP072": (E, "_index.md holds merge conflict markers"),
+    "CKP080": (E, "a secret in a knowledge file"),
 }
 
 

@@ -12,10 +12,16 @@ from .bank import Bank
 from .findings import Finding
 from .header import Field, Item
 from .knowledge import CONCEPT_RE, KnowledgeFile
+from .secrets import placeholder
 from .text import Span
 
 #: codes whose fix is certain enough to apply without looking (``source.fixAll``, ``ckp fix``)
 SAFE_CODES = frozenset({"CKP003", "CKP010", "CKP030", "CKP043", "CKP044", "CKP060"})
+#: the one fix that may edit a file's body: a secret is replaced by its placeholder wherever it is
+#: written, in one edit of the secret's own range. It is never applied without being chosen (not
+#: safe), so ``ckp fix`` and fix-all still change headers only.
+BODY_CODES = frozenset({"CKP080"})
+assert not BODY_CODES & SAFE_CODES
 
 
 @dataclass(frozen=True)
@@ -113,7 +119,7 @@ def fixes_for(bank: Bank, kf: KnowledgeFile, finding: Finding) -> list[Fix]:
     if make is None:
         return []
     found = _field_of(kf, finding.span)
-    if found is not None and not found[1].placed:
+    if found is not None and not found[1].placed and finding.code not in BODY_CODES:
         return []  # YAML wrote this value otherwise than it reads (escapes, folding): not edited
     fixes = make(bank, kf, finding)
     for fx in fixes:
@@ -186,6 +192,18 @@ def _suggested(title: str) -> Callable[[Bank, KnowledgeFile, Finding], list[Fix]
     return make
 
 
+def _redact(bank: Bank, kf: KnowledgeFile, f: Finding) -> list[Fix]:
+    kind = f.data.get("kind", "SECRET")
+    text = placeholder(kind)
+    header = kf.header
+    in_front_matter = (
+        header is not None and header.form == "frontmatter" and f.span.start_line < header.end_line
+    )
+    if in_front_matter and f.data.get("whole_value"):
+        text = f'"{text}"'  # a plain YAML value may not hold ': ': a value all secret becomes a string
+    return [Fix(f"Replace the secret with '{placeholder(kind)}'", [Edit(f.span, text)], preferred=True)]
+
+
 def _rename_field(bank: Bank, kf: KnowledgeFile, f: Finding) -> list[Fix]:
     """Rename an unknown key to the CKP field it resembles, only when the header lacks that field:
     renaming onto a present field would destroy the user's key and make a duplicate (CKP004)."""
@@ -207,6 +225,7 @@ _MAKERS: dict[str, Callable[[Bank, KnowledgeFile, Finding], list[Fix]]] = {
     "CKP003": _rename_field,
     "CKP010": _suggested("Use the concept name '{}'"),
     "CKP060": _suggested("Use '{}'"),
+    "CKP080": _redact,
 }
 
 
@@ -290,6 +309,7 @@ def fix_text(
     from .checks import bank_findings
     from .knowledge import read_knowledge_file
 
+    codes -= BODY_CODES  # edits of the header only: a secret is redacted when the user chooses to
     applied = 0
     for _ in range(rounds):
         kf = read_knowledge_file(rel, text)

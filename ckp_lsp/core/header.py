@@ -41,7 +41,9 @@ def _yaml() -> tuple[Any, Any]:
     import yaml
     from frontmatter.default_handlers import YAMLHandler
 
-    base = yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader
+    from .yaml_load import guarded_loader
+
+    base = guarded_loader(yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader)
 
     class StringLoader(base):  # type: ignore[valid-type,misc]
         pass

@@ -158,7 +158,27 @@ def update_index_text(existing: str | None, bank: Bank, form: str | None = None)
         # A hand-written index: the user's text stays as it is, the section goes after it.
         sep = "" if existing.endswith(("\n", "\r")) or not existing else nl
         return existing + sep + (nl if existing else "") + section + nl
-    return existing[:start] + section + existing[end + len(INDEX_END) :]
+    rest = existing[end + len(INDEX_END) :]
+    return existing[:start] + section + _without_sections(rest)
+
+
+def _without_sections(text: str) -> str:
+    """``text`` without the generated sections it holds: a second copy (two editors or agents
+    each added one) is stale, and only the first is regenerated."""
+    while (start := text.find(INDEX_START)) >= 0:
+        end = text.find(INDEX_END, start + 1)
+        stop = _generated_end(text, start) if end < 0 else end + len(INDEX_END)
+        before = text[:start].rstrip(" \t")
+        after = text[stop:]
+        if before.endswith("\n") and after.startswith(("\r\n", "\n")):
+            after = after[2:] if after.startswith("\r\n") else after[1:]
+        text = before + after
+    return text
+
+
+def section_count(text: str) -> list[int]:
+    """The 0-based lines of the generated sections' start markers, in order."""
+    return [n for n, line in enumerate(split_lines(text)) if line.strip() == INDEX_START]
 
 
 def _generated_end(text: str, start: int) -> int:

@@ -26,6 +26,7 @@ from .discovery import SKIP_DIRS
 from .index import update_index_text, write_index
 from .limits import MAX_TLDR
 from .text import newline_of
+from .within import escape, inside, regular_inside
 from .writes import write_atomic
 
 if sys.version_info >= (3, 11):
@@ -35,6 +36,7 @@ else:  # pragma: no cover
 
 RULES_START = "<!-- ckp:rules:start -->"
 RULES_END = "<!-- ckp:rules:end -->"
+MAX_PROJECT_FILE = 1 << 20  # bytes read of a README or a manifest
 MAX_WALK = 20_000  # files looked at in the source tree: bounded time on any project
 _SKIP = SKIP_DIRS | {"dist", "build", "target", "out", "coverage", "site-packages", "vendor"}
 LANGUAGES = {
@@ -122,10 +124,24 @@ def scan_project(root: Path, skip: Path | None = None) -> Project:
     return project
 
 
+def _project_text(root: Path, name: str) -> str | None:
+    """The text of the project's file ``name``, read only when it is a regular file inside the
+    project: a link to ``/proc/self/environ`` or to ``../secret`` is never copied into the bank."""
+    path = root / name
+    if not regular_inside(path, root):
+        return None
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(MAX_PROJECT_FILE)
+    except OSError:
+        return None
+    return data.decode("utf-8", errors="replace")
+
+
 def _read_package_json(root: Path, project: Project) -> None:
     try:
-        data = json.loads((root / "package.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(_project_text(root, "package.json") or "")
+    except ValueError:
         return
     if not isinstance(data, dict):
         return
@@ -145,8 +161,11 @@ def _read_package_json(root: Path, project: Project) -> None:
 
 def _read_pyproject(root: Path, project: Project) -> None:
     try:
-        data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        text = _project_text(root, "pyproject.toml")
+        data = tomllib.loads(text) if text is not None else None
+    except tomllib.TOMLDecodeError:
+        return
+    if data is None:
         return
     project.manifests.append("pyproject.toml")
     meta: Any = data.get("project") or data.get("tool", {}).get("poetry") or {}
@@ -168,14 +187,9 @@ def _read_pyproject(root: Path, project: Project) -> None:
 
 
 def _read_readme(root: Path, project: Project) -> None:
-    readme = next(
-        (root / n for n in ("README.md", "README.rst", "README.txt", "README") if (root / n).is_file()), None
-    )
-    if readme is None:
-        return
-    try:
-        text = readme.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    names = ("README.md", "README.rst", "README.txt", "README")
+    text = next((t for n in names if (t := _project_text(root, n)) is not None), None)
+    if text is None:
         return
     paragraph: list[str] = []
     in_code = False
@@ -331,6 +345,9 @@ def init_bank(project_dir: Path, bank_dir: Path | None = None, *, today: CkpDate
     if not project_dir.is_dir():
         raise InitError(f"{project_dir}: no such folder")
     bank_root = bank_dir if bank_dir is not None else project_dir / "memory-bank"
+    why = escape(bank_root, project_dir)
+    if why is not None:
+        raise InitError(why)
     project = scan_project(project_dir, skip=bank_root)
     target = bank_root / "projects" / f"{project.concept}.md"
     if target.exists():
@@ -469,8 +486,9 @@ Project knowledge lives in `{bank}/`, one Markdown file per concept, each with a
 
 {hook_rule(hooks)}**Tools.** When the `ckp_route` tool is available (the `ckp mcp` server), call it with every
 question instead of reading the index: read only the files it loads (`include_content` brings
-their text) and state its `declaration` line before answering. After writing a knowledge file,
-call `ckp_compile` on it, then `ckp_index`. Without the tools, follow the rules below.
+their text) and state its `declaration` line before answering. After creating a knowledge file or
+changing its body, call `ckp_compile` on that file only (never on files you did not change), then
+`ckp_index`. Without the tools, follow the rules below.
 
 **Boot** (without the tools). At the start of a task read `{bank}/_index.md` first, and only
 it: one row per file with CONCEPT, FILE, TLDR, ANSWERS_WHEN, SIMILAR_HIGH and SIMILAR_MID.
@@ -511,8 +529,18 @@ def with_rules(existing: str | None, rules: str) -> str:
     return existing + sep + nl + block + nl
 
 
-def add_rules(path: Path, rules: str) -> bool:
-    """Add ``rules`` to the file at ``path`` (created if missing); False when it already holds them."""
+def add_rules(path: Path, rules: str, project: Path | None = None) -> bool:
+    """Add ``rules`` to the file at ``path`` (created if missing); False when it already holds them.
+
+    A file named inside ``project`` that is a symbolic link leading out of it (``CLAUDE.md ->
+    ~/.ssh/config``, even a dangling one) is refused: nothing outside the project is written."""
+    if project is not None and not _spelled_inside(path, project):
+        project = None  # a file named elsewhere on purpose (an absolute path) is the user's choice
+    if project is not None and not inside(path, project):
+        raise InitError(
+            f"{path} is a symbolic link that leads outside the project (to {os.path.realpath(path)}): "
+            "nothing was written; replace the link by a file inside the project"
+        )
     try:
         data: bytes | None = path.read_bytes()
     except FileNotFoundError:
@@ -529,5 +557,10 @@ def add_rules(path: Path, rules: str) -> bool:
     new = with_rules(existing, rules)
     if new == existing:
         return False
-    write_atomic(path, new, expected=existing, bom=bom)
+    write_atomic(path, new, expected=existing, bom=bom, within=project)
     return True
+
+
+def _spelled_inside(path: Path, project: Path) -> bool:
+    spelled, root = Path(os.path.abspath(path)), Path(os.path.abspath(project))
+    return spelled == root or root in spelled.parents

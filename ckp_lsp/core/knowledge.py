@@ -26,6 +26,7 @@ from .header import (
     parse_header,
 )
 from .limits import MAX_KEYWORDS, MAX_TLDR, TIER_CAPS
+from .secrets import secret_findings
 from .text import Span, span_of, split_lines, utf16_len
 
 CONCEPT_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -272,11 +273,15 @@ def is_template_text(text: str) -> bool:
 
 def read_knowledge_file(path: str, text: str, utf8: bool = True) -> KnowledgeFile:
     """Parse ``text`` (BOM stripped) into a KnowledgeFile with its file-local findings."""
-    if utf8:
+    secrets = secret_findings(text)
+    if utf8 and not secrets:
         clean = _read_clean(path, text)
         if clean is not None:
             return clean
+    # A file with a secret is read in full: its findings are its own, so the cache keeps no brief
+    # of it and it is read (and reported) again each time.
     kf = _read_full(path, text, utf8)
+    kf.local += secrets
     kf.keyword_texts = [i.text for i in kf._keywords]
     kf.relations = [(r.concept, r.tier, r.date_text, r.date) for r in kf._relationships]
     return kf

@@ -16,6 +16,11 @@ from .text import line_offsets, newline_of, split_lines
 #: a value YAML reads back as written without quotes (a quote inside a word, "service's", is plain)
 _PLAIN_YAML = re.compile(r"^[A-Za-z0-9_(][^\n\r{}\[\]`]*$")
 _YAML_WORDS = frozenset({"null", "~", "true", "false", "yes", "no", "on", "off"})
+#: a character YAML will not read raw (outside its printable set: C0/C1 controls, DEL, U+FFFE,
+#: U+FFFF, lone surrogates), a line break of YAML's own (U+0085, U+2028, U+2029) or a BOM
+_YAML_ESCAPED = re.compile(
+    "[^\t\n\r\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]|[\u2028\u2029\ufeff]"
+)
 
 
 @dataclass(frozen=True)
@@ -45,9 +50,11 @@ def body_of(text: str) -> str:
 
 def _yaml_scalar(value: str, flow: bool = False) -> str:
     """``value`` as YAML writes it: plain when YAML reads it back unchanged, else double-quoted
-    (``flow``: as an item of a ``[a, b]`` list, where a comma would end it)."""
+    (``flow``: as an item of a ``[a, b]`` list, where a comma would end it), or escaped."""
     if not value:
         return '""'
+    if _YAML_ESCAPED.search(value):
+        return _escaped(value)
     plain = (
         _PLAIN_YAML.match(value)
         and not value.endswith((" ", ":"))
@@ -59,6 +66,20 @@ def _yaml_scalar(value: str, flow: bool = False) -> str:
     if plain:
         return value
     return json.dumps(value, ensure_ascii=False)
+
+
+def _escaped(value: str) -> str:
+    """``value`` double-quoted on one line, with YAML's escapes for what YAML will not read raw.
+
+    Control characters are written, escaped (``"a\\x9Bb"``): refusing them is the compiler's rule
+    for a model's answer (``compile.answer``); a value kept from the file is the user's and goes
+    back as it was read. A lone surrogate becomes ``\\uD800`` as PyYAML writes it; libyaml refuses
+    that escape (CKP006), so a compile's check then refuses the header instead of writing it.
+    """
+    import yaml  # only for the rare value that needs it: most rewrites never load YAML
+
+    dumped: str = yaml.safe_dump(value, default_style='"', allow_unicode=True, width=1 << 30)
+    return dumped.rstrip("\n")
 
 
 def render_header(

@@ -6,6 +6,8 @@ import os
 import time
 from collections.abc import Callable
 
+from .discovery import MAX_DEPTH, is_utf8_name
+
 #: path -> (mtime_ns, size): two scans differ where a file was created, changed or deleted
 Stats = dict[str, tuple[int, int]]
 
@@ -28,9 +30,9 @@ def stat_tree(
     arriving meanwhile does not wait for the whole scan of a large tree.
     """
     files: Stats = {}
-    stack = [(root, "")]
+    stack = [(root, "", 0)]
     while stack:
-        folder, prefix = stack.pop()
+        folder, prefix, depth = stack.pop()
         try:
             if folders is not None:
                 folders[folder] = os.stat(folder).st_mtime_ns
@@ -39,9 +41,11 @@ def stat_tree(
             continue
         for e in entries:
             try:
+                if not is_utf8_name(e.name):
+                    continue  # never read: the bank skips it (and says so)
                 if e.is_dir(follow_symlinks=False):
-                    if enter(e.name):
-                        stack.append((e.path, prefix + e.name + "/"))
+                    if enter(e.name) and depth < MAX_DEPTH:  # deeper: the bank skips it (and says so)
+                        stack.append((e.path, prefix + e.name + "/", depth + 1))
                 elif keep(e.name):
                     st = e.stat()
                     files[prefix + e.name] = (st.st_mtime_ns, st.st_size)

@@ -109,3 +109,16 @@ def decode(data: bytes) -> tuple[str, bool]:
     if text.startswith(BOM):
         text = text[1:]
     return text, ok
+
+
+#: C0 and C1 controls but tab and newline, DEL, bidirectional overrides and isolates, and a
+#: carriage return inside a line: shown as ``\uXXXX`` wherever bank text reaches a person
+CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n)")
+
+
+def visible_controls(text: str) -> str:
+    """``text`` with every control character written as ``\\uXXXX`` (also valid inside JSON):
+    what the CLI prints, and what hovers, completion, code actions and diagnostics show."""
+    if text.isprintable():
+        return text
+    return CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

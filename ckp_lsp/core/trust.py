@@ -24,6 +24,8 @@ TRUST_FILE_NAME = "trusted.json"
 # The llm keys (as .ckp.toml and editor settings spell them) that choose what runs, where a
 # request goes and so where a key is sent; ``provider`` only when it is not the offline one.
 SENSITIVE_KEYS = ("provider", "command", "base_url", "baseUrl")
+#: how ``staleness = "git"`` is named among the trust-sensitive settings
+GIT_STALENESS = "staleness"
 
 
 def user_config_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -47,13 +49,18 @@ def trust_file(env: Mapping[str, str] | None = None) -> Path:
 
 
 def sensitive_settings(data: Mapping[str, Any]) -> dict[str, Any]:
-    """The trust-sensitive ``llm`` settings of a parsed ``.ckp.toml`` (empty when it has none)."""
+    """The trust-sensitive settings of a parsed ``.ckp.toml`` (empty when it has none): the ``llm``
+    ones, and ``staleness = "git"``, which runs git in the repository on every check."""
     llm = data.get("llm")
-    if not isinstance(llm, Mapping):
-        return {}
-    out = {k: llm[k] for k in SENSITIVE_KEYS if k in llm and llm[k] is not None}
+    out = (
+        {k: llm[k] for k in SENSITIVE_KEYS if k in llm and llm[k] is not None}
+        if isinstance(llm, Mapping)
+        else {}
+    )
     if out.get("provider") == "offline":  # choosing no provider runs nothing and sends nothing
         del out["provider"]
+    if data.get("staleness") == "git":
+        out[GIT_STALENESS] = "git"
     return out
 
 
@@ -148,4 +155,4 @@ def real_folder(folder: Path) -> str:
 
 def shown_value(key: str, value: Any) -> str:
     """A setting as a message shows it: ``llm.command = 'sh -c …'`` (control characters escaped)."""
-    return f"llm.{key} = {value!r}"
+    return f"{key} = {value!r}" if key == GIT_STALENESS else f"llm.{key} = {value!r}"

@@ -10,8 +10,9 @@ from .bank import Bank
 from .cache import FileCache
 from .config import Config, config_for_bank
 from .dates import CkpDate
-from .discovery import INDEX_NAME, bank_of, find_banks, named_bank, started_on
+from .discovery import BANK_RULE, INDEX_NAME, bank_of, find_banks, named_bank
 from .updated import UpdatedDates
+from .within import escape
 
 
 @dataclass
@@ -55,8 +56,8 @@ def resolve_targets(
     banks are read through their cache (``core.cache``), written only inside a folder named;
     ``dates`` and ``today`` are given to each bank.
 
-    The search for the bank a path lies in stops at its project's root, or else at the folder the
-    command was started on (``started_on``): a bank far above, at ``/`` or in ``/tmp``, is not taken."""
+    The bank a path lies in follows from the path alone (``BANK_RULE``), not from the folder the
+    command runs in."""
     out = Targets()
     by_root: dict[Path, Target] = {}
     paths = list(paths)
@@ -74,18 +75,18 @@ def resolve_targets(
         if not path.exists():
             out.problems.append(f"{path}: no such file or folder")
             continue
+        why = escape(path, Path.cwd())
+        if why is not None:
+            out.problems.append(why)
+            continue
         path = path.resolve()
         if not path.is_file() and not path.is_dir():
             out.problems.append(f"{path}: not a regular file or a folder: left alone")
             continue
-        boundary = started_on(path)
         if path.is_file():
-            root = bank_of(path, configured, out.problems, boundary)
+            root = bank_of(path, configured, out.problems)
             if root is None:
-                out.problems.append(
-                    f"{path}: not inside a memory bank (no memory-bank folder or _index.md above it, up to "
-                    "the project's root: the nearest folder with .git or .ckp.toml, else the folder ckp runs in)"
-                )
+                out.problems.append(f"{path}: not inside a memory bank ({BANK_RULE}; none found)")
                 continue
             t = target(root)
             rel = path.relative_to(root).as_posix()
@@ -94,9 +95,9 @@ def resolve_targets(
             elif t.files is not None:
                 t.files.add(rel)
             continue
-        root = bank_of(path, configured, out.problems, boundary)
+        root = bank_of(path, configured, out.problems)
         roots = [root] if root is not None else find_banks([path], configured, out.problems)
-        if not roots and (named := named_bank(path, configured, boundary)) is not None:
+        if not roots and (named := named_bank(path, configured)) is not None:
             roots = [named]  # a folder of notes the user names is a bank
         if not roots:
             out.problems.append(

@@ -3,7 +3,9 @@
 Replacing a file the tool has read and checked is race-free on Linux: the new file is swapped in
 with ``renameat2(RENAME_EXCHANGE)``, the file swapped out is compared with what was read, and when
 someone saved in between the two are swapped back, so the other edit stays and nothing of ours is
-written. Elsewhere the file is read again just before the rename (the window is that rename).
+written. Once the swapped-out file has lost its name (no new open reaches it) it is read again:
+a writer that opened it before the swap and wrote after the comparison gets its text put back.
+Elsewhere the file is read again just before the rename (the window is that rename).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .text import BOM
+from .within import inside
 
 #: how many bytes of a file's name its temporary file keeps (a name is at most 255 bytes)
 _NAME_BYTES = 200
@@ -39,6 +42,16 @@ class NotUtf8(WriteRefused):
     """The file on disk is not UTF-8 text: rewriting it would lose the bytes that are not."""
 
 
+class NotRegular(ChangedOnDisk):
+    """What is at the path is no longer a regular file (a folder, a link, a pipe took its place)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"{path} is no longer a regular file (something else took its place since it was read): "
+            "it was left as it is and nothing was written"
+        )
+
+
 class CannotWrite(WriteRefused):
     """The system refused the write (full disk, read-only folder, name too long): nothing changed."""
 
@@ -46,9 +59,7 @@ class CannotWrite(WriteRefused):
 def leaves(path: Path, root: Path) -> bool:
     """Whether writing ``path`` would write outside ``root`` (a symbolic link, even a dangling one,
     is followed to where it points)."""
-    real_root = Path(os.path.realpath(root))
-    real = Path(os.path.realpath(path))
-    return real != real_root and real_root not in real.parents
+    return not inside(path, root)
 
 
 def write_atomic(
@@ -155,11 +166,22 @@ def _refuse_unsafe(path: Path, st: os.stat_result) -> None:
 
 
 def _read(path: Path) -> bytes | None:
+    """The bytes of the regular file at ``path`` (None: nothing is there). Anything else there
+    is ``NotRegular``: a folder or a link is never read as the file, and a named pipe never blocks
+    the read (it is opened without waiting for a writer)."""
     try:
-        with path.open("rb") as fh:
-            return fh.read()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
     except FileNotFoundError:
         return None
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EISDIR):
+            raise NotRegular(path) from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise NotRegular(path)
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read()
 
 
 def _text_of(path: Path, data: bytes | None) -> str | None:
@@ -229,8 +251,35 @@ def _replace_unchanged(tmp: str, path: Path, original: bytes, ours: bytes) -> No
     if not swapped:
         _replace_and_detect(tmp, path, original)
         return
-    if _read(Path(tmp)) == original:
-        return  # what we swapped out is what we read: no edit was lost (``tmp`` is removed)
+    try:
+        # the file swapped out, held open (without waiting for a writer, were it a named pipe)
+        held: int | None = os.open(tmp, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        held = None
+    try:
+        try:
+            out = _read(Path(tmp))
+        except NotRegular:
+            # A folder, a link or a pipe took the file's place: it goes back where it was.
+            _exchange(tmp, str(path))
+            raise NotRegular(path) from None
+        if out == original:
+            if held is None:
+                return  # what we swapped out is what we read (``tmp`` is removed)
+            # No new open reaches the swapped-out file once its name is gone; a writer that opened
+            # it before the swap may still have written into it since the comparison: look again.
+            os.unlink(tmp)
+            late = _read_held(held)
+            if late == original:
+                return
+            _put_back(path, late, ours)
+            raise ChangedOnDisk(
+                f"{path} was written (through a file opened before ckp's swap) while it was being "
+                "written: the other edit was put back and nothing was written; run again"
+            )
+    finally:
+        if held is not None:
+            os.close(held)
     # Someone saved between our read and the swap: their file is at ``tmp``. Swap back; if they
     # saved again meanwhile (``tmp`` then is not ours), that later save is theirs to keep too.
     _exchange(tmp, str(path))
@@ -240,6 +289,38 @@ def _replace_unchanged(tmp: str, path: Path, original: bytes, ours: bytes) -> No
         f"{path} changed on disk while it was being written: the other edit was kept and nothing "
         "was written; run again"
     )
+
+
+def _read_held(fd: int) -> bytes:
+    """The whole of the file open at ``fd``, from its start."""
+    chunks = []
+    at = 0
+    while chunk := os.pread(fd, 1 << 20, at):
+        chunks.append(chunk)
+        at += len(chunk)
+    return b"".join(chunks)
+
+
+def _put_back(path: Path, theirs: bytes, ours: bytes) -> None:
+    """Put ``theirs`` (an edit written into the file ckp swapped out) at ``path``, where ckp's own
+    ``ours`` now is: swapped in the same checked way, so a save made meanwhile is kept too."""
+    folder = path.parent
+    name = os.fsencode(path.name)[:_NAME_BYTES].decode("utf-8", "ignore")
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(theirs)
+            fh.flush()
+            _keep_owner_and_mode(fh.fileno(), path, path.lstat())
+            os.fsync(fh.fileno())
+        if not _exchange(tmp, str(path)):
+            os.replace(tmp, path)
+            return
+        if _read(Path(tmp)) != ours:  # saved again since: that save stays
+            _exchange(tmp, str(path))
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
 
 
 def _replace_and_detect(tmp: str, path: Path, original: bytes) -> None:

@@ -11,16 +11,24 @@ only lists paths; the files are read, and the bank changed, by the call that hol
 from __future__ import annotations
 
 import os
-import stat
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ..core.bank import Bank, read_text
-from ..core.discovery import INDEX_NAME, SKIP_DIRS, bank_of, find_banks, is_knowledge_path, skip_reason
+from ..core.discovery import (
+    INDEX_NAME,
+    SKIP_DIRS,
+    bank_of,
+    find_banks,
+    is_knowledge_path,
+    is_utf8_name,
+    skip_reason,
+)
 from ..core.routing.ranked import RankedRouter
 from ..core.stat_scan import Stats, stat_tree
+from ..core.within import escape, regular_inside
 from ..faces.banks import read_bank
 from ..faces.clock import today
 
@@ -99,6 +107,8 @@ class ServedBank:
             except OSError:
                 continue
             for e in entries:
+                if not is_utf8_name(e.name):
+                    continue  # never read: the bank skips it (and says so)
                 if e.name.endswith(".md") and not e.is_dir(follow_symlinks=False):
                     changed.add(prefix + e.name)
                 elif (
@@ -163,6 +173,8 @@ class ServedBanks:
     """Every bank under a folder, as one owner: a call takes ``lock`` and then ``current()``."""
 
     def __init__(self, folder: Path, poll_interval: float | None = None) -> None:
+        # A folder reached through a link out of its project serves nothing (``ckp mcp`` says so).
+        self.refused = escape(folder, Path.cwd())
         self.folder = folder.resolve()
         self.lock = threading.RLock()
         self.banks: list[ServedBank] = []
@@ -175,7 +187,9 @@ class ServedBanks:
         self._discover()
 
     def _discover(self) -> None:
-        inside = bank_of(self.folder, boundary=self.folder) if self.folder.exists() else None
+        if self.refused is not None:
+            return
+        inside = bank_of(self.folder) if self.folder.exists() else None
         roots = [inside] if inside is not None else find_banks([self.folder])
         for root in roots:
             if any(b.root == root for b in self.banks):
@@ -307,7 +321,7 @@ class ServedBanks:
                 rel = path.relative_to(sb.root).as_posix()
                 if not os.path.lexists(path):
                     continue
-                if not _inside(path, sb.root):
+                if not regular_inside(path, sb.root):
                     raise Refusal(f"'{file}' is a symbolic link that leads outside the bank: it is not read")
                 if rel in sb.bank.files or (index and rel == INDEX_NAME and sb.bank.index_text is not None):
                     return sb, rel
@@ -323,18 +337,9 @@ class ServedBanks:
         """The text of a file of ``sb`` (checked again: it may have become a link since)."""
         path = sb.root / rel
         why = skip_reason(path, sb.root)
-        if why is not None or not _inside(path, sb.root):
+        if why is not None or not regular_inside(path, sb.root):
             raise Refusal(f"'{rel}' is not read: {why or 'it leads outside the bank'}")
         try:
             return read_text(path)[0]
         except OSError as exc:
             raise Refusal(f"'{rel}' cannot be read: {exc.strerror or exc}") from None
-
-
-def _inside(path: Path, root: Path) -> bool:
-    """Whether ``path``, links followed, is a regular file inside ``root``."""
-    try:
-        real = path.resolve(strict=True)
-        return root.resolve() in real.parents and stat.S_ISREG(real.stat().st_mode)
-    except (OSError, RuntimeError):
-        return False

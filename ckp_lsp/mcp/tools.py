@@ -17,7 +17,9 @@ from ..core.compile.compiler import compile_header
 from ..core.compile.model import CompileError
 from ..core.discovery import INDEX_NAME
 from ..core.findings import Finding
+from ..core.header_changes import describe, header_diff
 from ..core.index import tokens, update_index_text
+from ..core.knowledge import read_knowledge_file
 from ..core.text import BOM
 from ..core.writes import WriteRefused, write_atomic
 from ..faces.llm.providers import provider_for
@@ -121,8 +123,11 @@ def check(banks: ServedBanks, bank: str | None = None, files: list[str] | None =
         return as_json(results, checked)
 
 
-def compile_file(banks: ServedBanks, file: str, bank: str | None = None) -> dict[str, Any]:
-    """Recompile the header of one knowledge file with the configured compiler; only the header changes."""
+def compile_file(
+    banks: ServedBanks, file: str, bank: str | None = None, dry_run: bool = False
+) -> dict[str, Any]:
+    """Recompile the header of one knowledge file with the configured compiler; only the header
+    changes. The answer says what changed (or would, with ``dry_run``, which writes nothing)."""
     with banks.lock:
         sb, rel = banks.file(file, bank)
         path = sb.root / rel
@@ -136,7 +141,7 @@ def compile_file(banks: ServedBanks, file: str, bank: str | None = None) -> dict
         except OSError as exc:
             raise Refusal(f"{rel} cannot be read: {exc.strerror or exc}") from None
         changed = compiled.text != text
-        if changed:
+        if changed and not dry_run:
             try:
                 write_atomic(
                     path, compiled.text, expected=text, bom=data.startswith(BOM.encode()), within=sb.root
@@ -145,13 +150,20 @@ def compile_file(banks: ServedBanks, file: str, bank: str | None = None) -> dict
                 raise Refusal(str(exc)) from None
             sb.wrote(rel, compiled.text)
         findings = as_json([(path, f) for f in check_file(sb.bank, rel)], 1)
+        new_header = read_knowledge_file(rel, text).header is None
         return {
             "bank": sb.name,
             "file": rel,
             "provider": llm.provider,
             # settings of the repository ignored because its folder is not trusted (SPEC §8)
             "ignored": list(sb.bank.config.ignored),
+            "dry_run": dry_run,
             "changed": changed,
+            # in words, then as data: what was added, removed, and the fields given a new value
+            "change": ("new header" if new_header else describe(text, compiled.text, rel, names=True))
+            if changed
+            else "no change",
+            **header_diff(text, compiled.text, rel),
             "header": compiled.header,
             "diagnostics": findings["diagnostics"],
         }

@@ -29,11 +29,18 @@ class ClientCapabilities:
     hierarchical_symbols: bool = False
     #: asks for a completion item's documentation when it shows it
     completion_resolves_documentation: bool = False
+    #: its hover shows the diagnostics at the position too (VS Code): the hover does not repeat them
+    hover_shows_diagnostics: bool = False
 
     @classmethod
-    def of(cls, caps: types.ClientCapabilities | None) -> ClientCapabilities:
+    def of(cls, caps: types.ClientCapabilities | None, options: Any = None) -> ClientCapabilities:
+        """From ``initialize``: the capabilities, and what the client says of itself in its
+        ``initializationOptions`` (``{"editor": {"hoverShowsDiagnostics": true}}``): LSP has
+        no capability for what a client's hover shows besides the server's."""
+        editor = options.get("editor") if isinstance(options, Mapping) else None
+        editor = editor if isinstance(editor, Mapping) else {}
         if caps is None:
-            return cls()
+            return cls(hover_shows_diagnostics=editor.get("hoverShowsDiagnostics") is True)
         doc = caps.text_document
         ws = caps.workspace
         completion = doc.completion.completion_item if doc and doc.completion else None
@@ -46,11 +53,14 @@ class ClientCapabilities:
                 ws and ws.did_change_watched_files and ws.did_change_watched_files.dynamic_registration
             ),
             work_done_progress=bool(caps.window and caps.window.work_done_progress),
-            link_tooltips=bool(doc and doc.document_link and doc.document_link.tooltip_support),
+            # VS Code shows a link's tooltip in the hover, after the hover's own TLDR: not repeated
+            link_tooltips=bool(doc and doc.document_link and doc.document_link.tooltip_support)
+            and editor.get("hoverShowsLinkTooltips") is not True,
             hierarchical_symbols=bool(
                 doc and doc.document_symbol and doc.document_symbol.hierarchical_document_symbol_support
             ),
             completion_resolves_documentation=resolve is not None and "documentation" in resolve.properties,
+            hover_shows_diagnostics=editor.get("hoverShowsDiagnostics") is True,
         )
 
 

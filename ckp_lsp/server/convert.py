@@ -10,7 +10,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
 from ..core.findings import CODES, Finding
-from ..core.text import Span
+from ..core.text import Span, visible_controls
 
 #: The format reference in the repository (vscode-client/package.json names the repository):
 #: diagnostics and hovers link to its sections.
@@ -77,7 +77,7 @@ def after_bom(r: types.Range, bom: bool = True) -> types.Range:
 def to_diagnostic(f: Finding, bom: bool = False) -> types.Diagnostic:
     return types.Diagnostic(
         range=to_range(f.span, bom),
-        message=f.message,
+        message=visible_controls(f.message),
         severity=types.DiagnosticSeverity(int(f.severity)),
         code=f.code,
         code_description=_CODE_DOCS.get(f.code),

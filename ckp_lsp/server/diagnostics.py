@@ -53,13 +53,23 @@ class Publisher:
         self._due = Dirty()  # flushed, not yet sent
         self._draining = False
         self._sent = False  # since the last refresh request
+        self._change = asyncio.Event()  # set (and replaced) whenever findings may have changed
 
     # --- scheduling ---------------------------------------------------------------------------
+
+    def next_change(self) -> asyncio.Event:
+        """Set once the findings may have changed after now (a held workspace pull waits for it)."""
+        return self._change
+
+    def _changed(self) -> None:
+        self._change.set()
+        self._change = asyncio.Event()
 
     def now(self, docs: Iterable[Doc]) -> None:
         """Publish ``docs`` at once (the document being typed in)."""
         for doc in docs:
             self._send(doc)
+        self._changed()
 
     def later(self, dirty: Dirty) -> None:
         """Publish ``dirty`` documents after the debounce delay, coalescing bursts of changes."""
@@ -98,12 +108,14 @@ class Publisher:
             self.on_refresh()
         self._sent = False
         self._report_counts()
+        self._changed()
 
     def publish_all(self, docs: Iterable[Doc], only_nonempty: bool = True) -> None:
         """The first publication after indexing: documents with findings only."""
         for doc in docs:
             self._send(doc, only_nonempty)
         self._report_counts()
+        self._changed()
 
     # --- sending ------------------------------------------------------------------------------
 
@@ -153,6 +165,14 @@ class Publisher:
         if uri in self.pushed:
             self.pushed.discard(uri)
             self._publish(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    def gone(self, uri: str) -> None:
+        """``uri`` is no document of a bank any more (deleted, moved): its findings are withdrawn,
+        from the counts too, and a client that pulls is told to pull again."""
+        self.clear(uri)
+        self.counts.pop(uri, None)
+        self._sent = True
+        self._changed()
 
     def clear_all(self) -> None:
         for uri in list(self.pushed):

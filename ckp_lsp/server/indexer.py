@@ -91,7 +91,7 @@ class Indexer:
             doc = ls.state.doc(path)
             dirty.update(ls.state.disk_deleted(path))
             if doc is not None and not doc.is_index and doc.file is None:  # an open one stays
-                ls.publisher.clear(uri_of(path))
+                ls.publisher.gone(uri_of(path))
         self.log_skipped(dirty)
         if dirty:
             ls.publisher.later(dirty)

@@ -7,6 +7,7 @@ import logging
 import os
 import stat
 import sys
+import time
 from collections.abc import Sequence
 
 from .. import __version__
@@ -29,8 +30,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         # Editors show a server's stderr as errors: keep pygls's routine warnings out of it.
         logging.getLogger("pygls").setLevel(logging.ERROR)
+    started = time.perf_counter()
     from . import pygls_compat
     from .handlers import server
+
+    server.import_seconds = time.perf_counter() - started
 
     server.state.use_cache = not args.no_cache
     if args.tcp:

@@ -9,6 +9,7 @@ for: when one of those tests fails after an upgrade, the workaround can go.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import re
@@ -200,15 +201,34 @@ class CkpProtocol(LanguageServerProtocol):
         kwargs: dict[str, Any] | None = None,
     ) -> None:
         """pygls keeps a notification's future under a fresh id that nothing removes (only a
-        request's answer does), a few hundred bytes per keystroke for ever."""
-        if APPLIES and callback == self._check_handler_result:  # a notification
+        request's answer does), a few hundred bytes per keystroke for ever; so is each step of a
+        generator handler (``workspace/executeCommand`` runs every command as one).
+
+        And ``$/cancelRequest`` cancels only the answer of a generator handler, not the step it
+        waits on: a cancelled ``ckp.recompile`` said "cancelled" while its model kept running.
+        The step is cancelled with the answer here."""
+        if not APPLIES:
+            super()._execute_handler(msg_id, handler, callback, args, kwargs)
+            return
+        answer = None
+        if callback == self._check_handler_result or _is_generator_step(self, callback):
+            if _is_generator_step(self, callback):
+                answer = callback.keywords.get("result_future")
 
             def done(future: Any) -> None:
                 self._request_futures.pop(msg_id, None)
-                check(future)
+                then(future)
 
-            check, callback = callback, done
+            then, callback = callback, done
         super()._execute_handler(msg_id, handler, callback, args, kwargs)
+        step = self._request_futures.get(msg_id)
+        if answer is not None and step is not None:
+            answer.add_done_callback(lambda a: step.cancel() if a.cancelled() else None)
+
+
+def _is_generator_step(protocol: LanguageServerProtocol, callback: Any) -> bool:
+    """Whether ``callback`` is pygls's continuation of a generator handler (``_run_generator``)."""
+    return isinstance(callback, functools.partial) and callback.func == protocol._run_generator
 
 
 def withhold(server: LanguageServer, capability: str) -> bool:

@@ -9,6 +9,7 @@ import importlib
 import os
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from lsprotocol import types
 
 from .. import __version__
 from ..core.discovery import INDEX_NAME
+from ..core.within import escape
 from . import native, pygls_compat
 from .client import ClientCapabilities, Settings
 from .convert import path_of
@@ -30,8 +32,8 @@ def initialize(ls: CkpServer, params: types.InitializeParams) -> None:
         folders = [path_of(params.root_uri)]
     if not folders and params.root_path:
         folders = [Path(params.root_path)]
-    ls.state.folders = [f.resolve() for f in folders if f is not None]
-    ls.caps = ClientCapabilities.of(params.capabilities)
+    ls.state.folders = _kept(ls, [f for f in folders if f is not None])
+    ls.caps = ClientCapabilities.of(params.capabilities, params.initialization_options)
     if isinstance(params.initialization_options, dict):
         ls.settings = Settings(initial=settings_of(params.initialization_options))
         ls.state.settings = ls.settings.values
@@ -39,6 +41,19 @@ def initialize(ls: CkpServer, params: types.InitializeParams) -> None:
     _choose_pull_or_push(ls)
     if params.process_id:
         _watch_parent(ls, params.process_id)
+
+
+def _kept(ls: CkpServer, folders: list[Path]) -> list[Path]:
+    """The workspace folders resolved, without those reached through a symbolic link that leads out
+    of their project (each said in ``state.refused``, shown as the banks' problems are)."""
+    kept = []
+    for folder in folders:
+        why = escape(folder)
+        if why is None:
+            kept.append(folder.resolve())
+        elif why not in ls.state.refused:
+            ls.state.refused.append(why)
+    return kept
 
 
 def _choose_pull_or_push(ls: CkpServer) -> None:
@@ -81,6 +96,11 @@ def _watch_parent(ls: CkpServer, pid: int) -> None:
 @server.feature(types.INITIALIZED)
 async def initialized(ls: CkpServer, params: types.InitializedParams) -> None:
     ls.log(f"ckp-lsp {__version__}: {native.describe()}", types.MessageType.Info)
+    # The same, for a client that reports on the build it bundles (VS Code's): which compiled
+    # modules load, without a second interpreter started for it while the server starts.
+    ls.protocol.notify("ckp/native", native.compiled())
+    if ls.import_seconds:
+        ls.log(f"ckp-lsp: the server's modules imported in {ls.import_seconds * 1000:.0f} ms")
     languages = native.describe_languages()
     if languages:
         ls.log(f"ckp-lsp: {languages}", types.MessageType.Warning)
@@ -141,6 +161,7 @@ async def _index_workspace(ls: CkpServer) -> None:
             )
         except Exception:
             progress = False
+    started = time.perf_counter()
     try:
         roots = await asyncio.to_thread(ls.state.discover)
         await indexer.rebase_poller(roots)
@@ -164,6 +185,8 @@ async def _index_workspace(ls: CkpServer) -> None:
         indexer.log_banks(banks)
         ls.publisher.clear_all()
         ls.publisher.publish_all(ls.state.all_docs())
+        took = (time.perf_counter() - started) * 1000
+        ls.log(f"ckp-lsp: {len(banks)} bank{'s' * (len(banks) != 1)} read and checked in {took:.0f} ms")
         # Findings that came with the banks: what checking builds on the way (the index's table)
         # is built once now, rather than by the first edit.
         ls.spawn(_warm_up(ls, index=ls.state.forget()))
@@ -232,7 +255,7 @@ async def did_change_configuration(ls: CkpServer, params: types.DidChangeConfigu
 async def did_change_folders(ls: CkpServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
     removed = {path_of(f.uri) for f in params.event.removed}
     folders = [f for f in ls.state.folders if f not in removed]
-    folders += [p.resolve() for f in params.event.added if (p := path_of(f.uri)) is not None]
+    folders += _kept(ls, [p for f in params.event.added if (p := path_of(f.uri)) is not None])
     ls.state.folders = folders
     ls.indexer.hold()
     await ls.indexer.held_reindex()

@@ -7,8 +7,6 @@ changed, so the diagnostics are re-computed for exactly those.
 from __future__ import annotations
 
 import gc
-import os
-import stat
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +23,7 @@ from ..core.findings import Finding
 from ..core.index import row_values
 from ..core.knowledge import KnowledgeFile
 from ..core.references import prepare
+from ..core.within import escape, inside
 from ..faces.clock import today
 from ..faces.collector import paused_collection
 from ..faces.updated import DISK
@@ -68,25 +67,9 @@ def settings_of(options: Any) -> dict[str, Any]:
     if not isinstance(options, dict):
         return {}
     section = options.get("ckp")
-    return dict(section) if isinstance(section, dict) else dict(options)
-
-
-def _inside(root: Path, folders: list[str]) -> bool:
-    """Whether the folder ``root/folders…`` is inside ``root`` once symbolic links are followed.
-
-    Only the folders below the (resolved) root can lead out of it: they are looked at one by
-    one (a request asks this of its document) and the path is resolved only when one is a link.
-    """
-    current = str(root)
-    for n, name in enumerate(folders):
-        current = os.path.join(current, name)
-        try:
-            if not stat.S_ISLNK(os.lstat(current).st_mode):
-                continue
-        except OSError:
-            pass
-        return Path(current, *folders[n + 1 :]).resolve().is_relative_to(root)
-    return True
+    if isinstance(section, dict):
+        return dict(section)
+    return {k: v for k, v in options.items() if k != "editor"}  # "editor": what the client says of itself
 
 
 class WorkspaceState:
@@ -95,6 +78,7 @@ class WorkspaceState:
     def __init__(self) -> None:
         self.folders: list[Path] = []
         self.discovery_problems: list[str] = []  # banks a .ckp.toml named outside its folder
+        self.refused: list[str] = []  # workspace folders reached through a link out of their project
         # Banks of documents opened outside every bank found below the workspace folders (a file
         # opened on its own, with no folder): read as well, for as long as the server runs
         self.outside: set[Path] = set()
@@ -126,7 +110,7 @@ class WorkspaceState:
         configured = [self._abs(b) for b in self.base_config().banks]
         problems: list[str] = []
         roots = find_banks(self.folders, configured, problems)
-        self.discovery_problems = list(dict.fromkeys(problems))
+        self.discovery_problems = list(dict.fromkeys(self.refused + problems))
         nested = [
             r for r in sorted(self.outside) if any(r == b or b in r.parents or r in b.parents for b in roots)
         ]
@@ -134,12 +118,14 @@ class WorkspaceState:
 
     def bank_outside(self, path: Path) -> Path | None:
         """The bank of ``path``, a document opened that no bank read holds, found as ``ckp check``
-        finds a file's bank (upward from its workspace folder, or from its own folder outside them);
-        None when there is none or it is read already. It is kept in ``outside``."""
-        if not path.name.endswith(".md") or self.bank_for(path) is not None:
+        finds a file's bank (``BANK_RULE``); None when there is none or it is read already. It is
+        kept in ``outside``."""
+        if not path.name.endswith(".md") or escape(path.parent) is not None:
+            return None  # spelled through a link out of its project: that is no bank of this editor
+        path = path.parent.resolve() / path.name
+        if self.bank_for(path) is not None:
             return None
-        folder = next((f for f in self.folders if f == path.parent or f in path.parents), path.parent)
-        root = bank_of(path, [self._abs(b) for b in self.base_config().banks], boundary=folder)
+        root = bank_of(path, [self._abs(b) for b in self.base_config().banks])
         if root is None or root in self.banks:
             return None
         self.outside.add(root)
@@ -229,7 +215,7 @@ class WorkspaceState:
         # nothing outside the bank is ever read, checked or edited. (A symlinked file is never
         # read either: see ``skip_reason``.)
         parts = rel.split("/")
-        if ".." in parts or not _inside(bank.root, parts[:-1]):
+        if ".." in parts or not inside(path.parent, bank.root):
             return None
         return Doc(bank, rel)
 

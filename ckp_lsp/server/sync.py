@@ -37,7 +37,7 @@ def did_open(ls: CkpServer, params: types.DidOpenTextDocumentParams) -> None:
     if ls.publisher.pull:
         ls.publisher.clear(params.text_document.uri)
     _changed(ls, params.text_document.uri, dirty)
-    outside = ls.state.bank_outside(path.resolve())
+    outside = ls.state.bank_outside(path)
     if outside is not None:
         ls.spawn(ls.indexer.read_outside(outside))
 
@@ -65,7 +65,7 @@ def did_close(ls: CkpServer, params: types.DidCloseTextDocumentParams) -> None:
     if doc is not None:
         dirty.files.add((doc.bank.root, doc.rel)) if not doc.is_index else dirty.indexes.add(doc.bank.root)
         if not doc.is_index and doc.file is None:  # deleted on disk while it was open
-            ls.publisher.clear(params.text_document.uri)
+            ls.publisher.gone(params.text_document.uri)
     ls.publisher.later(dirty)
 
 

@@ -8,7 +8,6 @@ them, as it does to every client it cannot tell to pull again; no dynamic regist
 from __future__ import annotations
 
 import asyncio
-import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +16,8 @@ import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from tests.copies import copy_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
@@ -29,7 +30,7 @@ MENTAT = "mentat/memory-bank"
 def workspace(tmp_path: Path) -> Path:
     """A copy of the bundled samples: the mentat bank and the broken bank."""
     ws = tmp_path / "ws"
-    shutil.copytree(SAMPLES, ws)
+    copy_tree(SAMPLES, ws)
     return ws
 
 

@@ -53,6 +53,7 @@ class Session:
         self.workspace = workspace
         self.applied: list[types.ApplyWorkspaceEditParams] = []
         self.registrations: list[types.Registration] = []
+        self.statuses: list[Any] = []  # every ckp/status notification's counts
         self.server_capabilities = types.ServerCapabilities()  # as ``initialize`` answered
 
     @classmethod
@@ -72,6 +73,7 @@ class Session:
         before_initialized: Callable[[Session], object] | None = None,
         capabilities: types.ClientCapabilities | None = None,
         folderless: bool = False,
+        initialization_options: Any = None,
     ) -> Session:
         """Start the server on ``workspace`` as ``flavour`` (vscode: pushes, watchers; neovim: pulls).
 
@@ -105,7 +107,7 @@ class Session:
 
         @client.feature("ckp/status")
         def status(*params: object) -> None:
-            pass
+            session.statuses.append(params[-1])
 
         client.set_configuration({"staleness": "validated", **(settings or {})}, section="ckp")
         full_env = {**os.environ, **(env or {})}
@@ -118,6 +120,7 @@ class Session:
             else [types.WorkspaceFolder(uri=workspace.as_uri(), name=workspace.name)],
             root_uri=None if folderless else workspace.as_uri(),
             process_id=client._server.pid if launcher_is_parent and client._server else process_id,
+            initialization_options=initialization_options,
         )
         client.capabilities = params.capabilities
         if params.process_id is None:

@@ -38,6 +38,7 @@ FIXABLE = {
     "CKP060": "oauth2.md",
     "CKP001": "notes/deployment-notes.md",
     "CKP070": "_index.md",
+    "CKP080": "cache.md",  # the one fix that edits a body: the secret's range alone
 }
 
 
@@ -144,18 +145,29 @@ async def test_recompile_applies_a_workspace_edit_with_progress(client: Language
     body = original[original.index("\n\n") :]
     assert new.endswith(body) and new != original
     assert path.read_text() == original  # an edit in the editor, never a write behind its back
-    # The title said what would change; the edit says it again, and asks to be confirmed where the
-    # client can show a preview (VS Code's refactor preview), not where it cannot (Neovim).
+    # The title said what would change; the edit says it again where the client takes change
+    # annotations (VS Code), without asking to confirm (its default choice applies it).
     edit = client.applied[0].edit
+    [doc] = edit.document_changes or []
+    assert isinstance(doc, types.TextDocumentEdit)
+    # one edit per run of changed lines, none reaching the body, each whole lines of the header
+    old_lines = original.splitlines(keepends=True)
+    header_end = original[: original.index("\n\n")].count("\n") + 1
+    assert len(doc.edits) >= 1 and all(e.range.end.line <= header_end for e in doc.edits), doc.edits
+    assert all(e.range.start.character == 0 for e in doc.edits), doc.edits
+    untouched = set(range(len(old_lines))) - {
+        line
+        for e in doc.edits
+        for line in range(e.range.start.line, max(e.range.end.line, e.range.start.line + 1))
+    }
+    assert untouched >= set(range(header_end, len(old_lines))), "an edit reached the body"
     if pulls(client):
         assert edit.change_annotations is None
     else:
         assert edit.change_annotations is not None
         [note] = edit.change_annotations.values()
-        assert note.needs_confirmation is True
+        assert note.needs_confirmation is False
         assert note.description == recompile.title
-        [doc] = edit.document_changes or []
-        assert isinstance(doc, types.TextDocumentEdit)
         assert all(isinstance(e, types.AnnotatedTextEdit) for e in doc.edits)
 
 
@@ -170,7 +182,7 @@ async def test_recompile_is_offered_on_the_header_and_not_on_the_body(client: La
         return [a.title for a in actions or []]  # some read back as Command: see action_command
 
     header = await titles_at(2)
-    assert any(t.startswith("Recompile header: ") and "keywords" in t for t in header), header
+    assert any(t.startswith("Recompile header: ") and "keyword" in t for t in header), header
     assert not any(t.startswith("Recompile") for t in await titles_at(body_line))
 
 

@@ -61,7 +61,7 @@ async def test_similar_field_offers_a_misspelt_concept_and_inserts_it_dated(clie
         doc = (await client.completion_item_resolve_async(items[0])).documentation
     else:
         doc = items[0].documentation
-    assert isinstance(doc, types.MarkupContent) and doc.kind == types.MarkupKind.Markdown
+    assert isinstance(doc, types.MarkupContent) and doc.kind == types.MarkupKind.PlainText
     assert doc.value.startswith("Italian administrative geography")
 
 

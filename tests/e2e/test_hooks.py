@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from tests.copies import copy_tree
+
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "data" / "hooks"
 MENTAT = ROOT / "samples" / "mentat" / "memory-bank"
@@ -53,7 +55,7 @@ def environment(tmp: Path, **extra: str) -> dict[str, str]:
 def project(tmp_path: Path) -> Path:
     """A project with the mentat sample as its memory bank."""
     proj = tmp_path / "shop"
-    shutil.copytree(MENTAT, proj / "memory-bank")
+    copy_tree(MENTAT, proj / "memory-bank")
     (tmp_path / "home").mkdir()
     return proj
 
@@ -248,7 +250,7 @@ def test_a_broken_bank_is_silent_too(project: Path) -> None:
     assert "is not compiled" in _silent(run_hook(argv, stdin, project, CLAUDE_PROJECT_DIR=str(project)))
     # A cache of garbage, a settings file that is not TOML, front matter that is not YAML.
     shutil.rmtree(bank)
-    shutil.copytree(MENTAT, bank)
+    copy_tree(MENTAT, bank)
     run_hook(argv, stdin, project, CLAUDE_PROJECT_DIR=str(project))  # writes the cache
     for cache in (bank / ".ckp-cache").glob("*"):
         if cache.is_file() and cache.name != ".gitignore":

@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import os
 import shlex
-import shutil
 import signal
 import sys
 from pathlib import Path
 
 import pytest
 from lsprotocol import types
+
+from tests.copies import copy_tree
 
 from .conftest import SAMPLES, open_doc
 from .harness import HANG, SERVER, Session, wait_for
@@ -28,7 +29,7 @@ print('{"TLDR": "Late.", "ANSWERS_WHEN": ["late"], "CONFIDENCE": "low"}')
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
-    shutil.copytree(SAMPLES / "mentat", ws)
+    copy_tree(SAMPLES / "mentat", ws)
     return ws
 
 
@@ -119,7 +120,7 @@ async def test_the_server_exits_when_the_editor_process_dies(workspace: Path) ->
 
 async def test_restarting_the_server_gives_the_same_diagnostics(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
-    shutil.copytree(SAMPLES, ws)
+    copy_tree(SAMPLES, ws)
     seen = []
     for _ in range(2):
         session = await Session.start(ws, "neovim")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -24,6 +23,7 @@ from ckp_lsp.core.config import config_for_bank
 from ckp_lsp.core.index import tokens, update_index_text
 from ckp_lsp.core.route import Router
 from ckp_lsp.core.routing.ranked import RankedRouter
+from tests.copies import copy_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
@@ -35,7 +35,7 @@ TOOLS = {"ckp_route", "ckp_read", "ckp_check", "ckp_compile", "ckp_index"}
 def workspace(tmp_path: Path) -> Path:
     """A copy of the bundled samples: the mentat bank and the broken bank."""
     ws = tmp_path / "ws"
-    shutil.copytree(SAMPLES, ws)
+    copy_tree(SAMPLES, ws)
     return ws
 
 
@@ -244,6 +244,35 @@ async def test_compile_rewrites_only_the_header(workspace: Path) -> None:
     assert not [d for d in got["diagnostics"] if d["severity"] == 1]
     assert again["changed"] is False and target.read_bytes() == after
     assert "cache-layer" in [e["concept"] for e in routed["loaded"]]
+
+
+async def test_compile_dry_run_says_what_it_would_add_and_writes_nothing(workspace: Path) -> None:
+    bank = workspace / MENTAT
+    target = bank / "patterns" / "jwt.md"
+    text = target.read_text(encoding="utf-8")
+    header, body = text.split("\n\n", 1)
+    # An author's short list: the recompile keeps it whole and adds the body's own topics.
+    short = header.replace(
+        "ANSWERS_WHEN: jwt, JSON web token, access token, refresh token, bearer, claims, signing key, RS256, "
+        "JWKS, token expiry, revocation",
+        "ANSWERS_WHEN: jwt, RS256, JWKS",
+    )
+    assert short != header
+    target.write_text(f"{short}\n\n{body}", encoding="utf-8")
+    before = target.read_bytes()
+    async with serve(bank) as s:
+        dry = await call(s, "ckp_compile", file="patterns/jwt.md", dry_run=True)
+        assert target.read_bytes() == before  # a dry run writes nothing
+        done = await call(s, "ckp_compile", file="patterns/jwt.md")
+        again = await call(s, "ckp_compile", file="patterns/jwt.md", dry_run=True)
+    added = dry["added"]["ANSWERS_WHEN"]
+    assert dry["dry_run"] is True and dry["changed"] is True and added
+    assert dry["removed"] == {} and dry["updated"] == {}  # no keyword lost, CONFIDENCE and TLDR kept
+    assert dry["change"].startswith(f"+{len(added)} keyword") and all(k in dry["change"] for k in added)
+    assert done["dry_run"] is False and done["header"] == dry["header"] and done["added"] == dry["added"]
+    after = target.read_text(encoding="utf-8")
+    assert after.endswith(body) and "ANSWERS_WHEN: jwt, RS256, JWKS, " in after
+    assert again["changed"] is False and again["change"] == "no change" and again["added"] == {}
 
 
 async def test_compile_ignores_a_program_an_untrusted_repository_names(workspace: Path) -> None:

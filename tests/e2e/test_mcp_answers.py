@@ -4,13 +4,13 @@ budget, and the bank's text quoted as the bank's content."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import jsonschema
 import pytest
 
 from ckp_lsp.core.agent_text import BANK_NOTE
+from tests.copies import copy_tree
 
 from .test_mcp import MENTAT, SAMPLES, call, refused, serve
 
@@ -20,7 +20,7 @@ QUESTION = "How do the JWT guards protect NestJS routes?"
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
-    shutil.copytree(SAMPLES, ws)
+    copy_tree(SAMPLES, ws)
     return ws
 
 

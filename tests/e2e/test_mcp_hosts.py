@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import sys
 from pathlib import Path
 
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+
+from tests.copies import copy_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 AGENTS = ROOT / "docs" / "agents"
@@ -41,7 +42,7 @@ def command_line(name: str, project: Path) -> list[str]:
 @pytest.mark.parametrize("read_only", [False, True])
 async def test_the_snippet_starts_ckp_mcp_on_the_project(name: str, read_only: bool, tmp_path: Path) -> None:
     project = tmp_path / "project"
-    shutil.copytree(ROOT / "samples" / "mentat", project)
+    copy_tree(ROOT / "samples" / "mentat", project)
     argv = command_line(name, project)
     assert argv[:2] == ["ckp", "mcp"] and argv[2] == str(project)
     if read_only:

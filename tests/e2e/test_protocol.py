@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -15,6 +14,8 @@ from typing import Any
 
 import pytest
 from lsprotocol import types
+
+from tests.copies import copy_tree
 
 from .conftest import ROOT, SAMPLES, change_part, open_doc
 from .harness import HANG, SERVER, Session
@@ -27,7 +28,7 @@ INVALID_PARAMS = -32602
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     ws = (tmp_path / "ws").resolve()
-    shutil.copytree(SAMPLES / "mentat", ws)
+    copy_tree(SAMPLES / "mentat", ws)
     return ws
 
 

@@ -4,12 +4,13 @@ documents whether or not the client can be told to pull again."""
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 from lsprotocol import types
 from pytest_lsp import client_capabilities
+
+from tests.copies import copy_tree
 
 from .conftest import CLIENTS, SAMPLES, change_doc, codes, open_doc
 from .harness import Session, wait_for
@@ -20,7 +21,7 @@ BANK = "mentat/memory-bank/patterns"
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     ws = (tmp_path / "ws").resolve()
-    shutil.copytree(SAMPLES, ws)
+    copy_tree(SAMPLES, ws)
     return ws
 
 

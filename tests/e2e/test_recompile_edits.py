@@ -3,7 +3,6 @@ could carry no version), never a second header after a byte order mark."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +10,7 @@ import pytest
 from lsprotocol import types
 
 from ckp_lsp.core.text import BOM
+from tests.copies import copy_tree
 
 from .conftest import SAMPLES, action_params, apply_workspace_edit, open_doc
 from .harness import Session
@@ -22,7 +22,7 @@ BROKEN = "broken/memory-bank/http-headers.md"  # two safe fixes
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     ws = (tmp_path / "ws").resolve()
-    shutil.copytree(SAMPLES, ws)
+    copy_tree(SAMPLES, ws)
     return ws
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import os
 import shlex
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from tests.copies import copy_tree
 from tests.fake_llm import FakeLLM
 
 from .conftest import SAMPLES, open_doc
@@ -29,7 +29,7 @@ time.sleep(120)
 
 def mentat(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
-    shutil.copytree(SAMPLES / "mentat", ws)
+    copy_tree(SAMPLES / "mentat", ws)
     return ws
 
 

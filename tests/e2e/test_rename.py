@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ from pytest_lsp import LanguageClient
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.checks import check_file, check_index
 from ckp_lsp.core.findings import Severity
+from tests.copies import copy_tree
 from tests.edits import apply_text_edits, apply_to_disk
 
 from .conftest import MENTAT, SAMPLES, doc_id, open_doc, open_indexed, pos, wait_indexed
@@ -24,7 +24,7 @@ SPOKES = 1000
 def workspace(tmp_path: Path) -> Path:
     """The samples, and a bank whose one concept is named by a thousand files."""
     ws = tmp_path / "ws"
-    shutil.copytree(SAMPLES, ws)
+    copy_tree(SAMPLES, ws)
     hub = ws / "hub" / "memory-bank"
     (hub / "spokes").mkdir(parents=True)
     (hub / "hub.md").write_text("CONCEPT: hub\nTLDR: The hub.\nANSWERS_WHEN: hub\nVALIDATED: 2026-10\n")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from lsprotocol import types
 
 from ckp_lsp.core.knowledge import read_knowledge_file
 from ckp_lsp.core.text import split_lines
+from tests.copies import copy_tree
 from tests.fake_llm import FakeLLM, Reply, every_time
 
 from .conftest import SAMPLES, action_params, apply_text_edits, change_doc, doc_id, open_doc
@@ -208,7 +208,7 @@ async def test_no_request_opens_or_links_anything_outside_the_bank(escape: Path)
 def mentat(tmp_path: Path) -> Path:
     """A workspace holding a copy of the mentat sample bank."""
     ws = tmp_path / "ws"
-    shutil.copytree(SAMPLES / "mentat", ws)
+    copy_tree(SAMPLES / "mentat", ws)
     return ws
 
 
@@ -359,7 +359,7 @@ async def test_every_change_the_server_proposes_is_a_workspace_edit_and_the_disk
     tmp_path: Path,
 ) -> None:
     ws = tmp_path / "ws"
-    shutil.copytree(SAMPLES, ws)
+    copy_tree(SAMPLES, ws)
     before = snapshot(ws)
     async with Session.indexed(ws, settings={"index": {"updateOnSave": True}}, apply_edits=False) as session:
         client = session.client

@@ -4,7 +4,6 @@ has, and a file written meanwhile is not missed."""
 from __future__ import annotations
 
 import asyncio
-import shutil
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,7 @@ from lsprotocol import types
 
 from ckp_lsp.cli.check import collect
 from ckp_lsp.core.discovery import find_banks
+from tests.copies import copy_tree
 
 from .conftest import SAMPLES
 from .harness import HANG, SERVER, Session, wait_for
@@ -26,7 +26,7 @@ NEW_NOTE = (
 def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("CKP_CACHE_DIR")  # the cache in its own place: .ckp-cache/ of each bank
     ws = (tmp_path / "ws").resolve()
-    shutil.copytree(SAMPLES, ws)
+    copy_tree(SAMPLES, ws)
     return ws
 
 

@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from lsprotocol import types
+
+from tests.copies import copy_tree
 
 from .conftest import SAMPLES, open_doc
 from .harness import Session
@@ -30,7 +31,7 @@ async def recompile(session: Session, uri: str) -> dict[str, object]:
 
 async def test_recompile_runs_a_repository_command_only_once_the_folder_is_trusted(tmp_path: Path) -> None:
     ws = tmp_path / "cloned"
-    shutil.copytree(SAMPLES / "mentat", ws)
+    copy_tree(SAMPLES / "mentat", ws)
     (ws / ".git").mkdir()
     pwned = tmp_path / "PWNED"
     command = f"sh -c {shlex.quote(f'touch {pwned}')}"

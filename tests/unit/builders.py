@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-import shutil
+import stat
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,6 +18,7 @@ from ckp_lsp.core.dates import CkpDate
 from ckp_lsp.core.discovery import INDEX_NAME
 from ckp_lsp.core.text import Span, decode, split_lines, utf16_len
 from ckp_lsp.faces.clock import today
+from tests.copies import copy_tree
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 SHOP = DATA / "shop" / "memory-bank"
@@ -71,7 +72,7 @@ def write_files(root: Path, files: Mapping[str, str | bytes]) -> Path:
 
 def copy_bank(source: Path, dest: Path) -> Path:
     """A writable copy of a data bank."""
-    shutil.copytree(source, dest)
+    copy_tree(source, dest)
     return dest
 
 
@@ -174,3 +175,32 @@ def alone(bank: Path) -> Path:
 
     assert bank_of(bank) == bank.resolve(), f"{bank_of(bank)} holds {bank}: refusing to run on it"
     return bank
+
+
+def remove_nested(folder: Path) -> None:
+    """Remove ``folder`` and any depth of folders below it without recursion (``shutil.rmtree``
+    recurses once per level, and so does pytest's clean-up of old temporary folders)."""
+    if not folder.exists():
+        return
+    fds = [os.open(folder, os.O_RDONLY)]
+    names: list[str] = []  # the folder entered at each level below ``folder``
+    try:
+        while True:
+            sub = None
+            for name in os.listdir(fds[-1]):
+                if stat.S_ISDIR(os.stat(name, dir_fd=fds[-1], follow_symlinks=False).st_mode):
+                    sub = name
+                    break
+                os.unlink(name, dir_fd=fds[-1])
+            if sub is not None:
+                fds.append(os.open(sub, os.O_RDONLY, dir_fd=fds[-1]))
+                names.append(sub)
+            elif len(fds) > 1:
+                os.close(fds.pop())
+                os.rmdir(names.pop(), dir_fd=fds[-1])
+            else:
+                break
+    finally:
+        for fd in fds:
+            os.close(fd)
+    os.rmdir(folder)

@@ -3,7 +3,6 @@ Regenerate action, and the change annotation that asks the user to confirm."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,7 @@ from lsprotocol import types
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.compile.compiler import compile_header
 from ckp_lsp.core.fixes import Edit
-from ckp_lsp.core.header_changes import MINUS, describe
+from ckp_lsp.core.header_changes import MINUS, describe, header_diff
 from ckp_lsp.core.text import Span
 from ckp_lsp.faces.clock import today
 from ckp_lsp.server.features.actions import (
@@ -23,6 +22,7 @@ from ckp_lsp.server.features.actions import (
     regenerate_index,
     text_edit,
 )
+from tests.copies import copy_tree
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 URI = "file:///bank/domain/geography.md"
@@ -30,7 +30,7 @@ URI = "file:///bank/domain/geography.md"
 
 @pytest.fixture
 def mentat(tmp_path: Path) -> Bank:
-    shutil.copytree(SAMPLES / "mentat" / "memory-bank", tmp_path / "memory-bank")
+    copy_tree(SAMPLES / "mentat" / "memory-bank", tmp_path / "memory-bank")
     return Bank.load(tmp_path / "memory-bank", today=today())
 
 
@@ -51,8 +51,13 @@ def test_recompile_title_says_what_the_offline_compiler_would_change(mentat: Ban
     assert (
         action.title.startswith("Recompile header: ") and action.kind == types.CodeActionKind.RefactorRewrite
     )
-    expected = describe(text, compile_header(mentat, rel, text).text, rel)
+    new = compile_header(mentat, rel, text).text
+    expected = describe(text, new, rel, names=True)
     assert action.title == f"Recompile header: {expected}"
+    # An offline recompile of a complete header only adds, and the title names what it adds.
+    added = header_diff(text, new, rel)["added"]
+    assert added and MINUS not in action.title
+    assert all(item in action.title for items in added.values() for item in items)
     assert action.command is not None and action.command.arguments == [URI]
 
 
@@ -85,7 +90,7 @@ def test_recompile_that_would_change_nothing_is_disabled_with_the_reason(mentat:
 
 
 def test_the_index_offers_one_regenerate_action(tmp_path: Path) -> None:
-    shutil.copytree(SAMPLES / "broken" / "memory-bank", tmp_path / "memory-bank")
+    copy_tree(SAMPLES / "broken" / "memory-bank", tmp_path / "memory-bank")
     bank = Bank.load(tmp_path / "memory-bank")
     drift = types.Diagnostic(
         range=types.Range(start=types.Position(line=2, character=0), end=types.Position(line=2, character=5)),
@@ -103,14 +108,15 @@ def test_an_up_to_date_index_offers_no_regenerate_action(mentat: Bank) -> None:
     assert regenerate_index(mentat) == []
 
 
-def test_a_confirmed_edit_carries_the_annotation_on_every_text_edit() -> None:
+def test_an_annotated_edit_carries_the_annotation_on_every_text_edit() -> None:
     edits = [Edit(Span(0, 0, 1, 0), "CONCEPT: a\n")]
     plain = text_edit(URI, 4, edits)
     assert plain.change_annotations is None
     annotated = text_edit(URI, 4, edits, recompile_annotation("TLDR"))
     assert annotated.change_annotations is not None
     [(key, note)] = annotated.change_annotations.items()
-    assert note.needs_confirmation is True and note.description == "Recompile header: TLDR"
+    # no confirmation: VS Code would show the change unticked, and its default choice apply nothing
+    assert note.needs_confirmation is False and note.description == "Recompile header: TLDR"
     [doc] = annotated.document_changes or []
     assert isinstance(doc, types.TextDocumentEdit) and doc.text_document.version == 4
     assert all(isinstance(e, types.AnnotatedTextEdit) and e.annotation_id == key for e in doc.edits)

@@ -1,7 +1,9 @@
-"""The search for a file's bank looks upward no further than its project: a CKP ``_index.md`` far
-above (at ``/``, in ``/tmp``, in the home folder) never makes everything below it one bank.
+"""The search for a file's bank looks upward no further than its project, and outside any project
+no further than the nearest bank: a CKP ``_index.md`` far above (at ``/``, in ``/tmp``, in the home
+folder) never makes everything below it one bank.
 
-A temporary folder stands in for ``/``: nothing is written outside the tests' temporary folders.
+A temporary folder stands in for ``/`` (or the home folder, where ``/`` itself would be needed):
+nothing is written outside the tests' temporary folders.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -19,8 +22,8 @@ from ckp_lsp.core.discovery import (
     bank_of,
     find_banks,
     named_bank,
-    project_boundary,
-    started_on,
+    never_banks,
+    project_root,
 )
 from ckp_lsp.core.workspace import resolve_targets
 from ckp_lsp.mcp.banks import ServedBanks
@@ -36,8 +39,10 @@ FOREIGN = bare_header(CONCEPT="foreign", ANSWERS_WHEN="elsewhere, elsewhere")
 
 
 @pytest.fixture
-def machine(tmp_path: Path) -> Path:
-    """A stand-in for ``/`` holding a stray CKP index, another user's notes, and a project (``.git``)."""
+def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A stand-in for ``/`` holding a stray CKP index, another user's notes, and a project (``.git``).
+
+    It is the home folder, which like ``/`` is never a bank found upward."""
     root = write_files(
         tmp_path / "root",
         {
@@ -48,6 +53,7 @@ def machine(tmp_path: Path) -> Path:
         },
     )
     (root / "project/.git").mkdir()
+    monkeypatch.setenv("HOME", str(root))
     return root
 
 
@@ -57,17 +63,22 @@ def snapshot(root: Path) -> dict[str, bytes]:
 
 def test_the_boundary_is_the_nearest_folder_with_git_or_ckp_toml(machine: Path) -> None:
     project = machine / "project"
-    assert project_boundary(project / "memory-bank") == project
+    assert project_root(project / "memory-bank") == project
     write_files(project, {"memory-bank/.ckp.toml": "exclude = []\n"})
-    assert project_boundary(project / "memory-bank") == project / "memory-bank"
-    # Without a project root, the folder the command was started on, when the path lies in it.
-    assert project_boundary(machine / "elsewhere", machine / "elsewhere") == machine / "elsewhere"
-    assert project_boundary(machine / "elsewhere", project) is None
+    assert project_root(project / "memory-bank") == project / "memory-bank"
+    assert project_root(machine / "elsewhere") is None
+
+
+def test_root_home_and_temporary_folder_are_never_banks(tmp_path: Path) -> None:
+    never = never_banks(tmp_path)
+    assert Path(tmp_path.anchor) in never and Path.home().resolve() in never
+    assert Path(tempfile.gettempdir()).resolve() in never
 
 
 def test_a_bank_far_above_a_project_with_git_is_not_taken(machine: Path) -> None:
     project = machine / "project"
-    assert bank_of(machine / "_index.md") == machine  # it is a bank, when one looks from inside it
+    assert find_banks([machine]) == [machine]  # it is a bank, when named
+    assert bank_of(machine / "_index.md") is None  # never one found upward
     assert bank_of(project / "memory-bank/a.md") == project / "memory-bank"
     assert bank_of(project / "docs/readme.md") is None
     assert bank_of(project) is None
@@ -81,13 +92,16 @@ def test_a_bank_far_above_a_project_with_ckp_toml_is_not_taken(machine: Path) ->
     assert bank_of(machine / "project/memory-bank/a.md") == machine / "project/memory-bank"
 
 
-def test_without_a_project_root_the_search_stops_at_the_folder_given_as_boundary(machine: Path) -> None:
+def test_without_a_project_root_the_search_stops_below_root_home_and_temporary_folder(
+    machine: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (machine / "project/.git").rmdir()
     project = machine / "project"
-    assert bank_of(project / "docs/readme.md") == machine  # what an unbounded search finds
-    assert bank_of(project / "docs/readme.md", boundary=project) is None
-    assert bank_of(project / "memory-bank/a.md", boundary=project) == project / "memory-bank"
-    assert bank_of(project / "memory-bank/a.md", boundary=project / "memory-bank") == project / "memory-bank"
+    assert bank_of(project / "memory-bank/a.md") == project / "memory-bank"
+    assert bank_of(project / "docs/readme.md") is None
+    monkeypatch.setenv("HOME", str(machine.parent))  # the stray index in an ordinary folder
+    assert bank_of(project / "docs/readme.md") == machine  # what any bank above is to a file in it
+    assert bank_of(project / "memory-bank/a.md") == machine  # banks never nest: the outermost
 
 
 def test_a_command_started_in_a_project_without_git_keeps_to_it(
@@ -110,7 +124,6 @@ def test_the_home_folder_is_never_a_bank_found_upward(
     )
     monkeypatch.setenv("HOME", str(home))
     assert bank_of(home / "drafts/loose.md") is None
-    assert bank_of(home / "drafts/loose.md", boundary=home) is None
     assert bank_of(home / "notes/memory-bank/a.md") == home / "notes/memory-bank"
     # A bank named on the command line still is one (``ckp check ~/notes/memory-bank``).
     assert named_bank(home / "notes/memory-bank") == home / "notes/memory-bank"
@@ -193,7 +206,7 @@ def test_a_file_in_a_banks_sub_folder_named_from_outside_is_found_in_its_bank(
 ) -> None:
     monkeypatch.chdir(machine / "project")
     deep = loose / "patterns/deep.md"
-    assert project_boundary(deep.parent, started_on(deep)) == loose
+    assert project_root(deep.parent) is None
     targets = resolve_targets([deep])
     assert [(t.root, t.files) for t in targets.targets] == [(loose, {"patterns/deep.md"})]
     code, out, err = run_cli(capsys, "check", str(deep))
@@ -214,13 +227,14 @@ def test_a_command_run_in_a_banks_sub_folder_without_a_project_finds_the_bank(
     assert [t.root for t in resolve_targets([Path(".")]).targets] == [loose]
 
 
-def test_only_a_folder_named_as_a_bank_reaches_past_the_folder_started_on(
+def test_a_bank_by_its_index_alone_is_found_from_any_working_folder(
     machine: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An ``_index.md`` above the folder started on (the stray one of ``machine``, or a bank's
-    without its usual name) is not taken; name such a bank's folder to check it."""
+    """An ``_index.md`` of CKP makes its folder a bank for the files below it wherever ckp runs; the
+    stray one of ``machine``, standing at ``/``, is never taken."""
     kb = write_files(machine / "loose/kb", {"_index.md": STRAY_INDEX, "sub/a.md": FIXABLE})
-    monkeypatch.chdir(machine / "project")
-    assert resolve_targets([kb / "sub/a.md"]).targets == []
-    assert bank_of(machine / "elsewhere/notes.md", boundary=machine / "elsewhere") is None
+    for cwd in (machine / "project", kb / "sub", machine / "elsewhere"):
+        monkeypatch.chdir(cwd)
+        assert [(t.root, t.files) for t in resolve_targets([kb / "sub/a.md"]).targets] == [(kb, {"sub/a.md"})]
+    assert bank_of(machine / "elsewhere/notes.md") is None
     assert [t.root for t in resolve_targets([kb]).targets] == [kb]

@@ -3,7 +3,6 @@ by the route table reader."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from ckp_lsp.core.config import Config, load_config
 from ckp_lsp.core.index import COMPACT_HEAD, parse_index, tokens, update_index_text
 from ckp_lsp.core.route import Router
 from ckp_lsp.core.route_table import read_route_table
+from tests.copies import copy_tree
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "mentat"
 
@@ -22,7 +22,7 @@ SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "mentat"
 @pytest.fixture
 def bank_dir(tmp_path: Path) -> Path:
     root = tmp_path / "memory-bank"
-    shutil.copytree(SAMPLE / "memory-bank", root)
+    copy_tree(SAMPLE / "memory-bank", root)
     (tmp_path / ".ckp.toml").write_text('index_format = "compact"\n')
     return root
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,9 @@ from ckp_lsp.core.compile.answer import answer_problems, normalize_answer, sente
 from ckp_lsp.core.compile.model import Answer, CompileInput, ConceptSummary
 from ckp_lsp.core.compile.offline import MAX_TLDR, STOP_WORDS, compile_offline
 from ckp_lsp.core.compile.offline.reading import read_body
+from ckp_lsp.core.compile.offline.relationships import OFFLINE_HIGH, relationship_cap
 from ckp_lsp.core.compile.offline.terms import Corpus
+from ckp_lsp.core.limits import MAX_HIGH, MAX_MID
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "offline"
 CONCEPT_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -140,8 +143,10 @@ def test_long_sentence_is_cut_at_a_word_boundary_and_ends_with_a_period() -> Non
     assert len(tldr) > MAX_TLDR - 12
 
 
-def test_tldr_without_prose_is_made_from_the_first_heading() -> None:
-    assert compile_body(body("no-prose.md")).tldr == "Notes on Deployment Runbook."
+def test_tldr_without_prose_is_made_from_the_first_heading_and_keywords() -> None:
+    answer = compile_body(body("no-prose.md"))
+    assert answer.tldr == "Deployment Runbook: build, command, dashboard."
+    assert all(k in answer.answers_when for k in ("build", "command", "dashboard"))
 
 
 @pytest.mark.parametrize("text", ["", "   \n\n", "```\ncode only\n```", "<!-- nothing -->"])
@@ -299,10 +304,13 @@ def test_concept_is_only_compiled_when_the_file_has_none() -> None:
 # ---------------------------------------------------------------- SIMILAR_HIGH / SIMILAR_MID
 
 
-def test_repeated_mention_with_shared_keywords_is_high_and_keyword_overlap_is_mid() -> None:
+def test_high_needs_evidence_both_ways_and_a_one_way_dependency_is_mid() -> None:
     answer = compile_body(body("jwt.md"))
-    assert answer.similar_high == ["oauth2"]
-    assert answer.similar_mid == ["http-headers"]
+    assert answer.similar_high == [] and answer.similar_mid == ["oauth2", "http-headers"]
+    # oauth2's own header listing jwt stands for its side: now the evidence is mutual.
+    listed = (replace(OAUTH2, similar=("jwt",)), HTTP_HEADERS, DATABASE, GARDENING)
+    answer = compile_body(body("jwt.md"), others=listed)
+    assert answer.similar_high == ["oauth2"] and answer.similar_mid == ["http-headers"]
 
 
 def test_unrelated_and_passing_mentions_are_not_listed() -> None:
@@ -364,11 +372,20 @@ def test_caps_are_respected_and_overflow_is_ordered_by_strength() -> None:
         f"Svc{i} uses queue{i} with worker{i} and batch{i}. " * (1 + (i % 3)) + f"Svc{i} again."
         for i in range(10)
     )
+    # One way only: no HIGH, and no file pulls in much of the bank.
     answer = compile_body(text, concept="hub", others=others)
-    assert len(answer.similar_high) == 3
-    assert len(answer.similar_mid) == 5
+    assert answer.similar_high == [] and len(answer.similar_mid) == relationship_cap(11) == 2
+    assert answer.similar_mid == ["svc2", "svc5"]  # mentioned most, ties by name
+    # Both ways: HIGH, at most OFFLINE_HIGH of them, strongest first.
+    mutual = tuple(replace(o, similar=("hub",)) for o in others)
+    answer = compile_body(text, concept="hub", others=mutual)
+    assert len(answer.similar_high) == OFFLINE_HIGH and answer.similar_high == ["svc2", "svc5"]
     assert not set(answer.similar_high) & set(answer.similar_mid)
-    assert answer.similar_high == ["svc2", "svc5", "svc8"]  # mentioned most, ties by name
+    assert len(answer.similar_high + answer.similar_mid) <= relationship_cap(11)
+    big = compile_body(
+        text, concept="hub", others=others + tuple(ConceptSummary(f"x{i}", "X.") for i in range(30))
+    )
+    assert len(big.similar_high + big.similar_mid) <= relationship_cap(41) <= MAX_HIGH + MAX_MID
 
 
 def test_fewer_are_written_when_fewer_qualify() -> None:

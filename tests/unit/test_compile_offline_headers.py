@@ -154,7 +154,13 @@ def test_confidence_follows_the_evidence_not_the_length() -> None:
         "## Expiry\n\nExpiry renews the TTL; logout deletes the Redis key through `SessionStore`."
     )
     assert len(dense) < len(filler)
-    assert compile_text(dense).confidence == "high"
+    assert compile_text(dense).confidence == "medium"  # dense, but too short to be sure of
+    more = "\n\n".join(
+        f"## {topic}\n\nThe `SessionStore` keeps {topic.lower()} data in Redis; the `SessionGuard` checks "
+        f"{topic.lower()} rules on each request before the handler runs, and logs what it refused."
+        for topic in ("Expiry", "Renewal", "Logout", "Rotation", "Storage", "Limits", "Audit")
+    )
+    assert compile_text(f"{dense}\n\n{more}").confidence == "high"
     assert compile_text("[Project Name]").confidence == "low"
 
 
@@ -182,12 +188,15 @@ def test_a_keyword_is_claimed_by_at_most_three_files_of_a_bank() -> None:
         BankFile(
             f"s{i}.md", f"# Kafka {i}\n\nKafka carries the worker{i} events; Kafka keeps the queue{i} order."
         )
+        for i in range(4)
+    ] + [
+        BankFile(f"t{i}.md", f"# Cron {i}\n\nThe cron{i} job archives the ledger{i} nightly.")
         for i in range(6)
     ]
     answers = compile_bank(files)
     claimants = [rel for rel, a in answers.items() if "kafka" in (k.casefold() for k in a.answers_when)]
     assert 1 <= len(claimants) <= 3
-    assert all(f"worker{i}" in answers[f"s{i}.md"].answers_when for i in range(6))
+    assert all(f"worker{i}" in answers[f"s{i}.md"].answers_when for i in range(4))
 
 
 @pytest.mark.parametrize(

@@ -87,12 +87,13 @@ def test_prefix_offers_the_concept() -> None:
     assert apply(lines, result.items[0]) == "SIMILAR_MID: inventory:2026-11"
 
 
-def test_documentation_is_the_tldr_in_markdown() -> None:
+def test_documentation_is_the_tldr_as_plain_text() -> None:
+    """A completion menu that shows Markdown as written (Neovim's) shows no escapes or marks."""
     bank = shop()
     _, result = complete_at(bank, "cart.md", header("cart", SIMILAR_MID="cata"), "cata")
     doc = result.items[0].documentation
     assert isinstance(doc, types.MarkupContent)
-    assert doc.kind == types.MarkupKind.Markdown
+    assert doc.kind == types.MarkupKind.PlainText
     assert doc.value == "Products and prices."
 
 

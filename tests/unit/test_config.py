@@ -98,7 +98,7 @@ def test_exclude_globs_leave_files_out_of_the_bank(tmp_path: Path) -> None:
         ('index_format = "list"\n', "index_format = 'list' is not one of table, blocks"),
         (
             '[diagnostics]\nCKP999 = "error"\n',
-            "diagnostics.CKP999 is not a diagnostic code (CKP001 to CKP071)",
+            "diagnostics.CKP999 is not a diagnostic code (CKP001 to CKP080)",
         ),
         (
             '[diagnostics]\nCKP046 = "eror"\n',

@@ -50,6 +50,9 @@ assert len(TLDR_200) == 200 and len(LONG_TLDR) == 201
 OAUTH2 = bare_header(CONCEPT="oauth2", TLDR="Login flows.", ANSWERS_WHEN="oauth2, login")
 NOT_UTF8 = b"CONCEPT: jwt\nTLDR: Caf\xe9 tokens.\nANSWERS_WHEN: jwt\nVALIDATED: 2025-05\n"
 DUPLICATE_FIELD = "CONCEPT: jwt\nTLDR: Signs tokens.\nANSWERS_WHEN: jwt\nVALIDATED: 2025-05\nTLDR: Again.\n"
+CONFLICTED = INDEX_OK.replace(JWT_ROW, f"<<<<<<< HEAD\n{JWT_ROW}\n=======\n{JWT_ROW} \n>>>>>>> theirs")
+#: a fake token, built from parts so that the repository holds none
+GITHUB_TOKEN = "gh" + "p_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
 BAD_YAML = "---\nCONCEPT: jwt\nTLDR: a: b: c\nANSWERS_WHEN: jwt\n---\n"
 
 
@@ -248,6 +251,21 @@ FIRES = [
         config=Config(index_budget_tokens=10),
         also=["budget of 10"],
     ),
+    Case(
+        "CKP072",
+        {"jwt.md": bare_header(), "_index.md": CONFLICTED},
+        Span(3, 0, 3, len("<<<<<<< HEAD")),
+        "run `ckp index` on the bank after the merge",
+        target="_index.md",
+        also=["--install-merge-driver"],
+    ),
+    Case(
+        "CKP080",
+        {"a.md": bare_header() + f"\nexport GITHUB_TOKEN={GITHUB_TOKEN}\n"},
+        Span(7, 20, 7, 20 + len(GITHUB_TOKEN)),
+        "quick fix: replace it with '<redacted: GITHUB_TOKEN>'",
+        also=["<!-- ckp: allow-secret -->"],
+    ),
 ]
 
 
@@ -308,6 +326,8 @@ QUIET = [
     Quiet("CKP060", {"a.md": bare_header(CONFIDENCE="High")}),
     Quiet("CKP070", {"jwt.md": bare_header(), "_index.md": INDEX_OK}, target="_index.md"),
     Quiet("CKP071", {"jwt.md": bare_header(), "_index.md": INDEX_OK}, target="_index.md"),
+    Quiet("CKP072", {"jwt.md": bare_header(), "_index.md": INDEX_OK + "\n=======\n"}, target="_index.md"),
+    Quiet("CKP080", {"a.md": bare_header() + "\nexport GITHUB_TOKEN=ghp_your_token_here\n"}),
 ]
 
 
@@ -352,7 +372,7 @@ def test_duplicate_concept_is_reported_on_both_files() -> None:
 def test_duplicate_concept_message_lists_the_other_files_sorted() -> None:
     bank = bank_of_texts({"c.md": bare_header(), "a.md": bare_header(), "b.md": bare_header()})
     dup = [f for f in check_file(bank, "a.md") if f.code == "CKP011"]
-    assert "also declared by b.md, c.md" in dup[0].message
+    assert "also declared by b.md, c.md: " in dup[0].message
     assert dup[0].data["others"] == ["b.md", "c.md"]
 
 

@@ -17,6 +17,7 @@ from ckp_lsp.core.checks import check_index
 from ckp_lsp.core.index import update_index_text
 from ckp_lsp.core.knowledge import KnowledgeFile, _read_clean, _read_full, closest, read_knowledge_file
 from ckp_lsp.core.references import index_cell_at, index_cells, index_cells_naming
+from ckp_lsp.core.secrets import secret_findings
 from ckp_lsp.core.text import decode
 from ckp_lsp.server.convert import uri_in, uri_of
 from tests.unit.builders import SHOP
@@ -74,6 +75,7 @@ def snapshot(kf: KnowledgeFile) -> dict[str, object]:
 
 def full(path: str, text: str, utf8: bool = True) -> KnowledgeFile:
     kf = _read_full(path, text, utf8)
+    kf.local += secret_findings(text)  # what the text holds beyond its header (CKP080)
     kf.keyword_texts = [i.text for i in kf.keywords]
     kf.relations = [(r.concept, r.tier, r.date_text, r.date) for r in kf.relationships]
     return kf
@@ -347,7 +349,7 @@ def test_the_index_drift_check_follows_edits_one_file_at_a_time(
 
 
 def test_a_folder_is_inside_its_bank_as_resolving_it_says(tmp_path: Path) -> None:
-    from ckp_lsp.server.state import _inside
+    from ckp_lsp.core.within import inside
 
     root = (tmp_path / "bank").resolve()
     (root / "a" / "a").mkdir(parents=True)
@@ -366,4 +368,6 @@ def test_a_folder_is_inside_its_bank_as_resolving_it_says(tmp_path: Path) -> Non
         ["gone", "x"],
         [],
     ):
-        assert _inside(root, folders) == root.joinpath(*folders).resolve().is_relative_to(root), folders
+        assert inside(root.joinpath(*folders), root) == root.joinpath(*folders).resolve().is_relative_to(
+            root
+        ), folders

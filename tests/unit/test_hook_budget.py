@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from ckp_lsp.core.config import config_for_bank
 from ckp_lsp.core.hooks import HookError, parse_input, render
 from ckp_lsp.core.memory_text import prompt_context
 from ckp_lsp.core.route import RouteResult, route
+from tests.copies import copy_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 MENTAT = ROOT / "samples" / "mentat" / "memory-bank"
@@ -113,7 +113,7 @@ def test_a_file_that_cannot_be_read_is_left_out_and_the_declaration_names_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     project = tmp_path / "shop"
-    shutil.copytree(MENTAT, project / "memory-bank")
+    copy_tree(MENTAT, project / "memory-bank")
     real = bank_module.read_text
 
     def read_text(path: Path | str) -> tuple[str, bool]:
@@ -153,7 +153,7 @@ def test_every_text_an_agent_is_given_passes_through_for_agent(
     secret = "refresh-token rotation"  # words of jwt.md's TLDR and body, standing in for a secret
     monkeypatch.setattr(agent_text, "for_agent", lambda text: text.replace(secret, "<redacted: test>"))
     project = tmp_path / "shop"
-    shutil.copytree(MENTAT, project / "memory-bank")
+    copy_tree(MENTAT, project / "memory-bank")
     args = argparse.Namespace(host="claude-code", event="UserPromptSubmit", bank=None, max_chars=None)
     stdin = json.dumps({"prompt": QUESTION}).encode()
     out = hook_cmd.answer(args, lambda n: stdin, {"CLAUDE_PROJECT_DIR": str(project)})

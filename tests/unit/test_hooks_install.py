@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
 from ckp_lsp.cli.main import main
 from ckp_lsp.core.hook_config import HOSTS
+from tests.copies import copy_tree
 
 ROOT = Path(__file__).resolve().parents[2]
 MENTAT = ROOT / "samples" / "mentat" / "memory-bank"
@@ -34,7 +34,7 @@ SETTINGS = {
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     proj = tmp_path / "shop"
-    shutil.copytree(MENTAT, proj / "memory-bank")
+    copy_tree(MENTAT, proj / "memory-bank")
     monkeypatch.chdir(proj)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     return proj

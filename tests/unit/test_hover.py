@@ -226,7 +226,9 @@ def test_a_field_name_links_to_its_section_of_the_reference() -> None:
 
 def test_a_stale_entry_links_to_its_code_in_the_reference() -> None:
     text = markdown(hover_on(BROKEN, "jwt.md", "oauth2:2026-03", at=1)[0])
-    assert "(https://github.com/ckp-lsp/ckp-lsp/blob/main/docs/format.md#ckp050)" in text
+    # a reference link: the URL on its own line, the sentence free of it
+    assert "see [CKP050]." in text
+    assert "\n[CKP050]: https://github.com/ckp-lsp/ckp-lsp/blob/main/docs/format.md#ckp050" in text
 
 
 def test_an_index_of_header_blocks_finds_the_block_of_any_of_its_lines() -> None:

@@ -21,6 +21,7 @@ from ckp_lsp.core.init import (
     with_rules,
 )
 from ckp_lsp.faces.clock import this_month, today
+from tests.copies import copy_tree
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "init" / "shop"
 REPO = Path(__file__).resolve().parents[2]
@@ -29,7 +30,7 @@ TODAY = today()
 
 @pytest.fixture
 def shop(tmp_path: Path) -> Path:
-    return shutil.copytree(DATA, tmp_path / "shop")
+    return copy_tree(DATA, tmp_path / "shop")
 
 
 def errors(bank_root: Path) -> list[str]:

@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
 from ckp_lsp.mcp.banks import Refusal, ServedBanks
+from tests.copies import copy_tree
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
 
 @pytest.fixture
 def ws(tmp_path: Path) -> Path:
-    shutil.copytree(SAMPLES, tmp_path / "ws")
+    copy_tree(SAMPLES, tmp_path / "ws")
     return tmp_path / "ws"
 
 
@@ -101,3 +101,12 @@ def test_a_folder_without_a_bank_says_how_to_start_one_and_finds_it_once_made(tm
     (tmp_path / "memory-bank").mkdir()
     (tmp_path / "memory-bank" / "notes.md").write_text("CONCEPT: notes\nTLDR: Notes.\nANSWERS_WHEN: notes\n")
     assert banks.bank(None).bank.file_of("notes") is not None
+
+
+def test_a_folder_inside_a_bank_serves_that_whole_bank(ws: Path) -> None:
+    """As the README says: routing and the index work on a bank as one."""
+    bank = ws / "mentat" / "memory-bank"
+    sub = next(p for p in sorted(bank.iterdir()) if p.is_dir() and not p.name.startswith("."))
+    served = ServedBanks(sub, poll_interval=0)
+    assert [sb.bank.root for sb in served.banks] == [bank.resolve()]
+    assert len(served.banks[0].bank.files) == len(ServedBanks(bank, poll_interval=0).banks[0].bank.files)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+from collections.abc import Generator
 from typing import Any
 
 import pygls.io_
@@ -240,3 +241,60 @@ def test_a_refusal_leaves_no_traceback_in_the_log(caplog: Any) -> None:
         except JsonRpcException:
             logger.exception("Failed to handle request")
     assert [str(r.exc_info[1]) for r in caplog.records if r.exc_info] == ["a real failure"]
+
+
+# --- cancelling a generator handler -------------------------------------------------------------------
+
+
+def _cancelled_step(protocol: Any) -> bool:
+    """Run a generator handler whose one step waits for ever, cancel its answer as
+    ``$/cancelRequest`` does, and say whether the step was cancelled too."""
+    step_cancelled = []
+
+    async def waiting() -> None:
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            step_cancelled.append(True)
+            raise
+
+    def handler() -> Generator[Any, Any, None]:
+        yield waiting, (), {}
+
+    async def run() -> None:
+        protocol._execute_handler("req", handler, lambda f: None)
+        await asyncio.sleep(0.05)
+        protocol._handle_cancel_notification("req")  # as $/cancelRequest does
+        await asyncio.sleep(0.05)
+
+    asyncio.run(run())
+    return step_cancelled == [True]
+
+
+def test_pygls_still_leaves_the_step_of_a_cancelled_generator_handler_running() -> None:
+    plain = LanguageServer("plain", "1", protocol_cls=LanguageServerProtocol).protocol
+    ran_on: list[Any] = []
+
+    async def waiting() -> None:
+        await asyncio.sleep(60)
+
+    def handler() -> Generator[Any, Any, None]:
+        yield waiting, (), {}
+
+    async def run() -> None:
+        plain._execute_handler("req", handler, lambda f: None)
+        await asyncio.sleep(0.05)
+        plain._handle_cancel_notification("req")
+        await asyncio.sleep(0.05)
+        ran_on.extend(f for k, f in plain._request_futures.items() if k != "req" and not f.done())
+        for future in ran_on:
+            future.cancel()
+
+    asyncio.run(run())
+    assert len(ran_on) == 1  # the step still ran after its answer was cancelled
+
+
+def test_the_server_cancels_the_step_with_the_answer_and_keeps_no_future_of_it() -> None:
+    protocol = CkpServer().protocol
+    assert _cancelled_step(protocol)
+    assert protocol._request_futures == {}

@@ -3,7 +3,6 @@ leaves a consistent bank."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ from ckp_lsp.core.text import split_lines, utf16_len
 from ckp_lsp.server.convert import uri_of
 from ckp_lsp.server.features.rename import RenameRejected, prepare_rename, rename
 from ckp_lsp.server.state import Doc
+from tests.copies import copy_tree
 from tests.edits import apply_text_edits, apply_to_disk
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,7 +35,7 @@ PLAIN = types.ClientCapabilities(workspace=types.WorkspaceClientCapabilities(wor
 @pytest.fixture
 def copy(tmp_path: Path) -> Path:
     root = tmp_path / "memory-bank"
-    shutil.copytree(CLEAN, root)
+    copy_tree(CLEAN, root)
     return root.resolve()
 
 

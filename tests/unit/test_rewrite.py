@@ -7,6 +7,7 @@ import operator
 import re
 from dataclasses import dataclass
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -47,9 +48,14 @@ BARE_BODY = st.one_of(
 FM_BODY = st.one_of(st.just(""), BODY_TEXT)
 
 SLUG = st.from_regex(r"[a-z0-9][a-z0-9-]{0,10}", fullmatch=True)
-# Values as the compiler hands them over: one line, whitespace runs folded to one space.
+# Values as the compiler hands them over: one line, whitespace runs folded to one space. Controls
+# that are no whitespace (NUL, ESC, DEL, C1) and U+FFFE/U+FFFF come along: a value kept from a file
+# may hold them, and YAML reads them only escaped.
 WORDS = st.text(
-    st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp", "Zs"), blacklist_characters=","),
+    st.characters(
+        blacklist_categories=("Cs", "Zl", "Zp", "Zs"),
+        blacklist_characters=",\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85",
+    ),
     min_size=1,
     max_size=8,
 )
@@ -284,3 +290,45 @@ def test_a_block_list_with_a_comment_after_its_key_is_replaced_whole() -> None:
     result = rewrite(text, VALUES)
     assert "  - a\n" not in result and "title: T\n" in result
     assert_reads_back(result, VALUES, "frontmatter")
+
+
+# Characters YAML will not read raw (U+FFFE, U+FFFF, a C1 control, NUL, ESC, DEL) or reads as a line
+# break (U+0085, U+2028, U+2029), and a BOM: each inside a word, as a value kept from a file holds it.
+UNPRINTABLE = ["\ufffe", "\uffff", "\x85", "\u2028", "\u2029", "\x9b", "\x00", "\x1b", "\x7f", "\ufeff"]
+STYLES = {
+    "comma": "---\nCONCEPT: jwt\nANSWERS_WHEN: a, b\n---\nBody\n",
+    "block": "---\nCONCEPT: jwt\nANSWERS_WHEN:\n  - a\n---\nBody\n",
+    "flow": "---\nCONCEPT: jwt\nANSWERS_WHEN: [a]\n---\nBody\n",
+    "bare": "CONCEPT: jwt\nANSWERS_WHEN: a, b\n\nBody\n",
+}
+
+
+@pytest.mark.parametrize("char", UNPRINTABLE, ids=lambda c: f"U+{ord(c):04X}")
+@pytest.mark.parametrize("style", STYLES)
+def test_a_value_with_a_character_yaml_reads_only_escaped_reads_back_exactly(char: str, style: str) -> None:
+    values: dict[str, str | list[str]] = {
+        **VALUES,
+        "TLDR": f"Signed{char}tokens: issue, verify.",
+        "ANSWERS_WHEN": [f"jwt{char}bearer", "access token"],
+    }
+    result = rewrite(STYLES[style], values)
+    assert body_of(result) == body_of(STYLES[style])
+    assert_reads_back(result, values, "bare" if style == "bare" else "frontmatter")
+    if style != "bare":
+        assert char not in result  # escaped, never raw: the file stays YAML any loader reads
+
+
+def test_front_matter_escapes_as_yaml_dumps_and_bare_headers_write_the_value_as_is() -> None:
+    values: dict[str, str | list[str]] = {"CONCEPT": "jwt", "TLDR": 'a\ufffeb\x85c\u2028d\x9be "f"'}
+    front = rewrite("---\nCONCEPT: jwt\n---\nBody\n", values)
+    assert 'TLDR: "a\\uFFFEb\\Nc\\Ld\\x9Be \\"f\\""\n' in front
+    assert front.isascii()
+    bare = rewrite("CONCEPT: jwt\n\nBody\n", values)
+    assert bare.startswith('CONCEPT: jwt\nTLDR:    a\ufffeb\x85c\u2028d\x9be "f"\n')
+
+
+def test_a_lone_surrogate_is_written_escaped_never_raw() -> None:
+    # Raw, it cannot be saved as UTF-8; escaped, libyaml refuses it (CKP006) and a compile with it.
+    result = rewrite("---\nCONCEPT: jwt\n---\nBody\n", {"CONCEPT": "jwt", "TLDR": "a\ud800b"})
+    assert 'TLDR: "a\\uD800b"\n' in result
+    result.encode("utf-8")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from ckp_lsp.core.config import Config
 from ckp_lsp.core.index import tokens, update_index_text
 from ckp_lsp.core.route import Router, RouteResult, route, words
 from ckp_lsp.core.route_table import RouteTable, read_route_table
+from tests.copies import copy_tree
 
 BANK = Path(__file__).resolve().parent.parent / "data" / "route" / "memory-bank"
 
@@ -209,7 +209,7 @@ def test_tokens_are_characters_over_four_rounded_up() -> None:
 
 
 def test_without_an_index_the_rendered_index_is_counted(tmp_path: Path) -> None:
-    copy = shutil.copytree(BANK, tmp_path / "memory-bank")
+    copy = copy_tree(BANK, tmp_path / "memory-bank")
     (copy / "_index.md").unlink()
     bank = Bank.load(copy)
     assert Router(bank).index_tokens == tokens(update_index_text(None, bank))
@@ -235,7 +235,7 @@ def test_table_from_the_index_routes_like_the_bank(router: Router) -> None:
 
 
 def test_table_from_a_blocks_index_routes_like_the_bank(tmp_path: Path, router: Router) -> None:
-    copy = shutil.copytree(BANK, tmp_path / "memory-bank")
+    copy = copy_tree(BANK, tmp_path / "memory-bank")
     index = copy / "_index.md"
     index.write_text(update_index_text(None, Bank.load(copy), "blocks"))
     fast = Router(read_route_table(copy, Config(), full_read_limit=0))
@@ -244,7 +244,7 @@ def test_table_from_a_blocks_index_routes_like_the_bank(tmp_path: Path, router: 
 
 
 def test_files_changed_after_the_index_are_read_from_disk(tmp_path: Path) -> None:
-    copy = shutil.copytree(BANK, tmp_path / "memory-bank")
+    copy = copy_tree(BANK, tmp_path / "memory-bank")
     cookies = copy / "cookies.md"
     cookies.write_text(cookies.read_text().replace("ANSWERS_WHEN: cookie,", "ANSWERS_WHEN: biscuit, cookie,"))
     later = (copy / "_index.md").stat().st_mtime_ns + 10**9
@@ -258,7 +258,7 @@ def test_files_changed_after_the_index_are_read_from_disk(tmp_path: Path) -> Non
 
 
 def test_small_banks_are_read_in_full(tmp_path: Path) -> None:
-    copy = shutil.copytree(BANK, tmp_path / "memory-bank")
+    copy = copy_tree(BANK, tmp_path / "memory-bank")
     # A row the index says, but the file does not: a full read does not see it.
     index = copy / "_index.md"
     index.write_text(index.read_text().replace("| cookie, SameSite, csrf |", "| macaroon |"))
@@ -267,7 +267,7 @@ def test_small_banks_are_read_in_full(tmp_path: Path) -> None:
 
 
 def test_excluded_files_are_not_in_the_table(tmp_path: Path) -> None:
-    copy = shutil.copytree(BANK, tmp_path / "memory-bank")
+    copy = copy_tree(BANK, tmp_path / "memory-bank")
     (copy / "README.md").write_text("# About this bank\n")
     table = read_route_table(copy, Config(exclude=("README.md", "alpha*")), full_read_limit=0)
     assert "README.md" not in table.paths

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from ckp_lsp.core.discovery import find_banks
 from ckp_lsp.core.language import has_cjk, is_japanese, languages, sentences
 from ckp_lsp.core.rewrite import body_of
 from ckp_lsp.core.route import MAX_PRIMARY, Router
+from tests.copies import copy_tree
 from tests.unit.builders import run_cli, snapshot_files
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
@@ -140,7 +140,7 @@ def test_compile_all_twice_the_second_run_changes_nothing(
     sample: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     copy = tmp_path / sample
-    shutil.copytree(SAMPLES / sample, copy)
+    copy_tree(SAMPLES / sample, copy)
     bank = bank_of_copy(copy)
     bodies = {p: body_of(p.read_text(encoding="utf-8")) for p in bank.rglob("*.md")}
     assert run_cli(capsys, "compile", "--all", str(bank))[0] == 0
@@ -181,7 +181,7 @@ def test_a_bank_adopted_from_scratch_routes_its_queries(
     their files (each must_load concept stands for the concept the compiler gave its file)."""
     original = Bank.load(bank_of(sample))
     copy = tmp_path / sample
-    shutil.copytree(SAMPLES / sample, copy)
+    copy_tree(SAMPLES / sample, copy)
     bank = bank_of_copy(copy)
     for rel in original.files:
         path = bank / rel
@@ -209,7 +209,7 @@ def test_adopted_mentat_keywords_name_topics_not_units_fields_or_verbs(
     """The case found on the sample: offline, jwt.md's keywords once said `minutes` (its table of
     lifetimes), `tid` (a claim in its JSON example) and `revokes`."""
     copy = tmp_path / "mentat"
-    shutil.copytree(SAMPLES / "mentat", copy)
+    copy_tree(SAMPLES / "mentat", copy)
     bank = bank_of_copy(copy)
     jwt = bank / "patterns" / "jwt.md"
     jwt.write_text(_without_ckp_header(jwt.read_text(encoding="utf-8")), encoding="utf-8")

@@ -3,7 +3,6 @@ must check clean of errors and still route each of the sample's questions to the
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from ckp_lsp.core.discovery import find_banks
 from ckp_lsp.core.findings import Severity
 from ckp_lsp.core.rewrite import body_of
 from ckp_lsp.core.route import route
+from tests.copies import copy_tree
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "mentat"
 QUERIES: list[dict[str, Any]] = yaml.safe_load((SAMPLE / "queries.yaml").read_text(encoding="utf-8"))
@@ -34,7 +34,7 @@ def recompiled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Bank, dict[str
     """The sample with every header stripped and recompiled offline; the bodies as they were."""
     compiler._CACHE.clear()
     root = tmp_path_factory.mktemp("mentat") / "memory-bank"
-    shutil.copytree(SAMPLE / "memory-bank", root)
+    copy_tree(SAMPLE / "memory-bank", root)
     bodies = {}
     for rel in ORIGINAL.files:
         path = root / rel
@@ -110,7 +110,7 @@ def test_every_sample_recompiles_to_a_fixed_point_with_one_sentence_tldrs(
     """Headers stripped, `compile --all` twice: the second run changes no byte, the bank has no
     error, and every TLDR is one sentence."""
     project = tmp_path / sample.name
-    shutil.copytree(sample, project)
+    copy_tree(sample, project)
     (root,) = find_banks([project])
     for rel in Bank.load(root, config_for_bank(root)).files:
         path = root / rel

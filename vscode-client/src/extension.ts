@@ -12,8 +12,8 @@ import {
     State,
     TransportKind,
 } from 'vscode-languageclient/node';
+import { CommandResult, recompileLog } from './outcome';
 import { parseRouteResult, showRouteResult } from './route';
-import { execFile } from 'node:child_process';
 import { describeBuild, describeNative, expectedCompiled, fallbackMessage, hostTarget } from './build';
 import { onPythonChanged, PYTHON_EXTENSION, resolveServer, ServerLaunch, ServerNotFoundError } from './server';
 import { clientSetting, declareSettings, explicitSettings, ignoredSettings, settingsSubtree } from './settings';
@@ -44,6 +44,8 @@ let starting: Promise<void> | undefined;
 let watchers: vscode.FileSystemWatcher[] = [];
 let memento: vscode.Memento;
 let pythonWatch: vscode.Disposable | undefined;
+/** When the server was asked to start (activation, or a restart): the start's timings count from it. */
+let startedAt = 0;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
     extensionPath = context.extensionPath;
@@ -119,6 +121,9 @@ function start(): Promise<void> {
 async function startClient(): Promise<void> {
     setStatus('$(sync~spin) CKP', 'CKP language server is starting');
     const log = (line: string) => output.appendLine(`[client] ${line}`);
+    startedAt = Date.now();
+    const since = () => `${Date.now() - startedAt} ms`;
+    let firstDiagnostics = true;
 
     let launch;
     try {
@@ -144,7 +149,7 @@ async function startClient(): Promise<void> {
         }
         return;
     }
-    log(`starting ${launch.description}`);
+    log(`starting ${launch.description} (server found in ${since()})`);
     if (launch.bundled) {
         log(`build: ${describeBuild(launch.bundled.build)}`);
     }
@@ -180,8 +185,23 @@ async function startClient(): Promise<void> {
         // and the server lets editor settings override `.ckp.toml`. The client sends (and answers
         // workspace/configuration with) only the settings the user has set.
         synchronize: { fileEvents: watchers },
-        initializationOptions: explicitSettings(),
+        // The settings, and what VS Code's hover shows besides the server's (LSP has no capability
+        // for it): the diagnostics at the position and a link's tooltip, which the server's hover
+        // then does not repeat.
+        initializationOptions: {
+            ckp: explicitSettings(),
+            editor: { hoverShowsDiagnostics: true, hoverShowsLinkTooltips: true },
+        },
         middleware: {
+            // The start's last timing: the first findings the editor shows.
+            provideDiagnostics: async (document, previousResultId, token, next) => {
+                const report = await next(document, previousResultId, token);
+                if (firstDiagnostics && report && 'items' in report && report.items.length) {
+                    firstDiagnostics = false;
+                    log(`first diagnostics ${since()} after the start`);
+                }
+                return report;
+            },
             // The code lens on CONCEPT carries `ckp.showReferences` [uri, position]. The server lists
             // it (so that every editor may run it) and vscode-languageclient registers it as a VS Code
             // command; here it opens VS Code's references view instead of asking the server.
@@ -219,6 +239,12 @@ async function startClient(): Promise<void> {
                 `${concepts} concepts, ${errors} errors, ${warnings} warnings — click to show the CKP output`,
         );
     });
+    if (launch.bundled) {
+        // The server says which compiled modules it loaded (ckp/native, right after initialize).
+        newClient.onNotification('ckp/native', (native: Record<string, boolean>) => {
+            void reportNative(launch, native, log);
+        });
+    }
     newClient.onDidChangeState((event) => {
         if (event.newState === State.Stopped && client === newClient) {
             setStatus('$(error) CKP: stopped', 'The CKP language server stopped — see the CKP output', true);
@@ -227,11 +253,9 @@ async function startClient(): Promise<void> {
     client = newClient;
     try {
         await newClient.start();
+        log(`server running ${since()} after the start`);
         if (statusItem.text.startsWith('$(sync~spin)')) {
             setStatus('$(book) CKP', `CKP language server running: ${launch.description}`);
-        }
-        if (launch.bundled) {
-            void reportNative(launch, log);
         }
     } catch (error) {
         const message = `CKP: the language server failed to start (${error instanceof Error ? error.message : String(error)}).`;
@@ -247,38 +271,19 @@ async function startClient(): Promise<void> {
 
 /**
  * Whether the bundled server's compiled modules load with its interpreter (the server's own
- * check, ckp_lsp/server/native.py, run once more here after the start): logged, and said once
- * per build and Python version when the server falls back to pure Python.
+ * check, ckp_lsp/server/native.py, sent as ckp/native): logged, and said once per build and
+ * Python version when the server falls back to pure Python.
  */
-async function reportNative(launch: ServerLaunch, log: (line: string) => void): Promise<void> {
+async function reportNative(
+    launch: ServerLaunch,
+    native: Record<string, boolean>,
+    log: (line: string) => void,
+): Promise<void> {
     const bundled = launch.bundled;
-    if (!bundled) {
+    if (!bundled || typeof native !== 'object' || native === null) {
         return;
     }
     const version = bundled.version.join('.');
-    const script = 'import json\nfrom ckp_lsp.server import native\nprint(json.dumps(native.compiled()))';
-    const native = await new Promise<Record<string, boolean> | string>((resolve) => {
-        execFile(
-            bundled.python.command,
-            [...bundled.python.args, '-c', script],
-            { env: launch.env, timeout: 30000, windowsHide: true },
-            (error, stdout, stderr) => {
-                if (error) {
-                    resolve(`${error.message.split('\n')[0]} ${stderr.trim().split('\n').pop() ?? ''}`);
-                    return;
-                }
-                try {
-                    resolve(JSON.parse(stdout.trim().split('\n').pop() ?? '{}'));
-                } catch {
-                    resolve(`unexpected output ${JSON.stringify(stdout.trim())}`);
-                }
-            },
-        );
-    });
-    if (typeof native === 'string') {
-        log(`could not check the compiled modules: ${native}`);
-        return;
-    }
     const { line, pure } = describeNative(native);
     const expected = expectedCompiled(bundled.build, version);
     log(`Python ${version}: ${line}${expected.length ? ` (the build has compiled ${expected.join(', ')} for Python ${version})` : ''}`);
@@ -376,16 +381,8 @@ async function recompile(uri?: vscode.Uri): Promise<void> {
         [target.toString()],
         `CKP: recompiling the header of ${vscode.workspace.asRelativePath(target)}…`,
     )) as CommandResult | undefined;
-    if (result && result.applied === false && result.reason !== 'cancelled') {
-        void vscode.window.showWarningMessage(`CKP: the header was not recompiled${result.reason ? `: ${result.reason}` : '.'}`);
-    }
-}
-
-/** What the server's ckp.recompile / ckp.regenerateIndex answer. */
-interface CommandResult {
-    applied?: boolean;
-    reason?: string;
-    error?: string;
+    // The server has told the user of every failure itself; a declined preview is the user's choice.
+    output.appendLine(`[client] ${recompileLog(result)}`);
 }
 
 async function regenerateIndex(uri?: vscode.Uri): Promise<void> {

@@ -17,8 +17,20 @@ CONFIDENCES = ("high", "medium", "low")
 CONCEPT_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
 _RETRY = "try again or choose another model"
-_FENCE = re.compile(r"\A```[ \t]*(?:json)?\s*(?P<inner>.*?)\s*```\Z", re.DOTALL | re.IGNORECASE)
 _SPACE_RUN = re.compile(r"\s+")
+
+
+def unfenced(text: str) -> str:
+    """The inside of a ```` ``` ```` / ```` ```json ```` fence around ``text``, or ``text``.
+
+    String operations, no regular expression: a pattern for this backtracked cubically over a
+    run of spaces (4,000 spaces: about 20 s)."""
+    if len(text) < 6 or not text.startswith("```") or not text.endswith("```"):
+        return text
+    inner = text[3:-3].lstrip(" \t")
+    if inner[:4].lower() == "json":
+        inner = inner[4:]
+    return inner.strip()
 
 
 def parse_answer(text: str) -> Answer:
@@ -26,8 +38,7 @@ def parse_answer(text: str) -> Answer:
     stripped = text.strip()
     if not stripped:
         raise CompileError(f"the model answered with nothing; {_RETRY}")
-    fenced = _FENCE.match(stripped)
-    payload = fenced.group("inner").strip() if fenced else stripped
+    payload = unfenced(stripped)
     try:
         data = json.loads(payload)
     except (ValueError, RecursionError):
@@ -148,7 +159,6 @@ def answer_problems(ans: Answer, *, needs_concept: bool = False, taken: Collecti
 _NOT_SLUG = re.compile(r"[^a-z0-9._-]+")
 _DASH_RUN = re.compile(r"-{2,}")
 _LEADING_NON_ALNUM = re.compile(r"\A[^a-z0-9]+")
-_TRAILING_SEPARATORS = re.compile(r"[._-]+\Z")
 
 
 def slugify(text: str) -> str:
@@ -162,12 +172,15 @@ def slugify(text: str) -> str:
     ascii_ish = "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
     slug = _DASH_RUN.sub("-", _NOT_SLUG.sub("-", ascii_ish))  # `a - b` -> `a-b`, not `a---b`
     slug = _LEADING_NON_ALNUM.sub("", slug)
-    return _TRAILING_SEPARATORS.sub("", slug)
+    return slug.rstrip("._-")  # a pattern anchored at the end was tried at every dot: quadratic
 
 
 # Abbreviations whose dot does not end a sentence.
 _ABBREVIATION = re.compile(r"\b(?:e\.g|i\.e|etc|vs|cf|approx|incl|resp|no)\.", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*\s+(\S)")
+#: starts only at the first mark of a run, and looks at the next sentence's first character
+#: without taking it: tried inside a run of dots, the pattern backtracked over the whole run
+#: from each one (quadratic)
+_SENTENCE_END = re.compile(r"(?<![.!?])[.!?]+[\"')\]]*\s+(?=(\S))")
 
 
 def sentence_count(text: str) -> int:

@@ -17,7 +17,7 @@ from ..checks import bank_findings
 from ..findings import Severity
 from ..knowledge import CONCEPT_RE, KnowledgeFile, read_knowledge_file
 from ..rewrite import body_of, replace_header
-from .merge import front_matter_title, kept_keywords, kept_tldr, offline_values
+from .merge import front_matter_description, front_matter_title, kept_keywords, kept_tldr, offline_values
 from .offline import BankFile, compile_bank
 from .offline.bank import Progress
 
@@ -95,6 +95,7 @@ def _compile(
                 kept_tldr(kf, fill) if kf.header is not None else None,
                 kept_keywords(kf, fill) if kf.header is not None else None,
                 front_matter_title(kf, texts[rel]),
+                front_matter_description(kf, texts[rel]),
                 target=rel not in held or concept is not None,
             )
         )

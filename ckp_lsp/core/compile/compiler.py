@@ -17,11 +17,11 @@ from ..bank import Bank
 from ..checks import bank_findings
 from ..findings import Severity
 from ..knowledge import CONCEPT_RE, read_knowledge_file
-from ..rewrite import body_of, replace_header
+from ..rewrite import body_of, header_region, replace_header
 from .answer import answer_problems, normalize_answer, parse_answer
 from .candidates import DEFAULT_CANDIDATES, candidates
 from .job import Job, Usage, as_job
-from .merge import front_matter_title, offline_values
+from .merge import front_matter_description, front_matter_title, offline_values
 from .model import Answer, CompileError, CompileInput, ConceptSummary
 from .offline import compile_offline
 from .prompt import build_prompt, build_repair_prompt
@@ -58,6 +58,7 @@ def compile_input(bank: Bank, rel: str, text: str) -> CompileInput:
         path_hint=PurePosixPath(rel).stem,
         current=tuple(r[0] for r in kf.relations),
         title=front_matter_title(kf, text),
+        description=front_matter_description(kf, text),
     )
 
 
@@ -70,7 +71,7 @@ def _cache_key(inp: CompileInput, provider: Provider | None) -> str:
     h = hashlib.sha256()
     h.update(repr((provider.name if provider else "offline", getattr(provider, "model", ""))).encode())
     h.update(repr(getattr(provider, "candidates", DEFAULT_CANDIDATES)).encode())
-    h.update(repr((inp.body, inp.concept, inp.path_hint, inp.others)).encode())
+    h.update(repr((inp.body, inp.concept, inp.path_hint, inp.title, inp.description, inp.others)).encode())
     return h.hexdigest()
 
 
@@ -177,7 +178,13 @@ def compile_header(
 def _validate(bank: Bank, rel: str, text: str) -> None:
     """The compiled header must carry no error-level finding (SPEC §7)."""
     kf = read_knowledge_file(rel, text)
-    errors = [f for f in kf.local if f.severity == Severity.ERROR]
+    body_line = header_region(text).body_line
+    # A secret in the body is the body's (a compile never touches it); one in the header is refused.
+    errors = [
+        f
+        for f in kf.local
+        if f.severity == Severity.ERROR and not (f.code == "CKP080" and f.span.start_line >= body_line)
+    ]
     scratch = Bank(bank.root, bank.config, bank.dates, bank.today)
     scratch.files, scratch.by_concept = dict(bank.files), {k: list(v) for k, v in bank.by_concept.items()}
     scratch.files.pop(rel, None)

@@ -1,10 +1,11 @@
-"""What an offline compile keeps of a header (SPEC §7): it validates nothing it did not check.
+"""What an offline compile keeps of a header (SPEC §7): a recompile may only add.
 
-The offline compiler cannot judge a relationship, so it keeps every existing entry with its date
-and removes only entries naming concepts that do not exist; entries it found evidence for are
-added, dated now, within the caps. A valid human TLDR is kept; VALIDATED is set only where the
-file had none. Filling (``compile --all`` without ``--force``) also keeps every field that is
-there and valid, and adds only the missing ones.
+The offline compiler cannot judge what an author wrote, so it keeps every existing relationship
+with its date (removing only entries naming concepts that do not exist), every keyword and a valid
+CONFIDENCE; it adds relationships it found evidence for (dated now) within the caps, and a few of
+the body's most distinctive terms the keywords do not cover yet. A valid human TLDR is kept;
+VALIDATED is set only where the file had none. Filling (``compile --all`` without ``--force``)
+keeps every field that is there and valid, and adds only the missing ones.
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ import re
 from collections.abc import Collection
 
 from ..knowledge import KnowledgeFile
-from ..limits import MAX_HIGH, MAX_MID, MAX_TLDR
+from ..limits import MAX_HIGH, MAX_KEYWORDS, MAX_MID, MAX_TLDR
 from .answer import sentence_count
 from .model import Answer
 from .offline.summary import acceptable
+from .offline.terms import keyword_key
 
 Values = dict[str, str | list[str]]
 
@@ -32,6 +34,34 @@ def front_matter_title(kf: KnowledgeFile, text: str) -> str:
     lines = text.splitlines()[1 : header.end_line]
     found = _TITLE.search("\n".join(lines))
     return found.group(2).strip() if found else ""
+
+
+_DESCRIPTION_KEYS = ("description", "summary")
+
+
+def front_matter_description(kf: KnowledgeFile, text: str) -> str:
+    """The `description:` (else `summary:`) of a file's front matter as one line, or '': the
+    sentence its author (a Claude Code memory file, a Cursor rule) wrote to say what it is about."""
+    header = kf.header
+    if header is None or header.form != "frontmatter":
+        return ""
+    keys = {k.casefold(): k for k in header.user_keys}
+    if not any(k in keys for k in _DESCRIPTION_KEYS):
+        return ""
+    lines = [line for line in text.splitlines()[1 : header.end_line] if line.strip() not in ("---", "...")]
+    try:
+        import yaml
+
+        data = yaml.safe_load("\n".join(lines))
+    except Exception:  # any YAML problem is the header check's to report; no description here
+        return ""
+    if not isinstance(data, dict):
+        return ""
+    for key in _DESCRIPTION_KEYS:
+        value = data.get(keys.get(key, key))
+        if isinstance(value, str) and value.strip():
+            return " ".join(value.split())
+    return ""
 
 
 def tldr_valid(text: str) -> bool:
@@ -55,6 +85,27 @@ def kept_keywords(kf: KnowledgeFile | None, fill: bool) -> tuple[str, ...] | Non
     return tuple(kf.keyword_texts)
 
 
+#: how many of the compiler's first keywords a recompile may add to an author's list: a fixed few
+#: of its best, so that a second recompile adds nothing more
+ADDED_KEYWORDS = 4
+
+
+def merged_keywords(own: list[str], compiled: list[str]) -> list[str]:
+    """An author's keywords, all kept in their order, and those of the compiler's first few that
+    name a topic the list does not cover yet (none of their words is a keyword word already)."""
+    if not own:
+        return list(compiled)
+    covered = {k for kw in own for k in keyword_key(kw).split()}
+    out = list(own)
+    for keyword in compiled[1 : ADDED_KEYWORDS + 1]:  # its first one is the concept's own name
+        parts = keyword_key(keyword).split()
+        if len(out) >= MAX_KEYWORDS or not parts or covered.intersection(parts):
+            continue
+        out.append(keyword)
+        covered.update(parts)
+    return out
+
+
 def offline_values(
     kf: KnowledgeFile | None,
     answer: Answer,
@@ -67,10 +118,11 @@ def offline_values(
     """The header fields after an offline compile of a file whose header was `kf`."""
     written = kf.written() if kf is not None else {}
     tldr = kept_tldr(kf, fill) or answer.tldr
-    keywords = list(kept_keywords(kf, fill) or answer.answers_when)
+    own = list(kf.keyword_texts) if kf is not None else []
+    keywords = own if fill and own else merged_keywords(own, answer.answers_when)
     high, mid = _relationships(kf, answer, concept, month, known, fill)
     confidence = (kf.confidence if kf is not None else "").strip().lower()
-    if not (fill and confidence in ("high", "medium", "low")):
+    if confidence not in ("high", "medium", "low"):
         confidence = answer.confidence
     validated = kf.validated_text if kf is not None and kf.validated is not None else month
     values: Values = {
@@ -109,8 +161,11 @@ def _relationships(
     mid = (high[MAX_HIGH:] + mid)[:MAX_MID]  # over the HIGH cap: kept one tier lower
     high = high[:MAX_HIGH]
     add_high, add_mid = not (fill and had_high), not (fill and had_mid)
+    # Additions stop where the compiler's own list would: an author's many links are kept, and a
+    # file gains none that would make it pull in more of the bank than either list does.
+    room = max(len(high) + len(mid), len(answer.similar_high) + len(answer.similar_mid))
     for other in answer.similar_high:
-        if other in present or other not in known:
+        if other in present or other not in known or len(high) + len(mid) >= room:
             continue
         if add_high and len(high) < MAX_HIGH:
             high.append(f"{other}:{month}")
@@ -120,6 +175,8 @@ def _relationships(
             continue
         present.add(other)
     for other in answer.similar_mid:
+        if len(high) + len(mid) >= room:
+            break
         if other not in present and other in known and add_mid and len(mid) < MAX_MID:
             mid.append(f"{other}:{month}")
             present.add(other)

@@ -24,6 +24,7 @@ class CompileInput:
     others: tuple[ConceptSummary, ...]
     path_hint: str = ""  # file name without extension, a hint for a concept name
     title: str = ""  # the title its front matter gives, if any
+    description: str = ""  # the description (or summary) its front matter gives, if any
     current: tuple[str, ...] = ()  # the concepts the file's header relates to now
 
 

@@ -11,6 +11,7 @@ from ckp_lsp.core.compile.model import CompileInput, ConceptSummary
 from ckp_lsp.core.compile.offline.reading import body_languages
 from ckp_lsp.core.limits import MAX_HIGH, MAX_KEYWORDS, MAX_MID
 from ckp_lsp.core.limits import MAX_TLDR as MAX_TLDR_CHARS
+from ckp_lsp.core.secrets import redact
 
 # A rejected answer is shown back to the model; a runaway one is cut to keep the prompt small.
 MAX_ECHOED_ANSWER_CHARS = 4000
@@ -70,6 +71,7 @@ class Prompt:
     system: str
     user: str
     needs_concept: bool = False  # the file has no CONCEPT: the answer must carry one
+    redacted: tuple[str, ...] = ()  # the kinds of secret replaced by placeholders in ``user``
 
     def as_text(self) -> str:
         """The prompt as one text for programs reading one stream: system, blank line, user."""
@@ -102,7 +104,20 @@ def answer_schema(needs_concept: bool) -> dict[str, Any]:
 
 def build_prompt(inp: CompileInput) -> Prompt:
     """The prompt asking for the header of `inp.body`, given the bank's other concepts."""
-    return Prompt(system=_SYSTEM, user=_user_part(inp), needs_concept=inp.concept is None)
+    return _redacted(Prompt(system=_SYSTEM, user=_user_part(inp), needs_concept=inp.concept is None))
+
+
+def _redacted(prompt: Prompt) -> Prompt:
+    """``prompt`` with every detected secret of its data replaced by its placeholder (SPEC §10),
+    and a line telling the model so: a model is never sent a credential of the bank."""
+    user, kinds = redact(prompt.user)
+    if not kinds:
+        return prompt
+    note = (
+        f"\n\nCredentials in this data ({', '.join(kinds)}) were replaced by placeholders such as "
+        f"<redacted: {kinds[0]}> before it was sent: never copy a placeholder or guess a credential."
+    )
+    return Prompt(prompt.system, user + note, prompt.needs_concept, tuple(kinds))
 
 
 def build_repair_prompt(inp: CompileInput, previous_answer_text: str, problems: list[str]) -> Prompt:
@@ -119,7 +134,7 @@ def build_repair_prompt(inp: CompileInput, previous_answer_text: str, problems: 
         "Answer again with ONE corrected JSON object that follows the answer contract, "
         "and nothing else."
     )
-    return Prompt(system=_SYSTEM, user=_user_part(inp) + repair, needs_concept=inp.concept is None)
+    return _redacted(Prompt(system=_SYSTEM, user=_user_part(inp) + repair, needs_concept=inp.concept is None))
 
 
 @dataclass(frozen=True)

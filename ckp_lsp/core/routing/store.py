@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import marshal
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..cache import FOLDER, _stamp, cache_disabled, cache_path
+from ..cache import FOLDER, _stamp, cache_disabled, cache_path, open_cache, save_cache
 
 _FILE = "route.marshal"
 #: bump when what an entry holds changes
@@ -52,8 +51,9 @@ def _routing_stamp() -> tuple[Any, ...]:
 class RouteStore:
     """The kept analysis of one bank: ``get`` an unchanged file's, ``put`` a new one, ``save``."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, in_bank: bool = True) -> None:
         self.path = path
+        self.in_bank = in_bank  # a bank's own .ckp-cache: never reached through a link
         self._old: dict[str, tuple[int, int, tuple[Any, ...]]] = {}
         self._new: dict[str, tuple[int, int, tuple[Any, ...]]] = {}
         self._changed = False
@@ -66,11 +66,11 @@ class RouteStore:
             return None
         base = cache_path(root)
         name = _FILE if base.name == "bank.marshal" else base.stem + "-" + _FILE
-        return cls(base.with_name(name))
+        return cls(base.with_name(name), base.parent == root / FOLDER)
 
     def load(self) -> None:
         try:
-            with open(self.path, "rb") as f:
+            with open_cache(self.path, self.in_bank) as f:
                 stamp, entries = marshal.load(f)
         except (OSError, EOFError, ValueError, TypeError):
             return
@@ -99,20 +99,8 @@ class RouteStore:
         """Write the store (atomically) when it changed; a folder that cannot be written is left."""
         if not self._changed and self._new.keys() == self._old.keys():
             return
-        try:
-            folder = self.path.parent
-            if not folder.is_dir():
-                folder.mkdir(parents=True, exist_ok=True)
-                if folder.name == FOLDER:
-                    (folder / ".gitignore").write_text("# written by ckp: delete at will\n*\n")
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    marshal.dump((_routing_stamp(), self._new), f, 2)
-                os.replace(tmp, self.path)
-            except BaseException:
-                os.unlink(tmp)
-                raise
-        except OSError:
+        if not save_cache(
+            self.path, self.in_bank, lambda f: marshal.dump((_routing_stamp(), self._new), f, 2)
+        ):
             return
         self._old, self._changed = self._new, False

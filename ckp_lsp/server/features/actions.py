@@ -14,7 +14,7 @@ from ...core.findings import Finding
 from ...core.fixes import Edit, Fix, fix_text, fixes_for, revalidate_all
 from ...core.header_changes import describe
 from ...core.rewrite import header_region
-from ...core.text import BOM, Span, split_lines, utf16_len
+from ...core.text import BOM, Span, split_lines, utf16_len, visible_controls
 from ..convert import to_range, to_span
 from .index_upkeep import index_edit
 
@@ -36,7 +36,8 @@ def text_edit(
     with), as a fix's are; an edit of a prefix the BOM is part of (``replace_prefix_edit``) is not.
 
     With ``confirm`` every edit carries that change annotation: an editor that supports them
-    (VS Code's refactor preview) shows the change and applies it only once the user agrees.
+    shows its label and description with the change (VS Code's Refactor Preview, its undo), and
+    asks the user first when it needs confirmation.
     """
     changes: list[types.TextEdit | types.AnnotatedTextEdit] = [
         types.TextEdit(range=to_range(e.span, bom), new_text=e.text)
@@ -62,9 +63,12 @@ def annotations_supported(caps: types.ClientCapabilities | None) -> bool:
 
 
 def recompile_annotation(changes: str) -> types.ChangeAnnotation:
-    """The annotation a recompile's edit carries: it asks the user to confirm (VS Code: a preview)."""
+    """The annotation a recompile's edit carries: what it changes. It asks no confirmation: the
+    action's title said what changes, the edit is undone at once, and an edit that needs one
+    starts unticked in VS Code's Refactor Preview, so that its default choice would apply
+    nothing."""
     return types.ChangeAnnotation(
-        label="Recompile CKP header", needs_confirmation=True, description=f"Recompile header: {changes}"
+        label="Recompile CKP header", needs_confirmation=False, description=f"Recompile header: {changes}"
     )
 
 
@@ -120,7 +124,7 @@ def _offline_changes(bank: Bank, rel: str, text: str) -> str | CompileError:
     if found is None:
         try:
             compiled = compile_header(bank, rel, text)
-            found = "no change" if compiled.text == text else describe(text, compiled.text, rel)
+            found = "no change" if compiled.text == text else describe(text, compiled.text, rel, names=True)
         except CompileError as exc:
             found = exc
         if len(_CHANGES) >= 16:
@@ -174,7 +178,7 @@ def _action(
     fx: Fix, uri: str, version: int | None, diags: list[types.Diagnostic], bom: bool
 ) -> types.CodeAction:
     return types.CodeAction(
-        title=fx.title,
+        title=visible_controls(fx.title),
         kind=types.CodeActionKind.QuickFix,
         diagnostics=diags,
         is_preferred=fx.preferred or None,

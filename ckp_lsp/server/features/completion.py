@@ -22,9 +22,9 @@ from rapidfuzz import fuzz, process
 from ...core.bank import Bank
 from ...core.header import CKP_FIELDS, TIER_FIELDS
 from ...core.knowledge import CONCEPT_RE, CONFIDENCES, KnowledgeFile
-from ...core.text import index_of_utf16, span_of
+from ...core.text import index_of_utf16, span_of, visible_controls
 from ..convert import to_range
-from .hover import escape, field_markdown
+from .hover import field_markdown
 
 #: most concepts offered at once; the list is marked incomplete beyond it
 LIMIT = 25
@@ -353,9 +353,9 @@ def _concepts(
         target = bank.file_of(name)
         items.append(
             types.CompletionItem(
-                label=name,
+                label=visible_controls(name),
                 kind=types.CompletionItemKind.Reference,
-                detail=target.path if target is not None else None,
+                detail=visible_controls(target.path) if target is not None else None,
                 documentation=None if resolves else _tldr(target),
                 sort_text=f"{rank:04d}",
                 # A match inside the name or a fuzzy one does not start with what was typed: let
@@ -382,8 +382,10 @@ def resolve(bank: Bank | None, item: types.CompletionItem) -> types.CompletionIt
 
 
 def _tldr(target: KnowledgeFile | None) -> types.MarkupContent:
-    tldr = escape(target.tldr) if target is not None and target.tldr else "_(no TLDR)_"
-    return types.MarkupContent(kind=types.MarkupKind.Markdown, value=tldr)
+    """The TLDR as plain text: a sentence, which a completion menu that shows Markdown as it is
+    written (Neovim's) would otherwise show with its escapes and emphasis marks."""
+    tldr = target.tldr if target is not None and target.tldr else "(no TLDR)"
+    return types.MarkupContent(kind=types.MarkupKind.PlainText, value=tldr)
 
 
 def _keywords(kf: KnowledgeFile | None, values: dict[str, list[str]]) -> list[str]:

@@ -22,7 +22,7 @@ from ...core.knowledge import KnowledgeFile, Relationship, closest
 from ...core.limits import CLAIM_LIMIT, MAX_KEYWORDS, MAX_TLDR, TIER_CAPS
 from ...core.locate import at
 from ...core.references import bank_file
-from ...core.text import Span, utf16_len
+from ...core.text import Span, utf16_len, visible_controls
 from ..convert import doc_url, to_range
 
 TIER_MEANING = {
@@ -33,6 +33,8 @@ TIER_MEANING = {
 LISTED = 20
 _STALENESS_WORD = {"validated": "validated", "git": "last committed", "mtime": "modified"}
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
+#: findings (code, span) an editor shows in its hover next to the server's
+Shown = frozenset[tuple[str, Span]]
 
 
 @dataclass(frozen=True)
@@ -101,8 +103,14 @@ def field_markdown(key: str) -> str:
     return "\n\n".join(parts)
 
 
-def hover(bank: Bank, kf: KnowledgeFile, line: int, col: int) -> types.Hover | None:
-    """The hover at (line, UTF-16 col) of ``kf``'s header, or None where there is nothing to say."""
+def hover(
+    bank: Bank, kf: KnowledgeFile, line: int, col: int, shown: Shown = frozenset()
+) -> types.Hover | None:
+    """The hover at (line, UTF-16 col) of ``kf``'s header, or None where there is nothing to say.
+
+    ``shown``: the findings (code, span) the editor shows in its hover next to this one: what
+    they say is not said again.
+    """
     found = at(kf, line, col)
     if found is None:
         return None
@@ -112,9 +120,10 @@ def hover(bank: Bank, kf: KnowledgeFile, line: int, col: int) -> types.Hover | N
         return None
     if found.kind == "relationship" and found.relationship is not None:
         rel = found.relationship
+        said = ("CKP050", rel.span) in shown
         if rel.date_span is not None and rel.date_span.contains(line, col):
-            return _hover(_entry_date_markdown(bank, kf, rel), rel.date_span)
-        return _hover(_relationship_markdown(bank, kf, rel), found.item.span)
+            return _hover(_entry_date_markdown(bank, kf, rel, said), rel.date_span)
+        return _hover(_relationship_markdown(bank, kf, rel, said), found.item.span)
     if found.kind == "value" and found.field.key == "VALIDATED":
         return _hover(_validated_markdown(bank, kf), found.item.span)
     if found.kind == "concept" and kf.concept:
@@ -124,12 +133,12 @@ def hover(bank: Bank, kf: KnowledgeFile, line: int, col: int) -> types.Hover | N
     return None
 
 
-def hover_in(bank: Bank, rel: str, line: int, col: int) -> types.Hover | None:
+def hover_in(bank: Bank, rel: str, line: int, col: int, shown: Shown = frozenset()) -> types.Hover | None:
     """The hover at (line, UTF-16 col) of the bank's file ``rel``: a knowledge file or the index."""
     if rel == INDEX_NAME:
         return index_hover(bank, line, col)
     kf = bank.files.get(rel)
-    return hover(bank, kf, line, col) if kf is not None else None
+    return hover(bank, kf, line, col, shown) if kf is not None else None
 
 
 def index_hover(bank: Bank, line: int, col: int) -> types.Hover | None:
@@ -161,7 +170,7 @@ def index_hover(bank: Bank, line: int, col: int) -> types.Hover | None:
     return _hover("\n\n".join(parts), span)
 
 
-def _entry_date_markdown(bank: Bank, kf: KnowledgeFile, rel: Relationship) -> str:
+def _entry_date_markdown(bank: Bank, kf: KnowledgeFile, rel: Relationship, said: bool = False) -> str:
     """An entry's date: when the relationship was last validated, and whether it is stale now."""
     date = escape(rel.date_text or "")
     parts = [
@@ -180,6 +189,8 @@ def _entry_date_markdown(bank: Bank, kf: KnowledgeFile, rel: Relationship) -> st
         source = _STALENESS_WORD.get(bank.staleness_source, "updated")
         if updated is None:
             parts.append(f"`{rel.concept}` has no date of its own, so this cannot go stale.")
+        elif updated.is_after(rel.date) and said:  # the editor shows CKP050's message with it
+            parts.append(f"Re-read {link(kf, target)} and re-validate the relationship (quick fix).")
         elif updated.is_after(rel.date):
             parts.append(
                 f"⚠️ **Stale**: `{rel.concept}` was {source} on **{updated}**, after this date: re-read "
@@ -237,8 +248,8 @@ def _hover(markdown: str, span: Span) -> types.Hover:
 
 
 def escape(text: str) -> str:
-    """``text`` with Markdown's special characters escaped."""
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    """``text`` with control characters made visible and Markdown's special characters escaped."""
+    return _MD_SPECIAL.sub(r"\\\1", visible_controls(text))
 
 
 def link(kf: KnowledgeFile, target: KnowledgeFile) -> str:
@@ -274,7 +285,7 @@ def suggest(bank: Bank, concept: str) -> str | None:
     return bank.suggest(concept)
 
 
-def _relationship_markdown(bank: Bank, kf: KnowledgeFile, rel: Relationship) -> str:
+def _relationship_markdown(bank: Bank, kf: KnowledgeFile, rel: Relationship, said: bool = False) -> str:
     tier_line = f"**SIMILAR_{rel.tier}** — {TIER_MEANING[rel.tier]}."
     if kf.concept is not None and rel.concept == kf.concept:
         return f"**{escape(rel.concept)}** is this file's own concept: a file cannot relate to itself.\n\n{tier_line}"
@@ -298,12 +309,16 @@ def _relationship_markdown(bank: Bank, kf: KnowledgeFile, rel: Relationship) -> 
         parts.append("This relationship has no date: add `:YYYY-MM`, the month it was validated.")
     else:
         updated = bank.updated_date(target)
-        if updated is not None and updated.is_after(rel.date):
+        if updated is not None and updated.is_after(rel.date) and said:
+            pass  # stale: the editor shows CKP050's message in the same hover
+        elif updated is not None and updated.is_after(rel.date):
             source = _STALENESS_WORD.get(bank.staleness_source, "updated")
+            # A reference link: the URL on a line of its own, where an editor that shows the
+            # Markdown as text (Neovim 0.7) does not wrap the sentence around it.
             parts.append(
                 f"⚠️ **Stale**: `{rel.concept}` was {source} on **{updated}**, after this relationship "
-                f"was validated (**{rel.date_text}**): re-read it and re-validate the relationship "
-                f"([CKP050]({doc_url('CKP050')}))."
+                f"was validated (**{rel.date_text}**): re-read it and re-validate the relationship, "
+                f"see [CKP050].\n\n[CKP050]: {doc_url('CKP050')}"
             )
         else:
             parts.append(f"Relationship validated {escape(rel.date_text or '')}.")

@@ -16,10 +16,11 @@ from ...core.compile.compiler import compile_header
 from ...core.compile.job import Job, Usage
 from ...core.compile.model import CompileError
 from ...core.header_changes import describe
+from ...core.line_edits import line_edits
 from ...core.text import BOM
 from ...faces.llm.providers import provider_for
 from ..pygls_compat import forget_progress
-from .actions import annotations_supported, recompile_annotation, replace_prefix_edit, text_edit
+from .actions import annotations_supported, recompile_annotation, text_edit
 
 if TYPE_CHECKING:
     from ..server import CkpServer
@@ -111,12 +112,11 @@ async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
     if compiled.text == text[len(bom) :]:
         _end(ls, token, progress, f"header already up to date{_spent(compiled.usage)}")
         return {"applied": False, "reason": "unchanged", **_usage_of(compiled.usage)}
-    confirm = None
-    if annotations_supported(ls.client_capabilities):  # VS Code shows the change and asks first
-        confirm = recompile_annotation(describe(text[len(bom) :], compiled.text, doc.rel))
-    edit = text_edit(
-        uri, version, [replace_prefix_edit(bom + compiled.replaced, bom + compiled.header)], confirm
-    )
+    note = None
+    if annotations_supported(ls.client_capabilities):  # VS Code labels the change with what it does
+        note = recompile_annotation(describe(text[len(bom) :], compiled.text, doc.rel, names=True))
+    # One edit per run of changed lines: each readable on its own, the unchanged lines untouched.
+    edit = text_edit(uri, version, line_edits(bom + compiled.replaced, bom + compiled.header), note)
     _end(ls, token, progress, f"applying{_spent(compiled.usage)}")
     result = await ls.workspace_apply_edit_async(
         types.ApplyWorkspaceEditParams(edit=edit, label="Recompile CKP header")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from lsprotocol import types
 
 from ..convert import uri_of
@@ -28,19 +30,48 @@ async def document_diagnostic(
     return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=rid)
 
 
+#: the longest a workspace pull that finds nothing changed is held before it is answered (seconds)
+HOLD = 60.0
+
+
 @server.feature(types.WORKSPACE_DIAGNOSTIC)
 @guarded(types.WorkspaceDiagnosticReport(items=[]))
 async def workspace_diagnostic(
     ls: CkpServer, params: types.WorkspaceDiagnosticParams
 ) -> types.WorkspaceDiagnosticReport:
+    """Every document's report; when the client already has them all (VS Code pulls again 2 s
+    after each answer), the answer waits until something changes (or HOLD seconds pass), so
+    that a bank nobody touches costs nothing, and a change is answered as soon as it is
+    published. The client's cancellation ends the wait."""
     await ls.indexer.ready.wait()
     if not ls.publisher.workspace_pull:
         ls.publisher.workspace_pull = True
         ls.publisher.clear_all()
     previous = {p.uri: p.value for p in params.previous_result_ids}
+    loop = asyncio.get_running_loop()
+    until = loop.time() + HOLD
+    while True:
+        change = ls.publisher.next_change()  # taken first: a change made while reporting counts
+        items, changed = _report(ls, previous)
+        if changed or not previous or loop.time() >= until:
+            return types.WorkspaceDiagnosticReport(items=items)
+        try:
+            await asyncio.wait_for(change.wait(), until - loop.time())
+        except asyncio.TimeoutError:
+            return types.WorkspaceDiagnosticReport(items=items)
+        await ls.indexer.ready.wait()
+
+
+def _report(
+    ls: CkpServer, previous: dict[str, str]
+) -> tuple[list[types.WorkspaceDocumentDiagnosticReport], bool]:
+    """The report of every document with findings or asked about; whether any is new to the client."""
     items: list[types.WorkspaceDocumentDiagnosticReport] = []
+    changed = False
+    answered: set[str] = set()
     for doc in ls.state.all_docs():
         uri = uri_of(doc.bank.root / doc.rel)
+        answered.add(uri)
         diags = ls.publisher.diagnostics(doc)
         if not diags and uri not in previous:
             continue
@@ -51,9 +82,25 @@ async def workspace_diagnostic(
                 types.WorkspaceUnchangedDocumentDiagnosticReport(uri=uri, version=version, result_id=rid)
             )
         else:
+            changed = True
             items.append(
                 types.WorkspaceFullDocumentDiagnosticReport(
                     uri=uri, version=version, items=diags, result_id=rid
                 )
             )
-    return types.WorkspaceDiagnosticReport(items=items)
+    # Every document the client asked about is answered: one that is gone (deleted, moved by a
+    # rename, or no longer in a bank) gets an empty report, or the client keeps its old findings.
+    empty = result_id([])
+    for uri in previous.keys() - answered:
+        if previous[uri] == empty:
+            items.append(
+                types.WorkspaceUnchangedDocumentDiagnosticReport(uri=uri, version=None, result_id=empty)
+            )
+        else:
+            changed = True
+            items.append(
+                types.WorkspaceFullDocumentDiagnosticReport(
+                    uri=uri, version=ls.version_of(uri), items=[], result_id=empty
+                )
+            )
+    return items, changed

@@ -20,7 +20,13 @@ def hover(ls: CkpServer, params: types.HoverParams) -> Generator[Any, Any, Any]:
     if at is None:
         return None
     doc, line, col = at
-    found = hover_in(doc.bank, doc.rel, line, col)
+    # A client that shows the diagnostics in the hover (VS Code): what they say is not repeated.
+    shown = (
+        frozenset((f.code, f.span) for f in ls.state.findings(doc))
+        if ls.caps.hover_shows_diagnostics
+        else frozenset()
+    )
+    found = hover_in(doc.bank, doc.rel, line, col, shown)
     if found is not None and found.range is not None:
         found.range = after_bom(found.range, ls.has_bom(doc))
     return found

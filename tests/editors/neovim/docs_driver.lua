@@ -53,6 +53,7 @@ local function main()
     return
   end
   dofile(env.CKP_EXTRAS)
+  dofile(env.CKP_SAVE_EDITS)
   local bank = env.CKP_SAMPLES .. '/mentat/memory-bank'
 
   step('settings', function(data)

@@ -1,4 +1,4 @@
--- CKP in Neovim 0.8+: messages inline, keys, code lens, fix-all on save, multi-file edits saved (init.lua)
+-- CKP in Neovim 0.8+: messages inline, keys, code lens, fix-all on save (init.lua)
 vim.diagnostic.config({
   virtual_text = { source = 'if_many' }, -- the message at the end of its line (0.11 shows only signs)
   float = { source = true }, -- <C-w>d or :lua vim.diagnostic.open_float() shows it whole
@@ -33,6 +33,7 @@ vim.api.nvim_create_autocmd('LspAttach', {
       vim.keymap.set('n', lhs, rhs, { buffer = args.buf, desc = desc })
     end
     -- 0.11 has grn, grr, gra and gO already; these give them to 0.8-0.10 as well.
+    map('gd', vim.lsp.buf.definition, 'CKP: the related file, the index row\'s file') -- no default
     map('grn', vim.lsp.buf.rename, 'CKP: rename the concept')
     map('grr', vim.lsp.buf.references, 'CKP: references of the concept')
     map('gra', vim.lsp.buf.code_action, 'CKP: quick fixes, recompile, regenerate the index')
@@ -67,28 +68,8 @@ vim.api.nvim_create_autocmd('BufWritePre', {
   end,
 })
 
--- A rename (or the index kept up to date) changes several files, in buffers: save them at once,
--- so that the bank on disk is whole again (otherwise run :wa yourself).
-local apply_workspace_edit = vim.lsp.util.apply_workspace_edit
-local saving = false
-vim.lsp.util.apply_workspace_edit = function(edit, encoding, ...)
-  local result = apply_workspace_edit(edit, encoding, ...)
-  local uris = vim.tbl_keys(edit.changes or {})
-  for _, change in ipairs(edit.documentChanges or {}) do
-    table.insert(uris, change.textDocument and change.textDocument.uri or change.newUri)
-  end
-  local hidden = #uris == 1 and vim.fn.bufwinid(vim.uri_to_bufnr(uris[1])) == -1
-  if (#uris > 1 or hidden) and not saving then
-    saving = true -- the saves below run BufWritePre (fix-all): no saving within a save
-    for _, uri in ipairs(uris) do
-      local buf = vim.uri_to_bufnr(uri)
-      if vim.api.nvim_buf_is_loaded(buf) and vim.bo[buf].modified then
-        pcall(vim.api.nvim_buf_call, buf, function()
-          vim.cmd('silent update')
-        end)
-      end
-    end
-    saving = false
-  end
-  return result
+-- Completion as you type (0.11: vim.lsp.completion.enable with autotrigger = true): select no item
+-- until you ask, or the first one is inserted as you type on (`civis:` would become `civis:2026-12`).
+if vim.fn.has('nvim-0.11') == 1 then
+  vim.opt.completeopt = { 'menuone', 'noselect', 'popup' }
 end

@@ -23,6 +23,22 @@ local function ckp_root(path)
   return nil
 end
 
+-- The keys, in each buffer the server attaches to: 0.7 maps none to LSP (K runs `man`, <C-]>
+-- looks for a tags file); 0.11 has K, <C-]>, grn, grr, gra and gO by default, but no gd.
+local function ckp_on_attach(_, buf)
+  local function map(lhs, rhs, desc)
+    vim.keymap.set('n', lhs, rhs, { buffer = buf, desc = desc })
+  end
+  map('gd', vim.lsp.buf.definition, "CKP: the related file, the index row's file")
+  map('<C-]>', vim.lsp.buf.definition, "CKP: the related file, the index row's file")
+  map('K', vim.lsp.buf.hover, 'CKP: TLDR, tier and staleness of what is under the cursor')
+  map('grn', vim.lsp.buf.rename, 'CKP: rename the concept')
+  map('grr', vim.lsp.buf.references, 'CKP: references of the concept')
+  map('gra', vim.lsp.buf.code_action, 'CKP: quick fixes, recompile, regenerate the index')
+  map('gO', vim.lsp.buf.document_symbol, 'CKP: header fields and headings')
+  vim.bo[buf].omnifunc = 'v:lua.vim.lsp.omnifunc' -- <C-x><C-o> completes concepts
+end
+
 vim.api.nvim_create_autocmd('FileType', {
   group = vim.api.nvim_create_augroup('ckp_lsp', { clear = true }),
   pattern = 'markdown',
@@ -41,6 +57,7 @@ vim.api.nvim_create_autocmd('FileType', {
         name = 'ckp',
         cmd = vim.g.ckp_cmd or { 'ckp-lsp' },
         root_dir = root,
+        on_attach = ckp_on_attach,
         settings = {
           ckp = {
             staleness = 'validated', -- or 'git' / 'mtime'

@@ -25,6 +25,8 @@ from typing import Any
 
 import pytest
 
+from tests.copies import copy_tree
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
 DOCS = REPO / "docs" / "neovim.md"
@@ -119,7 +121,7 @@ def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
         return {"label": label, "unavailable": str(exc)}
     tmp = tmp_path_factory.mktemp(f"nvim-{label}")
     samples = tmp / "samples"
-    shutil.copytree(SAMPLES, samples)
+    copy_tree(SAMPLES, samples)
     result_file = tmp / "result.json"
     env = {
         **os.environ,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from test_neovim import DOCS, EDITORS, HERE, SAMPLES, TIMEOUT, Unavailable, find
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.checks import check_file, check_index
 from ckp_lsp.core.findings import Severity
+from tests.copies import copy_tree
 from tests.mentat import MENTAT_REFERRERS
 
 EXTRAS = HERE / "extras.lua"
@@ -43,7 +43,7 @@ def run_neovim(label: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str
         pytest.skip(str(exc))
     tmp = tmp_path_factory.mktemp(f"nvim-docs-{label}")
     samples = tmp / "samples"
-    shutil.copytree(SAMPLES, samples)
+    copy_tree(SAMPLES, samples)
     home = tmp / "home"  # a folder with no bank and no marker, as a user's home folder
     home.mkdir()
     (home / "notes.md").write_text("# Notes\n\nNot a knowledge file.\n")
@@ -53,6 +53,7 @@ def run_neovim(label: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str
         **{f"XDG_{k}_HOME": str(tmp / "xdg" / k.lower()) for k in ("CONFIG", "DATA", "STATE", "CACHE")},
         "CKP_SETUP": str(HERE / EDITORS[label][2]),
         "CKP_EXTRAS": str(EXTRAS),
+        "CKP_SAVE_EDITS": str(HERE / "save_edits.lua"),
         "CKP_CMD": json.dumps(server_command()),
         "CKP_SAMPLES": str(samples),
         "CKP_HOME": str(home),

@@ -12,10 +12,15 @@
 //   expectHover:  text the hover must contain (the related concept's TLDR), or a list of
 //                 alternatives (a header that repeats TLDR),
 //   quickFix:     title of the code action to apply, e.g. "Recompile header",
-//   expectPreview: the action's edit needs confirmation: require the Refactor Preview, then Apply,
+//   expectPreview: the action's edit needs confirmation: require the Refactor Preview, then Apply;
+//                 false: require that it applies at once, without a preview, one edit per changed line,
+//   paletteRecompile: run "CKP: Recompile header" from the palette twice (the second finds the
+//                 header up to date): neither may show a notification,
 //   routeQuery:   a query for "CKP: Preview routing for a query",
 //   routeExpect:  a concept the routing must load,
 //   timeoutMs:    per-step timeout,
+//   deleteFile:   absolute path of a file with findings, not open: deleted on disk, its
+//                 findings must leave the Problems panel and the status bar's count, optional,
 //   stopAfter:    "squiggles" to end there (the server runs and reports), optional,
 //   expectNotification: instead of all the above, wait for a notification holding this text
 // }
@@ -162,6 +167,7 @@ async function main() {
                 await page.keyboard.type(config.file, { delay: 5 });
                 const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: base }).first();
                 await row.waitFor({ timeout: 15000 });
+                result.timings.openedAt = Date.now() - started;
                 await page.keyboard.press('Enter');
                 await page.waitForSelector(`.tab.active[aria-label*="${base}"], .tab.active:has-text("${base}")`, { timeout: 10000 });
                 break;
@@ -182,6 +188,9 @@ async function main() {
             '.editor-group-container.active .monaco-editor .squiggly-info',
             { timeout: T },
         );
+        // From Enter in Quick Open to the first squiggle: what the user waits for.
+        result.timings.firstSquiggleMs = Date.now() - started - result.timings.openedAt;
+        log(`first squiggle ${result.timings.firstSquiggleMs} ms after the file was opened`);
         result.checks.squiggles = await page.evaluate(() =>
             ['error', 'warning', 'info', 'hint'].reduce((acc, kind) => {
                 acc[kind] = document.querySelectorAll(`.editor-group-container.active .monaco-editor .squiggly-${kind}`).length;
@@ -223,6 +232,45 @@ async function main() {
         await page.keyboard.press('Control+Shift+M'); // close it again (toggle)
     });
 
+    if (config.deleteFile) {
+        await step('deleted file leaves Problems', async () => {
+            // A file with findings, not open, deleted on disk (as an agent or a rename does): its
+            // rows leave the Problems panel and the status bar's error count drops.
+            const base = path.basename(config.deleteFile);
+            const count = async () => Number(/(\d+) errors?/.exec(norm(await page.locator('.statusbar-item',
+                { hasText: /CKP: \d+ concepts?/ }).first().textContent()))?.[1] ?? NaN);
+            const fileRows = async () => (await page.locator('.markers-panel .monaco-list-row').allTextContents())
+                .map(norm).filter((t) => t.includes(base));
+            await page.keyboard.press('Control+Shift+M');
+            await page.waitForSelector('.markers-panel .monaco-list-row', { timeout: T });
+            let deadline = Date.now() + T;
+            while (Date.now() < deadline && (await fileRows()).length === 0) await page.waitForTimeout(200);
+            const before = await fileRows();
+            if (before.length === 0) throw new Error(`no Problems row for ${base} before deleting it`);
+            result.checks.errorsBeforeDelete = await count();
+            fs.rmSync(config.deleteFile);
+            const t0 = Date.now();
+            deadline = Date.now() + T;
+            let rows = before;
+            while (Date.now() < deadline && rows.length) {
+                await page.waitForTimeout(200);
+                rows = await fileRows();
+            }
+            result.timings.problemsEmptiedMs = Date.now() - t0;
+            await screenshot('deleted-file');
+            if (rows.length) throw new Error(`${base} was deleted, its Problems rows stayed: ${JSON.stringify(rows)}`);
+            deadline = Date.now() + T;
+            while (Date.now() < deadline && !((await count()) < result.checks.errorsBeforeDelete)) {
+                await page.waitForTimeout(200);
+            }
+            result.checks.errorsAfterDelete = await count();
+            if (!(result.checks.errorsAfterDelete < result.checks.errorsBeforeDelete)) {
+                throw new Error(`the status bar still counts ${result.checks.errorsAfterDelete} errors after ${base} was deleted`);
+            }
+            await page.keyboard.press('Control+Shift+M');
+        });
+    }
+
     await step('hover a SIMILAR entry', async () => {
         const pos = await locateText(config.token, config.concept);
         if (!pos) throw new Error(`entry ${config.token} not found in the editor:\n${await editorText()}`);
@@ -256,7 +304,7 @@ async function main() {
             const seen = await page.locator('.monaco-hover').allTextContents();
             throw new Error(`hover over ${config.token} did not show ${JSON.stringify(expected)}; hovers seen: ${JSON.stringify(seen.map(norm))}`);
         }
-        result.checks.hover = text.slice(0, 300);
+        result.checks.hover = text.slice(0, 2000);
         await page.keyboard.press('Escape');
         await page.mouse.move(5, 880);
     });
@@ -319,6 +367,10 @@ async function main() {
             await page.waitForTimeout(200);
             after = await editorText();
         }
+        if (config.expectPreview === false) {
+            // Applied at once: no Refactor Preview waits for a choice.
+            result.checks.previewShown = await page.locator('.bulk-edit-panel').isVisible().catch(() => false);
+        }
         await screenshot('recompiled');
         if (after === before) throw new Error(`applying "${config.quickFix}" did not change the file:\n${before}`);
         const changed = after.split('\n').filter((line, i) => line !== before.split('\n')[i]);
@@ -338,6 +390,46 @@ async function main() {
         await screenshot('undone');
         if (undone !== before) throw new Error('Ctrl+Z did not restore the header changed by the quick fix');
     });
+
+    if (config.paletteRecompile) {
+        await step('recompile from the palette', async () => {
+            // Twice: the first applies, the second finds the header up to date. The server says what
+            // needs saying; the palette path shows no notification of its own (as the code action).
+            const runIt = async () => {
+                await page.locator('.editor-group-container.active .monaco-editor textarea').first().focus();
+                await page.keyboard.press('Control+Shift+P');
+                await page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: T });
+                await page.keyboard.type('CKP: Recompile header', { delay: 5 });
+                await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Recompile header' }).first()
+                    .waitFor({ timeout: T });
+                await page.keyboard.press('Enter');
+            };
+            const before = await editorText();
+            await runIt();
+            let deadline = Date.now() + T;
+            let after = before;
+            while (Date.now() < deadline && after === before) {
+                await page.waitForTimeout(200);
+                after = await editorText();
+            }
+            result.checks.paletteApplied = after !== before;
+            await runIt();
+            // The second run's answer ("unchanged") comes within a moment: wait, then look.
+            deadline = Date.now() + 4000;
+            const toasts = [];
+            while (Date.now() < deadline) {
+                await page.waitForTimeout(250);
+                for (const t of (await page.locator('.notifications-toasts .notification-list-item').allTextContents()).map(norm)) {
+                    if (t.includes('CKP') && !toasts.includes(t)) toasts.push(t);
+                }
+            }
+            result.checks.paletteToasts = toasts;
+            await screenshot('palette-recompile');
+            if (!result.checks.paletteApplied) throw new Error('CKP: Recompile header from the palette changed nothing');
+            if (toasts.length) throw new Error(`Recompile from the palette showed notifications: ${JSON.stringify(toasts)}`);
+            await page.keyboard.press('Escape');
+        });
+    }
 
     await step('preview routing (command palette)', async () => {
         await page.keyboard.press('Escape');
@@ -379,6 +471,15 @@ async function main() {
         await page.waitForSelector(`.tab.active[aria-label*="${base}"], .tab.active:has-text("${base}")`, { timeout: T });
         result.checks.routeOpened = base;
         await screenshot('route-opened');
+    });
+
+    await step('explorer', async () => {
+        // What the Explorer lists of the bank by now (the server has written its cache there).
+        await page.keyboard.press('Control+Shift+E');
+        await page.waitForSelector('.explorer-folders-view .monaco-list-row', { timeout: T });
+        await page.waitForTimeout(1000);
+        result.checks.explorerRows = (await page.locator('.explorer-folders-view .monaco-list-row').allTextContents()).map(norm);
+        await screenshot('explorer');
     });
 }
 

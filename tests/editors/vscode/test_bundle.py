@@ -38,4 +38,27 @@ def test_offline_bundle_of_this_platform_uses_the_compiled_modules(tmp_path: Pat
     assert list(out.glob(f"yaml/_yaml.{tag}-*.so"))
     assert list(out.glob(f"rapidfuzz/fuzz_cpp*.{tag}-*.so"))
     assert (out / "ckp_lsp" / "server" / "native.py").is_file()
-    assert not list(out.rglob("__pycache__"))
+    # byte-compiled for this Python (checked-hash: valid whatever the unpacked files' times): the
+    # server's start reads every module it imports from a .pyc, compiling nothing
+    assert build["bytecode"] == [version]
+    pyc = out / "lsprotocol" / "__pycache__" / f"types.{tag}.pyc"
+    assert int.from_bytes(pyc.read_bytes()[4:8], "little") == 0b11, "not a checked-hash .pyc"
+    env = {**env, "PYTHONPATH": str(out), "PYTHONDONTWRITEBYTECODE": "1"}
+    proc = subprocess.run(
+        [sys.executable, "-S", "-v", "-c", "import ckp_lsp.server.pygls_compat, ckp_lsp.server.handlers"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=tmp_path,  # not the repository's ckp_lsp
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    loaded = [
+        line.split("from ", 1)[1].strip("'")
+        for line in proc.stderr.splitlines()
+        if line.startswith("# code object from")
+    ]
+    ours = [f for f in loaded if f.startswith(str(out))]
+    assert any("/ckp_lsp/server/" in f for f in ours) and any("/pygls/" in f for f in ours), loaded
+    compiled = [f for f in ours if not f.endswith(".pyc")]
+    assert not compiled, f"compiled from source at start: {compiled[:20]}"

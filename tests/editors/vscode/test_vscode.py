@@ -3,7 +3,8 @@
 Builds the .vsix (or uses $CKP_VSIX), installs code-server into a cache folder if needed
 (install-code-server.sh), installs the extension, opens a workspace holding memory banks and
 lets drive.mjs act like a user: Ctrl+P, squiggles, Problems panel, hover over a SIMILAR entry,
-Ctrl+. → "Recompile header: …", confirmed in the Refactor Preview. Screenshots go to
+Ctrl+. → "Recompile header: …" (applied at once, undone by Ctrl+Z), the same from the palette,
+a file deleted on disk leaving Problems. Screenshots go to
 test-artifacts/vscode/.
 
 Missing tools skip the test, or fail it when CI=true. See README in this folder.
@@ -30,6 +31,8 @@ from typing import Any
 
 import pytest
 
+from tests.copies import copy_tree
+
 pytestmark = pytest.mark.editor
 
 HERE = Path(__file__).resolve().parent
@@ -39,6 +42,8 @@ ARTIFACTS = REPO / "test-artifacts" / "vscode"
 CODE_SERVER_VERSION = "4.100.3"
 QUICK_FIX = "Recompile header"  # "Recompile header: TLDR, +2 −1 keywords, …"
 SAMPLE_BANKS = ["samples/broken/memory-bank", "samples/mentat/memory-bank"]
+#: a file of the broken sample with errors (CKP005, CKP011), the first in Problems, deleted on disk during the test
+DELETED = "broken/memory-bank/cache.md"
 
 HEADER_LINE = re.compile(r"^\ufeff?([A-Z][A-Z0-9_]*):\s*(.*?)\s*$")
 ENTRY = re.compile(r"([a-z0-9][a-z0-9._-]*):(\d{4}-\d{2}(?:-\d{2})?)")
@@ -274,7 +279,7 @@ def make_workspace(root: Path) -> tuple[Path, Target, list[str]]:
     for rel in SAMPLE_BANKS:
         src = REPO / rel
         if src.is_dir():
-            shutil.copytree(src, ws / Path(rel).relative_to("samples"))
+            copy_tree(src, ws / Path(rel).relative_to("samples"))
             used.append(rel)
     tiny = write_tiny_bank(ws / "tiny" / "memory-bank")
     target = None
@@ -543,21 +548,45 @@ def test_vscode_extension(tmp_path: Path) -> None:
         "concept": target.concept,
         "expectHover": target.tldrs,
         "quickFix": QUICK_FIX,
-        "expectPreview": True,
+        "expectPreview": False,
+        "paletteRecompile": True,
         "routeQuery": f"how does {target.own_concept} work",
         "routeExpect": target.own_concept,
     }
+    # what `ckp check` leaves in a bank (the server writes the same folder): hidden from the Explorer
+    cache = target.file.parent / ".ckp-cache"
+    cache.mkdir(exist_ok=True)
+    (cache / ".gitignore").write_text("*\n")
+    gone = ws / DELETED
+    assert gone.is_file() and gone != target.file, gone  # a file with errors, never opened
+    drive["deleteFile"] = str(gone)
     run = run_vscode(tmp_path, ws, drive, ARTIFACTS)
     result, settings, output_log = run.result, run.settings, run.output
+    timings = result.get("timings", {})
+    print(f"first squiggle: {timings.get('firstSquiggleMs')} ms after opening {drive['file']}")
     assert result.get("ok"), (
         f"VS Code check failed at step {result.get('failedStep')!r}: {result.get('error')}\n"
         f"notifications: {result.get('notifications')}\nscreenshots: {ARTIFACTS}"
     )
-    # Recompile's edit needs confirmation: VS Code showed it in the Refactor Preview and changed
-    # nothing until Apply.
     checks = result.get("checks", {})
-    assert checks.get("previewShown") and checks.get("unchangedBeforeApply"), checks
-    assert checks.get("untickedInPreview"), checks  # needsConfirmation: VS Code waits for the user
+    # A file deleted on disk: its findings left Problems and the status bar's count.
+    assert checks["errorsAfterDelete"] < checks["errorsBeforeDelete"], checks
+    # Recompile applies at once (its title said what changes; one Ctrl+Z undoes it), as edits of
+    # the changed header lines only: no Refactor Preview whose default choice would apply nothing.
+    assert checks.get("previewShown") is False, checks
+    assert checks.get("undoRestores"), checks
+    assert checks["recompiledLines"] and HEADER_LINE.match(checks["recompiledLines"][0]), checks
+    # The cache folder is on disk, next to the files, and hidden from the Explorer.
+    assert cache.is_dir()
+    assert checks["explorerRows"] and not any(".ckp-cache" in row for row in checks["explorerRows"]), checks
+    # The hover shows CKP050's message (VS Code's part), then ours without repeating it, and the
+    # related TLDR once: the link carries no tooltip that would say it again.
+    hover = checks["hover"]
+    assert "validated" in hover and "Stale" not in hover, hover
+    tldr = next(t for t in (re.sub(r"[*_`]", "", x) for x in target.tldrs) if t[:60] in hover)
+    assert hover.count(tldr[:60]) == 1, hover
+    # the palette's Recompile shows no notification of its own, applied or up to date
+    assert checks.get("paletteApplied") and checks.get("paletteToasts") == [], checks
     assert re.match(r"Recompile header: \S", next(t for t in checks["quickFixMenu"] if "Recompile" in t)), (
         checks
     )
@@ -629,7 +658,10 @@ def test_vscode_restricted_mode_ignores_workspace_programs_and_endpoints(tmp_pat
     init = re.search(r'"initializationOptions": (\{.*?\n    \}|\{\})', output, re.S)
     assert init, output[:4000]
     sent = json.loads(init.group(1))
-    assert sent == {"staleness": "mtime"}, sent
+    assert sent == {
+        "ckp": {"staleness": "mtime"},
+        "editor": {"hoverShowsDiagnostics": True, "hoverShowsLinkTooltips": True},
+    }, sent
     # nor in the answers to workspace/configuration, traced after it
     for value in ("touch /tmp/ckp-pwned", "collector.invalid"):
         assert value not in output.split("Restricted Mode:")[1], value

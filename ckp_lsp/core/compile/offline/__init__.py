@@ -19,7 +19,7 @@ from .concept import derive_concept
 from .keywords import MAX_KEYWORDS, MIN_KEYWORDS, choose_keywords, keyword_name
 from .reading import MAX_BODY, body_languages, cjk_of, read_body
 from .relationships import MAX_HIGH, MAX_MID, Relating, profile, ranked_tiers, tier
-from .summary import MAX_TLDR, confidence, title_of, tldr
+from .summary import DESCRIPTION, MAX_TLDR, confidence, described, title_of, tldr
 from .terms import PART, STOP_WORDS, Corpus, corpus_stops
 
 __all__ = [
@@ -56,20 +56,31 @@ def compile_offline(inp: CompileInput) -> Answer:
     keywords, strong, _ = choose_keywords(
         reading.terms, keyword_name(concept), corpus, {" ".join(p.name) for p in profiles}, reading.headings
     )
-    summary, from_body = tldr(reading.blocks, concept, corpus, main_language(langs), inp.title)
+    if inp.description and described(inp.description):
+        summary, source = described(inp.description), DESCRIPTION
+    else:
+        summary, source = tldr(
+            reading.blocks,
+            concept,
+            corpus,
+            main_language(langs),
+            inp.title,
+            keywords=keywords,
+            taken={o.tldr.casefold() for o in others},
+        )
     evidence = Relating(profiles, corpus).evidence(reading, skip=concept)
     candidates = []
     for i, e in evidence.items():
         level = tier(e, None, listed_back=concept.casefold() in profiles[i].lists)
         if level:
             candidates.append((profiles[i].concept, level, e.strength))
-    high, mid = ranked_tiers(candidates)
+    high, mid = ranked_tiers(candidates, len(others) + 1)
     return Answer(
         tldr=summary,
         answers_when=keywords,
         similar_high=high,
         similar_mid=mid,
-        confidence=confidence(reading.words, from_body, strong),
+        confidence=confidence(reading.words, source, strong),
         concept=concept if inp.concept is None else None,
     )
 

@@ -19,7 +19,7 @@ from .concept import derive_concept, file_stem
 from .keywords import Chosen, choose_keywords, keyword_name
 from .reading import MAX_BODY, Reading, cjk_of, read_body, term_keys
 from .relationships import Evidence, Relating, profile, ranked_tiers, tier
-from .summary import confidence, title_of, tldr
+from .summary import DESCRIPTION, PARAGRAPH, confidence, described, title_of, tldr
 from .terms import Corpus, corpus_stops, part_keys
 from .text import clean
 
@@ -56,6 +56,7 @@ class BankFile:
     tldr: str | None = None  # a TLDR to keep; None: one is compiled
     keywords: tuple[str, ...] | None = None  # ANSWERS_WHEN to keep; None: compiled
     title: str = ""  # the title its front matter gives, if any
+    description: str = ""  # the description (or summary) its front matter gives, if any
     target: bool = True  # False: its header will not be written, so no header may name its concept
 
 
@@ -96,7 +97,7 @@ def compile_bank(files: Iterable[BankFile], progress: Progress | None = None) ->
 
     names = Counter(" ".join(part_keys(c)) for c in concepts)
     main = next((code for code in sorted(langs) if code != "en"), "en")
-    summaries: list[tuple[str, bool]] = []
+    summaries: list[tuple[str, str]] = []
     excluded: list[frozenset[str]] = [frozenset() for _ in ordered]
     keyword_lists: list[Chosen] = []
     name_keys = frozenset(names)  # another concept's name routes to that concept, not here
@@ -117,11 +118,32 @@ def compile_bank(files: Iterable[BankFile], progress: Progress | None = None) ->
         if not todo:
             break
     step("keywords", total, total)
+    # A title several files carry is the project's name, not what one file is about; no two files
+    # get the same TLDR (the ones kept first, then in path order).
+    titles = [
+        title_of(reading.blocks, f.title).casefold() for f, reading in zip(ordered, readings, strict=True)
+    ]
+    shared = {t for t, n in Counter(titles).items() if t and n > 1}
+    taken = {f.tldr.casefold() for f in ordered if f.tldr is not None}
     for n, (f, reading, concept, cjk) in enumerate(zip(ordered, readings, concepts, cjks, strict=True), 1):
         if f.tldr is not None:
-            summaries.append((f.tldr, True))
+            summaries.append((f.tldr, PARAGRAPH))
+        elif f.description and described(f.description) and described(f.description).casefold() not in taken:
+            summaries.append((described(f.description), DESCRIPTION))
         else:
-            summaries.append(tldr(reading.blocks, concept, corpora[cjk], main, f.title))
+            summaries.append(
+                tldr(
+                    reading.blocks,
+                    concept,
+                    corpora[cjk],
+                    main,
+                    f.title,
+                    keywords=keyword_lists[n - 1].keywords,
+                    taken=taken,
+                    title_shared=titles[n - 1] in shared,
+                )
+            )
+        taken.add(summaries[-1][0].casefold())
         step("summaries", n, total)
 
     profiles = [
@@ -149,15 +171,15 @@ def compile_bank(files: Iterable[BankFile], progress: Progress | None = None) ->
             level = tier(ab, ba)
             if level and concepts[b] != concepts[a] and ordered[b].target:
                 candidates.append((concepts[b], level, ab.strength + ba.strength / 2))
-        high, mid = ranked_tiers(candidates)
+        high, mid = ranked_tiers(candidates, total)
         keywords, strong, _ = keyword_lists[a]
-        summary, from_body = summaries[a]
+        summary, source = summaries[a]
         answers[f.rel] = Answer(
             tldr=summary,
             answers_when=keywords,
             similar_high=high,
             similar_mid=mid,
-            confidence=confidence(readings[a].words, from_body, strong),
+            confidence=confidence(readings[a].words, source, strong),
             concept=None if f.concept else concepts[a],
         )
     return answers

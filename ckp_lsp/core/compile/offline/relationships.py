@@ -221,15 +221,7 @@ def tier(ab: Evidence, ba: Evidence | None, listed_back: bool = False) -> str:
     back_deliberate = ba.deliberate if ba is not None else listed_back
     back_shared = ba.shared if ba is not None else ab.shared
     if ab.deliberate and back_deliberate and (ab.shared or back_shared):
-        return "high"
-    if (
-        ab.deliberate
-        and ab.explicit + ab.links >= 2
-        and ab.shared
-        and back_shared
-        and ab.overlap >= _HIGH_OVERLAP
-    ):
-        return "high"
+        return "high"  # each names the other on purpose, and they share topics
     if ab.deliberate or (back_deliberate and (ab.hits or (ba.hits if ba is not None else 0))):
         return "mid"
     if ab.plain >= 2 or (ab.plain and ab.hits):
@@ -239,20 +231,35 @@ def tier(ab: Evidence, ba: Evidence | None, listed_back: bool = False) -> str:
     return ""
 
 
+#: at most this many HIGH the offline compiler writes: each is loaded with the file, always
+OFFLINE_HIGH = 2
+#: of a bank of n files, one file relates to at most n / RELATED_SHARE of them (HIGH and MID)
+RELATED_SHARE = 4
+
+
+def relationship_cap(files: int) -> int:
+    """How many relationships (HIGH and MID) one file of a bank of ``files`` files may have, so
+    that no file pulls in much of a small bank."""
+    return max(2, min(MAX_HIGH + MAX_MID, files // RELATED_SHARE))
+
+
 def ranked_tiers(
-    candidates: Iterable[tuple[str, str, float]],
+    candidates: Iterable[tuple[str, str, float]], files: int = 1_000
 ) -> tuple[list[str], list[str]]:
-    """(HIGH, MID) from (concept, tier, strength): strongest first, caps applied, overflow to MID."""
+    """(HIGH, MID) from (concept, tier, strength): strongest first, caps applied (OFFLINE_HIGH, and
+    ``relationship_cap`` of a bank of ``files`` files in all), overflow to MID."""
     high: list[tuple[float, str]] = []
     mid: list[tuple[float, str]] = []
     for concept, level, strength in candidates:
         (high if level == "high" else mid).append((strength, concept))
     high.sort(key=lambda item: (-item[0], item[1]))
-    mid.extend(high[MAX_HIGH:])
+    cap = relationship_cap(files)
+    keep = min(OFFLINE_HIGH, cap)
+    mid.extend(high[keep:])
     mid.sort(key=lambda item: (-item[0], item[1]))
-    top = list(dict.fromkeys(c for _, c in high[:MAX_HIGH]))
+    top = list(dict.fromkeys(c for _, c in high[:keep]))
     rest = [c for c in dict.fromkeys(c for _, c in mid) if c not in top]
-    return top, rest[:MAX_MID]
+    return top, rest[: min(MAX_MID, cap - len(top))]
 
 
 def _match_name(

@@ -10,9 +10,19 @@ a sentence over the limit is cut at a clause or a word, never inside a word.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Iterator, Sequence
 
 from ...language import sentences, words
 from ...limits import MAX_TLDR
+from .structure import (
+    balanced,
+    has_version,
+    is_status,
+    size,
+    split_label,
+    structure,
+    without_pointer_remark,
+)
 from .terms import Corpus, content_keys
 from .text import IMAGE, LINK, WIKI_LINK, WS, Block, plain
 
@@ -53,23 +63,112 @@ def title_of(blocks: list[Block], given: str = "") -> str:
     return _NUMBERING.sub("", title)
 
 
+#: where a TLDR came from, the evidence CONFIDENCE weighs: the file's own description, a sentence
+#: of a paragraph or of a list item, or the title and keywords (no sentence of the body would do)
+DESCRIPTION, PARAGRAPH, ITEM, TITLE = "description", "paragraph", "item", "title"
+
+_EMOJI = re.compile(r"\d?[\ufe0f\u20e3]+|[\u2600-\u27bf\U0001f000-\U0001faff]")
+_CODE_NAME = re.compile(r"^[a-z]+[A-Z]|_|\.\w")  # `graphqlClient`, `msg.append`: code, not a topic
+_CANDIDATES = 60  # sentences looked at, at most: the first explanatory ones are near the top
+# A list item that names a path or a code name and says what it is (`tests/e2e/ - the e2e suite`)
+_ENTRY = re.compile(r"^\S*[/._]\S*\s+[-–—:：]\s")
+
+
 def tldr(
-    blocks: list[Block], subject: str, corpus: Corpus, language: str, title: str = ""
-) -> tuple[str, bool]:
-    """The TLDR and whether it is a sentence of the body (False: made from the title)."""
-    title = title_of(blocks, title)
-    for kinds in (("paragraph",), ("quote", "item")):
+    blocks: list[Block],
+    subject: str,
+    corpus: Corpus,
+    language: str,
+    title: str = "",
+    *,
+    keywords: Sequence[str] = (),
+    taken: Collection[str] = frozenset(),
+    title_shared: bool = False,
+) -> tuple[str, str]:
+    """The TLDR and where it came from (PARAGRAPH, ITEM or TITLE).
+
+    The first sentence of a paragraph (else of a list item) that says what the file is about and
+    that no other file of the bank has as its TLDR (`taken`, case-folded); without one, the title
+    and the file's first keywords. A title many files share (`title_shared`: the project's name)
+    leads no sentence.
+    """
+    title = WS.sub(" ", _EMOJI.sub(" ", title_of(blocks, title))).strip()
+    lead = "" if title_shared or is_status(title) else title
+    for source, sentence in _candidates(blocks, language):
+        text = fit(_with_title(lead, sentence, corpus))
+        if not balanced(text):
+            text = fit(sentence)
+        if balanced(text) and text.casefold() not in taken:
+            return text, source
+    return _from_title(title or subject.strip(), subject, keywords, corpus, taken, language), TITLE
+
+
+def _candidates(blocks: list[Block], language: str) -> Iterator[tuple[str, str]]:
+    """The sentences that say something, paragraphs first, then quotes and list items."""
+    looked = 0
+    for kinds, source, need in ((("paragraph",), PARAGRAPH, 5), (("quote", "item"), ITEM, 8)):
         for block in blocks:
-            if block.kind in kinds and not _mostly_links(block.text):
-                sentence = first_explanatory(plain(block.text), language)
-                if sentence:
-                    return fit(_with_title(title, sentence, corpus)), True
-    topic = title or subject.strip()
-    if topic and re.search(r"[^\W_]", topic):
-        if _CJK_TEXT.search(topic):
-            return fit(_cut(topic.rstrip(_STOPS + ":：、, "), MAX_TLDR - 1) + "。"), False
-        return fit(f"Notes on {_cut(topic.rstrip('.!?:;, '), MAX_TLDR - 11)}."), False
-    return NO_TEXT, False
+            if block.kind not in kinds or _mostly_links(block.text):
+                continue
+            for sentence in sentences(plain(block.text)[:_HEAD], language):
+                looked += 1
+                if looked > _CANDIDATES:
+                    return
+                found = meaning(sentence, need, item=source == ITEM)
+                if found:
+                    yield source, found
+
+
+def meaning(sentence: str, need: int = 5, item: bool = False) -> str:
+    """The sentence as a TLDR ('' when it is structure, not meaning): a short label that leads it
+    (`Purpose: …`) and a `(see …)` remark dropped, emoji removed."""
+    if is_status(sentence) or (item and (_ENTRY.match(sentence) or has_version(sentence))):
+        return ""  # (a list item that pins a version is a line of a stack, not a summary)
+    text = WS.sub(" ", _EMOJI.sub(" ", without_pointer_remark(sentence))).strip(" -–—·*")
+    label, rest = split_label(text)
+    if label:
+        if split_label(rest)[0] or size(rest) < need:
+            return ""  # `Frontend: React.`, `Tech: Build: Vite.`: fields and values
+        text = rest
+    if structure(text, need) or not _explains(text):
+        return ""
+    return text
+
+
+def _from_title(
+    topic: str, subject: str, keywords: Sequence[str], corpus: Corpus, taken: Collection[str], language: str
+) -> str:
+    """`Topic: keyword, keyword, keyword.` in any language: what the file is about, from its title
+    and its first keywords (another one each time the text is another file's TLDR already);
+    without keywords `Notes on Topic.` in English, `Topic.` in any other language."""
+    topic = _cut(topic.rstrip(_STOPS + ":：;, "), MAX_TLDR // 2) if re.search(r"[^\W_]", topic) else subject
+    cjk = bool(_CJK_TEXT.search(topic))
+    own = set(content_keys(topic, corpus.stops, corpus.cjk))
+    named = [
+        k
+        for k in keywords[1:]
+        if not own.issuperset(content_keys(k, corpus.stops, corpus.cjk)) and not _CODE_NAME.search(k)
+    ]
+    text = fit(topic + ("。" if cjk else ".") if language != "en" or cjk else f"Notes on {topic}.")
+    for n in range(3, len(named) + 3):
+        if named:
+            listed = ("、" if cjk else ", ").join(named[:n])
+            text = fit(f"{topic}：{listed}" if cjk else f"{topic}: {listed}")
+        if text.casefold() not in taken or n >= len(named):
+            break
+    if text.casefold() in taken:
+        text = fit(f"{text.rstrip(_STOPS)} ({subject})")
+    return text
+
+
+def described(description: str) -> str:
+    """A front matter's `description` as a TLDR: one line, its first sentence, at most MAX_TLDR
+    characters ('' when it says nothing)."""
+    text = WS.sub(" ", _EMOJI.sub(" ", description)).strip()
+    if not re.search(r"[^\W_]", text) or is_placeholder(text):
+        return ""
+    first = sentences(text)
+    return fit(first[0] if first else text)
 
 
 def acceptable(text: str) -> bool:
@@ -182,7 +281,7 @@ def _cut(text: str, limit: int) -> str:
     head = text[: limit + 1]
     for marks in (_CLAUSE, _COMMA):
         clause = max(head.rfind(c) for c in marks)
-        if clause >= limit * 2 // 3:
+        if clause >= limit // 3:
             return head[:clause]
     space = head.rfind(" ")
     if space >= limit // 3:
@@ -196,14 +295,22 @@ def _cut(text: str, limit: int) -> str:
     return text[:end] if end else text[:limit]
 
 
-def confidence(words_in_body: int, has_sentence: bool, strong_keywords: int) -> str:
-    """How sure the header is, from its evidence: a real sentence and repeated topics.
+def confidence(words_in_body: int, source: str, strong_keywords: int) -> str:
+    """How sure the header is, from its evidence: where the TLDR came from, how much body there is
+    and how many of its topics recur (in headings, code or more than once).
 
-    high: the TLDR is a sentence of the body and at least five topics recur (in headings, code
-    or more than once); low: no explanatory sentence and almost no text; medium otherwise.
+    high: a description or a paragraph's sentence, a body of some substance and at least five
+    recurring topics; low: no sentence of its own and a thin body or almost no recurring topic;
+    medium otherwise.
     """
-    if not has_sentence and (words_in_body < 8 or strong_keywords < 2):
+    if source == TITLE and (words_in_body < _THIN or strong_keywords < 3):
         return "low"
-    if has_sentence and strong_keywords >= 5:
+    if words_in_body < _THIN // 6:
+        return "low"
+    if source in (DESCRIPTION, PARAGRAPH) and words_in_body >= _SUBSTANCE and strong_keywords >= 5:
         return "high"
     return "medium"
+
+
+_THIN = 60  # words: a body this short says little about when to load it
+_SUBSTANCE = 150  # words: a body with room for more than one topic

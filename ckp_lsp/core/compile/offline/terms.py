@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ...language import has_cjk, stop_words, words
+from ...language.korean import has_hangul, is_predicate, strip_particles
 from ...language.stems import stem_of_script
 
 # Words too generic to route by in any technical bank (English), on top of the languages' stop
@@ -114,6 +115,8 @@ def stem(word: str) -> str:
     an inflected language its Snowball stem (`записи`, `запись` -> `запис`), as routing matches."""
     w = word.casefold()
     if not w.isascii():
+        if has_hangul(w):
+            return strip_particles(w)
         return w if has_cjk(w) else stem_of_script(w)
     if len(w) > 4 and w.endswith("ies"):
         return w[:-3] + "y"
@@ -179,6 +182,10 @@ def usable_word(token: str, stops: frozenset[str] = STOP_WORDS) -> str:
         return ""
     if is_identifier(token):
         return token
+    if has_hangul(token):
+        if is_predicate(token):
+            return ""  # `확보합니다`: a verb form, no topic
+        token = strip_particles(token)  # `토큰을` is the word `토큰`
     low = token.casefold()
     if low in stops or stem(low) in stops:
         return ""
@@ -188,8 +195,8 @@ def usable_word(token: str, stops: frozenset[str] = STOP_WORDS) -> str:
         if len(low) < 2 or _HIRAGANA_ONLY.fullmatch(low):
             return ""
         return "" if _HIRAGANA.match(low[0]) or _HIRAGANA.match(low[-1]) else low
-    if len(low) < 3 and not (token.isupper() and len(token) == 2):
-        return ""
+    if len(low) < (2 if has_hangul(low) else 3) and not (token.isupper() and len(token) == 2):
+        return ""  # (a Korean syllable is a letter block: two of them make a word, `토큰`)
     if sum(c.isdigit() for c in low) * 2 >= len(low):
         return ""  # `P1`, `v2`, `2024`: labels and numbers, not topics
     if len(low) > 6 and low.endswith(("ally", "ously", "ively", "ently", "antly", "ately", "ingly")):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 # Text clean-up
@@ -36,7 +36,8 @@ _YAML_KEY = re.compile(r"[\w.-]+[ \t]*:(?:[ \t]|$)")
 _YAML_LINE = re.compile(r"[ \t]*(?:[\w.-]+[ \t]*:|-[ \t]|#)|[ \t]")
 
 # Inline Markdown
-_CODE_SPAN = re.compile(r"(`+)([^`\n]{1,300}?)\1")
+#: the longest code span read (its content, in characters): as before a regular expression did
+MAX_CODE_SPAN = 300
 IMAGE = re.compile(r"!\[[^\[\]\n]{0,300}\]\([^()\n]{0,500}\)")
 LINK = re.compile(r"\[([^\[\]\n]{0,300})\]\(([^()\s]{0,500})(?:[ \t]+\"[^\"\n]{0,300}\")?\)")
 _REF_LINK = re.compile(r"\[([^\[\]\n]{1,300})\]\[[^\[\]\n]{0,300}\]")
@@ -202,11 +203,7 @@ def plain(md: str, *, code: bool = True, local_links: bool = True) -> str:
     """Markdown inline text to plain text; code spans and local link texts can be dropped."""
     spans: list[str] = []
 
-    def keep(m: re.Match[str]) -> str:
-        spans.append(m.group(2).strip())
-        return f"\x00{len(spans) - 1}\x00"
-
-    text = _CODE_SPAN.sub(keep, md) if "`" in md else md
+    text = _replace_code_spans(md, spans) if "`" in md else md
     if "[" in text:
         text = IMAGE.sub(" ", text)
         text = WIKI_LINK.sub(lambda m: (m.group(2) or m.group(1)) if local_links else " ", text)
@@ -271,7 +268,50 @@ def local_links(texts: Iterable[str]) -> Counter[str]:
 
 def inline_code(md: str) -> list[str]:
     """The contents of the inline code spans of a Markdown text."""
-    return [m.group(2).strip() for m in _CODE_SPAN.finditer(md)]
+    return [md[a:b].strip() for _start, a, b, _end in code_spans(md)]
+
+
+def code_spans(md: str) -> Iterator[tuple[int, int, int, int]]:
+    """(start, content start, content end, end) of each inline code span, left to right.
+
+    A span opens with a run of k backticks, holds 1 to ``MAX_CODE_SPAN`` characters that are no
+    backtick nor line break, and closes with k backticks (k: the shorter of the two runs, the
+    opening one taken from its end). One pass over the text, each character looked at a bounded
+    number of times: a regular expression backtracked over every length of a long backtick run,
+    quadratic in it (20 KB of backticks took 20 s).
+    """
+    n = len(md)
+    i = md.find("`")
+    while 0 <= i < n:
+        run_end = i
+        while run_end < n and md[run_end] == "`":
+            run_end += 1
+        close = md.find("`", run_end)
+        if close < 0:
+            return
+        content = md[run_end:close]
+        if not 0 < len(content) <= MAX_CODE_SPAN or "\n" in content:
+            i = close  # no span opens with this run: the next run may open one
+            continue
+        close_end = close
+        while close_end < n and md[close_end] == "`" and close_end - close < run_end - i:
+            close_end += 1
+        k = close_end - close
+        yield run_end - k, run_end, close, close_end
+        i = close_end if close_end < n and md[close_end] == "`" else md.find("`", close_end)
+
+
+def _replace_code_spans(md: str, spans: list[str]) -> str:
+    """``md`` with each code span replaced by a placeholder; its content goes to ``spans``."""
+    out: list[str] = []
+    at = 0
+    for start, a, b, end in code_spans(md):
+        spans.append(md[a:b].strip())
+        out.append(md[at:start])
+        out.append(f"\x00{len(spans) - 1}\x00")
+        at = end
+    out.append(md[at:])
+    return "".join(out)
 
 
 # ---------------------------------------------------------------- TLDR

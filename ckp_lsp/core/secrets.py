@@ -1,0 +1,431 @@
+"""Credentials in a knowledge file (SPEC §10): found, reported as CKP080, and redacted.
+
+The rules are those of the maintained scanners (detect-secrets' plugins, gitleaks' rule set):
+provider keys and tokens by their documented prefixes and lengths, private key blocks, URLs
+with a password, and high-entropy values assigned to a secret-like name. They are written here
+as checks of bounded pieces so that every one runs in time linear in the text: a line is cut
+into tokens by one regular expression of a single character class, each token is matched from
+its start only, and every other pattern is anchored at a literal found by ``str.find`` and reads
+a bounded number of characters from there (detect-secrets' own JWT and keyword patterns take
+seconds on one hostile line of 40,000 characters).
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from .findings import Finding
+from .text import Span, line_offsets, span_of, split_lines
+
+#: what a knowledge file writes on a secret's line (or the line above) to say it is none
+ALLOW_COMMENT = "<!-- ckp: allow-secret -->"
+_ALLOW = re.compile(r"<!--[ \t]{0,4}ckp:[ \t]{0,4}allow-secret[ \t]{0,4}-->")
+
+#: a run of the characters keys and tokens are written in (one class: each character is read once)
+_TOKEN = re.compile(r"[A-Za-z0-9_+/.~-]{16,}={0,2}")
+#: a token longer than this is no credential but a blob; only its first characters are matched
+_TOKEN_MAX = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class TokenRule:
+    """A provider's key or token: its prefixes and the whole token's shape."""
+
+    kind: str
+    prefixes: tuple[str, ...]
+    shape: re.Pattern[str]
+    entropy: float = 3.0  # bits per character below which it is a placeholder (`ghp_xxxx…`)
+
+
+# Ordered: the first rule whose prefix a token starts with and whose shape it has names it.
+# Every shape is a fixed prefix and bounded runs of one class, matched at the token's start only.
+TOKEN_RULES = (
+    TokenRule(
+        "ANTHROPIC_API_KEY", ("sk-ant-",), re.compile(r"sk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{80,120}")
+    ),
+    TokenRule(
+        "OPENAI_API_KEY",
+        ("sk-",),
+        re.compile(r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,200}"),
+        entropy=3.5,
+    ),
+    TokenRule(
+        "AWS_ACCESS_KEY_ID",
+        ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
+        re.compile(r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}"),
+    ),
+    TokenRule(
+        "GITHUB_TOKEN", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), re.compile(r"gh[pousr]_[A-Za-z0-9]{36}")
+    ),
+    TokenRule("GITHUB_TOKEN", ("github_pat_",), re.compile(r"github_pat_[A-Za-z0-9_]{82}")),
+    TokenRule(
+        "GITLAB_TOKEN", ("glpat-", "gldt-", "glrt-"), re.compile(r"gl(?:pat|dt|rt)-[A-Za-z0-9_-]{20,50}")
+    ),
+    TokenRule(
+        "SLACK_TOKEN",
+        ("xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-", "xoxo-"),
+        re.compile(r"xox[bpaors]-[A-Za-z0-9-]{10,100}"),
+    ),
+    TokenRule(
+        "SLACK_WEBHOOK",
+        ("hooks.slack.com/",),
+        re.compile(r"hooks\.slack\.com/services/T[A-Za-z0-9_]{6,20}/B[A-Za-z0-9_]{6,20}/[A-Za-z0-9_]{16,40}"),
+    ),
+    TokenRule("STRIPE_KEY", ("sk_live_", "rk_live_"), re.compile(r"[rs]k_live_[0-9a-zA-Z]{24,99}")),
+    TokenRule("GOOGLE_API_KEY", ("AIza",), re.compile(r"AIza[0-9A-Za-z_-]{35}")),
+    TokenRule("SENDGRID_API_KEY", ("SG.",), re.compile(r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}")),
+    TokenRule("NPM_TOKEN", ("npm_",), re.compile(r"npm_[A-Za-z0-9]{36}")),
+    TokenRule("PYPI_TOKEN", ("pypi-AgE",), re.compile(r"pypi-AgE[A-Za-z0-9_-]{50,300}")),
+    TokenRule("HUGGINGFACE_TOKEN", ("hf_",), re.compile(r"hf_[A-Za-z]{34}")),
+    TokenRule(
+        "JWT",
+        ("eyJ",),
+        re.compile(r"eyJ[A-Za-z0-9_-]{8,2000}\.eyJ[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{16,1000}"),
+    ),
+)
+_PREFIXES = tuple({p for r in TOKEN_RULES for p in r.prefixes})
+
+#: a word that names a secret when it ends an identifier (``DB_PASSWORD``, ``clientSecret``)
+SECRET_WORDS = {
+    "password": "PASSWORD",
+    "passwd": "PASSWORD",
+    "pass": "PASSWORD",
+    "pwd": "PASSWORD",
+    "passphrase": "PASSWORD",
+    "secret": "SECRET",
+    "token": "TOKEN",
+    "apikey": "API_KEY",
+    "credential": "CREDENTIAL",
+    "credentials": "CREDENTIAL",
+    "accountkey": "ACCESS_KEY",
+}
+#: ``key`` names a secret after one of these (``api_key``, ``aws_secret_access_key``)
+KEY_QUALIFIERS = {"api": "API_KEY", "access": "ACCESS_KEY", "secret": "SECRET", "private": "PRIVATE_KEY",
+                  "auth": "API_KEY", "client": "API_KEY", "master": "SECRET", "signing": "SECRET",
+                  "encryption": "SECRET", "account": "ACCESS_KEY", "service": "API_KEY"}  # fmt: skip
+#: where an identifier may name a secret: a literal the words above contain
+_NAME_HINT = re.compile(r"(?i)pass|pwd|secret|token|key|credential")
+_IDENT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_IDENT_MAX = 64
+#: after the name: its closing quote, the assignment, the value (every run bounded)
+_ASSIGN = re.compile(
+    r"""["'\]]{0,2}[ \t]{0,3}(?::=|=>|==?|:)[ \t]{0,3}(["'`]?)([^\s"'`,;&<>()\[\]{}]{8,256})"""
+)
+_WORD_SPLIT = re.compile(r"[_.-]+|(?<=[a-z0-9])(?=[A-Z])")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+#: values that show where a secret goes rather than being one
+_PLACEHOLDER_PARTS = ("your", "example", "placeholder", "changeme", "change_me", "redacted", "xxxx", "****",
+                      "....", "dummy", "sample", "replace", "insert", "<", "${", "{{", "%(", "env.", "environ",
+                      "getenv", "secrets.", "vault:", "here")  # fmt: skip
+_URL_STOP = frozenset(" \t/?#\"'<>()[]{}`\\")
+_URL_MAX = 512
+_KEY_BLOCK_LINES = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Secret:
+    """A credential found in a text: its kind and where it is (offsets into the text)."""
+
+    kind: str
+    start: int
+    end: int
+
+
+def placeholder(kind: str) -> str:
+    """What a secret of ``kind`` is replaced with: ``<redacted: OPENAI_API_KEY>``."""
+    return f"<redacted: {kind}>"
+
+
+def entropy(s: str) -> float:
+    """Shannon entropy of ``s`` in bits per character."""
+    if not s:
+        return 0.0
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
+
+
+def _placeholder_like(value: str) -> bool:
+    low = value.lower()
+    if value[0] in "$%<{*@" or len(set(value)) <= 3:
+        return True
+    return any(p in low for p in _PLACEHOLDER_PARTS)
+
+
+def _token_kind(token: str) -> str | None:
+    for rule in TOKEN_RULES:
+        if token.startswith(rule.prefixes) and rule.shape.fullmatch(token):
+            if "EXAMPLE" in token or _placeholder_like(token) or entropy(token) < rule.entropy:
+                return None
+            return rule.kind
+    return None
+
+
+def _tokens(line: str, base: int, out: list[Secret]) -> None:
+    for m in _TOKEN.finditer(line):
+        token = m.group()
+        if not token.startswith(_PREFIXES) and "hooks.slack.com/" not in token:
+            continue
+        start = m.start()
+        if "hooks.slack.com/" in token and not token.startswith("hooks"):
+            start += token.index("hooks.slack.com/")
+            token = token[start - m.start() :]
+        token = token[:_TOKEN_MAX].rstrip(".")
+        kind = _token_kind(token)
+        if kind is not None:
+            out.append(Secret(kind, base + start, base + start + len(token)))
+
+
+def _name_kind(name: str) -> str | None:
+    words = [w.lower() for w in _WORD_SPLIT.split(name) if w]
+    if not words:
+        return None
+    last = words[-1]
+    if last in SECRET_WORDS:
+        return SECRET_WORDS[last]
+    if last == "key" and len(words) > 1:
+        return KEY_QUALIFIERS.get(words[-2])
+    if last.endswith("key") and last[:-3] in KEY_QUALIFIERS:  # ``apikey``, ``secretkey``
+        return KEY_QUALIFIERS[last[:-3]]
+    return None
+
+
+def _value_is_secret(value: str, kind: str) -> bool:
+    if _placeholder_like(value) or _UUID.fullmatch(value) or value.startswith(("http://", "https://")):
+        return False
+    has_letter = any(c.isalpha() for c in value)
+    has_other = any(not c.isalpha() for c in value)
+    if not (has_letter and has_other):
+        return False  # a word (``stored_in_vault`` has ``_``: the entropy decides) or a number
+    bare = value.replace(".", "").replace("_", "").replace("-", "")
+    if bare.isalpha() and (bare.islower() or bare.isupper() or "." in value):
+        return (
+            False  # words (``generate-a-secure-key``, ``bearer_token``) or a reference (``config.db.pass``)
+        )
+    return entropy(value) >= (2.5 if kind == "PASSWORD" else 3.0)
+
+
+def _assignments(line: str, base: int, out: list[Secret]) -> None:
+    done = -1
+    for m in _NAME_HINT.finditer(line):
+        if m.start() < done:
+            continue
+        start, end = m.start(), m.end()
+        floor = max(0, start - _IDENT_MAX)
+        while start > floor and line[start - 1] in _IDENT_CHARS:
+            start -= 1
+        ceiling = min(len(line), end + _IDENT_MAX)
+        while end < ceiling and line[end] in _IDENT_CHARS:
+            end += 1
+        done = end
+        kind = _name_kind(line[start:end].strip(".-"))
+        if kind is None:
+            continue
+        a = _ASSIGN.match(line, end)
+        if a is None:
+            continue
+        value = a.group(2)
+        if a.group(1) == "" and value.endswith("."):
+            value = value.rstrip(".")  # the end of a sentence
+        if len(value) >= 8 and _value_is_secret(value, kind):
+            out.append(Secret(kind, base + a.start(2), base + a.start(2) + len(value)))
+            done = a.start(2) + len(value)
+
+
+def _urls(line: str, base: int, out: list[Secret]) -> None:
+    at = line.find("://")
+    while at >= 0:
+        end, ceiling = at + 3, min(len(line), at + 3 + _URL_MAX)
+        while end < ceiling and line[end] not in _URL_STOP:
+            end += 1
+        authority = line[at + 3 : end]
+        cut = authority.rfind("@")
+        if cut > 0 and ":" in authority[:cut]:
+            user, _, password = authority[:cut].partition(":")
+            if (
+                len(password) >= 3
+                and not _placeholder_like(password)
+                and password.lower()
+                not in (
+                    "pass",
+                    "password",
+                    "pwd",
+                    "secret",
+                    user.lower(),
+                )
+            ):
+                start = at + 3 + len(user) + 1
+                out.append(Secret("CONNECTION_STRING", base + start, base + start + len(password)))
+        at = line.find("://", max(end, at + 3))
+
+
+def _private_key_end(lines: list[str], ends: list[int], n: int) -> int | None:
+    """The line that ends the private key block beginning on line ``n`` (``ends``: the lines
+    holding ``-----END``, sorted), or None."""
+    k = bisect.bisect_right(ends, n)
+    while k < len(ends) and ends[k] < n + _KEY_BLOCK_LINES:
+        s = lines[ends[k]].strip().strip("`\"'")
+        if s.startswith("-----END ") and s.endswith("-----"):
+            return ends[k]
+        k += 1
+    return None
+
+
+_KEY_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+
+
+def _key_begin(line: str) -> int:
+    """Where a private key block's first line starts in ``line``, or -1."""
+    at = line.find("-----BEGIN ")
+    while at >= 0:
+        if _KEY_BEGIN.match(line, at):
+            return at
+        at = line.find("-----BEGIN ", at + 11)
+    return -1
+
+
+#: where a provider's token may start (``str.find`` looks for each: much quicker than a regex)
+_TOKEN_HINTS = ("sk-", "k_live_", "AKIA", "ASIA", "ABIA", "ACCA", "A3T", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
+                "github_pat_", "glpat-", "gldt-", "glrt-", "xox", "hooks.slack.com/", "AIza", "SG.", "npm_",
+                "pypi-AgE", "hf_", "eyJ")  # fmt: skip
+# every rule's prefixes hold one of the hints
+assert all(any(h in p for h in _TOKEN_HINTS) for r in TOKEN_RULES for p in r.prefixes)
+#: the words of secret-like names, found in the lower-cased text
+_NAME_WORDS = ("pass", "pwd", "secret", "token", "key", "credential")
+#: what follows such a word when it names a value: the rest of the name and an assignment
+_AFTER_NAME = re.compile(r"""[a-z0-9_.-]{0,64}["'\]]{0,2}[ \t]{0,3}[:=]""")
+
+
+def _finds(text: str, literal: str) -> list[int]:
+    """Every position of ``literal`` in ``text``."""
+    hits, at = [], text.find(literal)
+    while at >= 0:
+        hits.append(at)
+        at = text.find(literal, at + len(literal))
+    return hits
+
+
+def _line_of(offsets: list[int], at: int) -> int:
+    return bisect.bisect_right(offsets, at) - 1
+
+
+def find_secrets(text: str) -> list[Secret]:
+    """Every credential in ``text``, in order, none overlapping; a line holding the allow comment
+    (or the line after one that holds it) is left out.
+
+    Each kind of rule first finds where it may apply in the whole text at once, so a file with
+    no hint of a secret costs four scans of its text.
+    """
+    keys = _finds(text, "PRIVATE KEY")
+    urls = _finds(text, "://")
+    tokens = [h for hint in _TOKEN_HINTS for h in _finds(text, hint)]
+    lower = text.lower()
+    names = [h for w in _NAME_WORDS for h in _finds(lower, w) if _AFTER_NAME.match(lower, h + len(w))]
+    if not (keys or urls or tokens or names):
+        return []
+    lines = split_lines(text)
+    offsets = line_offsets(text)
+    allowed: set[int] = set()
+    for n in {_line_of(offsets, at) for at in _finds(text, "allow-secret")}:  # each line searched once
+        if _ALLOW.search(lines[n]):
+            allowed |= {n, n + 1}
+    found: list[Secret] = []
+    inside: set[int] = set()  # the lines of a private key block
+    ends = sorted({_line_of(offsets, at) for at in _finds(text, "-----END ")}) if keys else []
+    for n in sorted({_line_of(offsets, at) for at in keys}):
+        col = _key_begin(lines[n])
+        if n in inside or n in allowed or col < 0:
+            continue
+        last = _private_key_end(lines, ends, n)
+        line, base = lines[n], offsets[n]
+        start = base + col
+        if last is None:
+            found.append(Secret("PRIVATE_KEY", start, base + len(line.rstrip())))
+            continue
+        inside.update(range(n, last + 1))
+        found.append(Secret("PRIVATE_KEY", start, offsets[last] + len(lines[last].rstrip())))
+    for hits, check in ((tokens, _tokens), (urls, _urls), (names, _assignments)):
+        for n in sorted({_line_of(offsets, at) for at in hits}):
+            if n not in allowed and n not in inside:
+                check(lines[n], offsets[n], found)
+    found.sort(key=lambda s: (s.start, -s.end))
+    out: list[Secret] = []
+    for s in found:
+        if out and s.start < out[-1].end:
+            continue
+        out.append(s)
+    return out
+
+
+def redact(text: str) -> tuple[str, list[str]]:
+    """``text`` with every detected secret replaced by its placeholder, and the kinds replaced
+    (in order, each once)."""
+    secrets = find_secrets(text)
+    if not secrets:
+        return text, []
+    pieces: list[str] = []
+    pos = 0
+    for s in secrets:
+        pieces += (text[pos : s.start], placeholder(s.kind))
+        pos = s.end
+    pieces.append(text[pos:])
+    return "".join(pieces), list(dict.fromkeys(s.kind for s in secrets))
+
+
+def redaction_note(kinds: list[str]) -> str:
+    """The line an answer carries when it redacted something."""
+    return f"[CKP: secrets redacted ({', '.join(kinds)}): each was replaced by <redacted: KIND>]"
+
+
+_NOTE = re.compile(r"\[CKP: secrets redacted \(([A-Z0-9_, ]{1,400})\)")
+
+
+def noted_kinds(text: str) -> list[str]:
+    """The kinds a ``redaction_note`` in ``text`` names (a text redacted before says so)."""
+    if "[CKP: secrets redacted" not in text:
+        return []
+    return [k.strip() for m in _NOTE.finditer(text) for k in m.group(1).split(",") if k.strip()]
+
+
+def secret_spans(text: str) -> list[tuple[Secret, Span]]:
+    """Each secret with its span in the core's positions (line, UTF-16 column; end exclusive)."""
+    offsets = line_offsets(text)
+    lines = split_lines(text)
+    out = []
+    for s in find_secrets(text):
+        a = bisect.bisect_right(offsets, s.start) - 1
+        b = bisect.bisect_right(offsets, s.end) - 1
+        if b > a and s.end == offsets[b]:
+            b -= 1
+        sa = span_of(a, lines[a], s.start - offsets[a], s.start - offsets[a])
+        sb = span_of(b, lines[b], s.end - offsets[b], s.end - offsets[b])
+        out.append((s, Span(sa.start_line, sa.start_col, sb.end_line, sb.end_col)))
+    return out
+
+
+def secret_findings(text: str) -> list[Finding]:
+    """CKP080 on each secret of ``text``; the message never shows the secret."""
+    return [
+        Finding.of(
+            "CKP080",
+            span,
+            f"a credential ({s.kind}) is written here: every agent that reads this bank and every clone "
+            f"of it gets it. Move it to a secret store and revoke it (quick fix: replace it with "
+            f"'{placeholder(s.kind)}'); if it is no secret, write {ALLOW_COMMENT} on its line",
+            kind=s.kind,
+            whole_value=_whole_value(text, s),
+        )
+        for s, span in secret_spans(text)
+    ]
+
+
+def _whole_value(text: str, s: Secret) -> bool:
+    """Whether the secret is all of a plain ``key: value`` (nothing but blanks after it on its line)."""
+    line_start = text.rfind("\n", 0, s.start) + 1
+    before = text[line_start : s.start].rstrip(" \t")
+    end = text.find("\n", s.end)
+    after = text[s.end : end if end >= 0 else len(text)]
+    return before.endswith(":") and not after.strip()

@@ -1,0 +1,206 @@
+"""git, run so that a repository cannot make it run a program: reading revisions for review
+(``ckp check --changed``, ``ckp diff``), merging ``_index.md`` and installing its merge driver.
+
+A cloned repository's own configuration may name programs git would run: hooks, an fsmonitor,
+diff and textconv drivers, filters, a pager. Every call here turns those off on its command line
+(which wins over every configuration file), reads blobs with ``cat-file blob`` and trees with
+``ls-tree`` (no filter, no textconv), and compares the work tree with a revision by content here,
+never through ``git diff`` or ``git status``, which would run the repository's clean filter.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+#: options that keep git from running a program the repository names
+HARDENED = (
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "core.pager=cat",
+    "-c",
+    "core.quotepath=off",
+    "-c",
+    "diff.external=",
+    "--no-pager",
+)
+DRIVER_NAME = "ckp-index"
+ATTRIBUTE = f"merge={DRIVER_NAME}"
+
+
+class GitError(Exception):
+    """git failed or is missing: the message says what to do."""
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    for name in ("GIT_EXTERNAL_DIFF", "GIT_PAGER", "PAGER", "GIT_ASKPASS", "SSH_ASKPASS"):
+        env.pop(name, None)
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    return env
+
+
+def git(where: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
+    """``git ARGS`` in ``where`` with the hardened options, its output as bytes."""
+    try:
+        done = subprocess.run(
+            ["git", *HARDENED, "-C", str(where), *args],
+            capture_output=True,
+            env=_env(),
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
+    except FileNotFoundError:
+        raise GitError("git is not installed or not on PATH") from None
+    except subprocess.TimeoutExpired:
+        raise GitError(f"git {args[0]} took longer than 60 s") from None
+    if check and done.returncode != 0:
+        why = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"git {args[0]} failed: {why[-1] if why else done.returncode}")
+    return done
+
+
+def repository_root(where: Path) -> Path:
+    """The work tree that holds ``where``."""
+    out = git(where, "rev-parse", "--show-toplevel").stdout.decode("utf-8", "surrogateescape").strip()
+    return Path(out)
+
+
+def resolve(root: Path, rev: str) -> str:
+    """The commit ``rev`` names (``rev`` is never taken for an option)."""
+    if rev.startswith("-"):
+        raise GitError(f"'{rev}' is not a revision")
+    out = git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}", check=False)
+    if out.returncode != 0:
+        raise GitError(f"'{rev}' names no commit of this repository")
+    return out.stdout.decode().strip()
+
+
+def tree_blobs(root: Path, commit: str, prefix: str) -> dict[str, str]:
+    """path -> blob id of every file below ``prefix`` in ``commit`` (``ls-tree``: the work tree
+    is never read, so no filter of the repository runs)."""
+    args = ["ls-tree", "-r", "-z", "--full-tree", commit]
+    if prefix:
+        args += ["--", prefix]
+    out = git(root, *args).stdout.decode("utf-8", "surrogateescape")
+    blobs = {}
+    for entry in out.split("\0"):
+        meta, _, path = entry.partition("\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[1] == "blob":
+            blobs[path] = parts[2]
+    return blobs
+
+
+def blob_id(data: bytes) -> str:
+    """The id git gives a blob of ``data`` (SHA-1), computed here rather than by a git that would
+    run the repository's clean filter on the file."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+def blob(root: Path, rev: str, path: str) -> bytes | None:
+    """The bytes of ``path`` at the commit ``rev`` as stored (no filter, no textconv), or None."""
+    out = git(root, "cat-file", "blob", f"{rev}:{path}", check=False)
+    return out.stdout if out.returncode == 0 else None
+
+
+def merge_file(ours: Path, base: Path, theirs: Path) -> int:
+    """git's own three-way merge of one file into ``ours`` (conflict markers where both sides
+    changed a line): the number of conflicts, 0 when clean."""
+    done = git(
+        ours.parent, "merge-file", "-L", "ours", "-L", "base", "-L", "theirs", str(ours), str(base), str(theirs),
+        check=False,
+    )  # fmt: skip
+    if done.returncode < 0:
+        raise GitError("git merge-file failed")
+    return done.returncode
+
+
+def driver_command() -> str:
+    """The command git runs to merge ``_index.md``: the ``ckp`` installed beside this Python (the
+    installation that installs the driver runs it), else this Python running the CLI module."""
+    beside = Path(sys.executable).parent / ("ckp.exe" if os.name == "nt" else "ckp")
+    if beside.is_file():
+        program = shlex.quote(beside.as_posix())
+    elif shutil.which("ckp"):
+        program = "ckp"
+    else:
+        program = f"{shlex.quote(sys.executable)} -m ckp_lsp.cli.main"
+    return f"{program} index --merge-driver %O %A %B %P"
+
+
+def install_merge_driver(root: Path, bank_root: Path) -> list[str]:
+    """Name the driver in ``.gitattributes`` and configure it in the repository's own config
+    (``.git/config``, never the user's): what was done, empty when all of it was there already."""
+    done: list[str] = []
+    command = driver_command()
+    config = root / ".git"
+    current = git(root, "config", "--local", "--get", f"merge.{DRIVER_NAME}.driver", check=False)
+    if current.stdout.decode().strip() != command:
+        git(root, "config", "--local", f"merge.{DRIVER_NAME}.name", "ckp: _index.md merged by its rows")
+        git(root, "config", "--local", f"merge.{DRIVER_NAME}.driver", command)
+        done.append(f"configured the merge driver {DRIVER_NAME} in {config / 'config'}")
+    rel = bank_root.resolve().relative_to(root.resolve()).as_posix()
+    pattern = "_index.md" if rel == "." else f"{rel}/_index.md"
+    line = f"{pattern.replace(' ', '[[:space:]]')} {ATTRIBUTE}"
+    attributes = root / ".gitattributes"
+    text = attributes.read_text(encoding="utf-8") if attributes.exists() else ""
+    if line not in text.splitlines():
+        sep = "" if not text or text.endswith("\n") else "\n"
+        attributes.write_text(f"{text}{sep}{line}\n", encoding="utf-8")
+        done.append(f"added '{line}' to {attributes}")
+    return done
+
+
+@dataclass(frozen=True)
+class BankChange:
+    """A knowledge file of a bank changed since a commit: its texts then and now (None: absent)."""
+
+    rel: str  # relative to the bank root
+    old: str | None
+    new: str | None
+
+
+def bank_changes(bank_root: Path, exclude: Iterable[str], base: str) -> tuple[str, list[BankChange]]:
+    """The commit ``base`` names, and the knowledge files of the bank at ``bank_root`` that differ
+    between it and the files on disk (committed or not)."""
+    from ..core.discovery import knowledge_files, why_not_knowledge
+    from ..core.text import decode
+
+    root = repository_root(bank_root)
+    commit = resolve(root, base)
+    prefix = bank_root.resolve().relative_to(root.resolve()).as_posix()
+    prefix = "" if prefix == "." else prefix + "/"
+    exclude = list(exclude)
+    then = {
+        path[len(prefix) :]: sha
+        for path, sha in tree_blobs(root, commit, prefix).items()
+        if path.startswith(prefix) and why_not_knowledge(path[len(prefix) :], exclude) is None
+    }
+    now = set(knowledge_files(bank_root, exclude, {}))
+    out = []
+    for rel in sorted(now | then.keys()):
+        data = None
+        if rel in now:
+            try:
+                data = (bank_root / rel).read_bytes()
+            except OSError:
+                data = None
+        if data is not None and then.get(rel) == blob_id(data):
+            continue
+        old_blob = blob(root, commit, prefix + rel) if rel in then else None
+        old = decode(old_blob)[0] if old_blob is not None else None
+        new = decode(data)[0] if data is not None else None
+        if old != new:
+            out.append(BankChange(rel, old, new))
+    return commit, out

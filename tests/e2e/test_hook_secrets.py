@@ -1,0 +1,49 @@
+"""``ckp hook`` gives the agent no detected secret: the prompt hook and the session-start hook,
+run as Claude Code runs them, print placeholders where the bank holds credentials, and say so."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.secret_corpus import fake_secrets, settings
+
+from .test_hooks import context_of, fixture, host_command, install, project, run_hook
+
+__all__ = ["project"]  # the fixture, shared with test_hooks
+
+PLANTED = fake_secrets(seed=31)
+AWS, GITHUB, PASSWORD, KEY = PLANTED[3], PLANTED[4], PLANTED[16], PLANTED[15]
+
+
+def tail(value: str) -> str:
+    lines = value.strip().splitlines()
+    return (lines[-2] if len(lines) > 1 else lines[-1])[-12:]
+
+
+def plant(project: Path) -> None:
+    jwt = project / "memory-bank" / "patterns" / "jwt.md"
+    text = jwt.read_text(encoding="utf-8")
+    # In the TLDR (the session summary shows it) and in the body (the prompt hook loads it).
+    lines = text.split("\n")
+    at = next(n for n, line in enumerate(lines) if line.startswith("TLDR:"))
+    lines[at] = lines[at].rstrip(".") + f", signed in CI with {GITHUB.value}"
+    text = "\n".join(lines)
+    text += f"\n## Local setup\n\n{settings(AWS)}\n\n```\n{settings(PASSWORD)}\n{KEY.value}\n```\n"
+    jwt.write_text(text, encoding="utf-8")
+
+
+def test_the_prompt_and_session_hooks_print_no_secret(project: Path) -> None:
+    plant(project)
+    install("claude-code", project)
+    for event in ("UserPromptSubmit", "SessionStart"):
+        code, out, err = run_hook(
+            host_command("claude-code", event, project), fixture(f"claude-code.{event}", project), project
+        )
+        assert code == 0, err
+        for p in (AWS, GITHUB, PASSWORD, KEY):
+            assert tail(p.value) not in out + err, (event, p.kind)
+        context = context_of("claude-code", event, out)
+        assert "<redacted: GITHUB_TOKEN>" in context
+        assert "secrets redacted" in context
+        if "## Local setup" in context:  # the body's section, when the budget gives it whole
+            assert "<redacted: AWS_ACCESS_KEY_ID>" in context and "<redacted: PRIVATE_KEY>" in context

@@ -1,0 +1,111 @@
+"""Every pattern applied to file or model text runs in linear time, on hostile input too.
+
+The code-span scanner is counted (the characters it looks at); every other pass is run on
+200,000 characters of the input that made it superlinear, a size where a quadratic pass would
+take hours and a linear one a fraction of a second.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ckp_lsp.core.compile.answer import sentence_count, slugify, unfenced
+from ckp_lsp.core.compile.offline.keywords import without_call_suffix
+from ckp_lsp.core.compile.offline.text import code_spans, inline_code, plain
+
+#: the pattern the scanner replaced, kept as the reference it must agree with
+ROOT = Path(__file__).resolve().parents[2]
+OLD_CODE_SPAN = re.compile(r"(`+)([^`\n]{1,300}?)\1")
+
+
+class Counted(str):
+    """A text that counts the characters the scanner reads from it (by index and by ``find``)."""
+
+    looked = 0
+
+    def __getitem__(self, key):  # type: ignore[no-untyped-def]
+        Counted.looked += 1
+        return str.__getitem__(self, key)
+
+    def find(self, sub, start=None, end=None):  # type: ignore[no-untyped-def,override]
+        at = str.find(self, sub, start if start is not None else 0, end if end is not None else len(self))
+        Counted.looked += (at if at >= 0 else len(self)) - (start or 0) + 1
+        return at
+
+
+def looked_at(text: str) -> int:
+    Counted.looked = 0
+    list(code_spans(Counted(text)))
+    return Counted.looked
+
+
+@pytest.mark.parametrize("unit", ["`", "``a", "`a", "a`", "`\n", "`" + "a" * 301, "` `` ``` "], ids=repr)
+def test_the_code_span_scanner_looks_at_each_character_a_bounded_number_of_times(unit: str) -> None:
+    n = 20_000 // len(unit) + 1
+    assert looked_at(unit * n) <= 4 * len(unit * n) + 8
+    assert looked_at(unit * 8 * n) <= 4 * len(unit * 8 * n) + 8
+
+
+@given(st.text(alphabet="`a \n", max_size=60))
+def test_the_scanner_finds_the_spans_the_pattern_found(text: str) -> None:
+    assert [(s, e) for s, _a, _b, e in code_spans(text)] == [m.span() for m in OLD_CODE_SPAN.finditer(text)]
+    assert inline_code(text) == [m.group(2).strip() for m in OLD_CODE_SPAN.finditer(text)]
+
+
+def test_a_code_span_over_the_limit_is_no_span() -> None:
+    assert inline_code("`" + "a" * 300 + "`") == ["a" * 300]
+    assert inline_code("`" + "a" * 301 + "`") == []
+    assert "ckp check" not in plain("use `ckp check` here", code=False)
+
+
+#: (name, the call run on the hostile text ``s``, the unit repeated): each was quadratic or cubic
+HOSTILE = [
+    ("answer fence", "unfenced('```' + s + 'x')", " "),
+    ("answer fence, closed", "unfenced('```json' + s + '```')", " "),
+    ("sentence ends", "sentence_count(s)", "."),
+    ("sentence ends, quoted", "sentence_count(s)", ".)"),
+    ("slug's trailing separators", "slugify(s + 'x')", "."),
+    ("call suffix", "without_call_suffix(s)", "("),
+    ("plain text of code spans", "plain(s)", "`"),
+    ("inline code", "inline_code(s)", "``a"),
+]
+SETUP = (
+    "from ckp_lsp.core.compile.answer import sentence_count, slugify, unfenced\n"
+    "from ckp_lsp.core.compile.offline.keywords import without_call_suffix\n"
+    "from ckp_lsp.core.compile.offline.text import inline_code, plain\n"
+)
+
+
+@pytest.mark.parametrize(("what", "call", "unit"), HOSTILE, ids=[h[0] for h in HOSTILE])
+def test_hostile_text_takes_linear_time(what: str, call: str, unit: str) -> None:
+    """200,000 characters: a linear pass takes well under a second, a quadratic one hours (40
+    billion steps), so the generous bound below cannot be met by chance, whatever the load."""
+    code = f"{SETUP}s = {unit!r} * (200_000 // {len(unit)})\n{call}\n"
+    try:
+        run = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{what}: 200,000 characters of {unit!r} took over 60 s")
+    assert run.returncode == 0, run.stderr
+
+
+def test_the_rewritten_helpers_say_what_the_patterns_said() -> None:
+    assert unfenced('```json\n{"a": 1}\n```') == '{"a": 1}'
+    assert unfenced('``` JSON {"a": 1} ```') == '{"a": 1}'
+    assert unfenced('{"a": 1}') == '{"a": 1}'
+    assert unfenced("``````") == ""
+    assert without_call_suffix("fetch(url, opts)") == "fetch"
+    assert without_call_suffix("items[]") == "items"
+    assert without_call_suffix("a\nb(c)") == "a\nb"
+    assert without_call_suffix("plain") == "plain"
+    assert slugify("JWT Auth...") == "jwt-auth"
+    assert sentence_count("One. Two! Three?") == 3
+    assert sentence_count("One... two") == 1
