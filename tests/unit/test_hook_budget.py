@@ -186,7 +186,7 @@ def test_the_hook_routes_from_the_kept_analysis_as_ckp_route_does(
     monkeypatch.delenv("CKP_NO_CACHE", raising=False)
     monkeypatch.delenv("CKP_CACHE_DIR", raising=False)
     project = tmp_path / "project"
-    shutil.copytree(Path(__file__).resolve().parents[2] / "samples" / "cline-es", project)
+    copy_tree(Path(__file__).resolve().parents[2] / "samples" / "cline-es", project)
     args = argparse.Namespace(host="claude-code", event="UserPromptSubmit", bank=None, max_chars=None)
     prompt = json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": "¿Qué comisión cobra Stripe?"})
     env = {"CLAUDE_PROJECT_DIR": str(project)}
