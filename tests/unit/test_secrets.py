@@ -155,3 +155,20 @@ def test_a_long_hostile_line_is_scanned_in_linear_time(unit: str) -> None:
     small, large = cost(50_000), cost(400_000)
     # Eight times the text: a linear scan takes about eight times as long, a quadratic one 64.
     assert large < 24 * small + 0.05, (small, large)
+
+
+def test_a_name_after_letters_whose_lower_case_is_longer_is_still_found() -> None:
+    # ``İ`` lower-cases to two characters: the names are looked for in a lower-cased copy, whose
+    # offsets must still be those of the text, or the rule runs on a line further down.
+    text = "İ" * 200 + "\n" + "db_password: Xk9#mQ2$vL7p\n" + "plain words\n" * 50
+    secrets = find_secrets(text)
+    assert [s.kind for s in secrets] == ["PASSWORD"]
+    assert text[secrets[0].start : secrets[0].end] == "Xk9#mQ2$vL7p"
+
+
+def test_a_name_that_ends_in_another_word_is_no_candidate_and_one_that_ends_in_the_word_is() -> None:
+    # the prefilter lets by a name only when a secret word ends it (``password``, ``credentials``,
+    # ``api_key``), as the rule itself requires; relationship entries (``secret-rotation:DATE``) pass
+    assert find_secrets("SIMILAR_MID: secret-rotation:2026-01-02, token-cache:2026-01-02\n") == []
+    found = find_secrets("clientCredentials = 'Zq8#wE3rT6yU'\nAPI_KEY=Zq8#wE3rT6yU1x\n")
+    assert [s.kind for s in found] == ["CREDENTIAL", "API_KEY"]
