@@ -29,12 +29,12 @@ _ITEM = re.compile(r"(?<![ \t])[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+(.*))?$")
 _TASK = re.compile(r"\[[ xX]\][ \t]+")
 _QUOTE = re.compile(r"(?<![ \t])(?:[ \t]*>)+[ \t]?")
 _CALLOUT = re.compile(r"\[![A-Za-z]+\][+-]?")
-_TABLE_SEP = re.compile(r"[ \t]*(?:\|[ \t]*)?:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)+(?:\|[ \t]*)?$")
-_HTML_LINE = re.compile(r"[ \t]*<[A-Za-z/!?][^\n]*>[ \t]*$")
+_TABLE_SEP = re.compile(r"(?<![ \t])[ \t]*(?:\|[ \t]*)?:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)+(?:\|[ \t]*)?$")
+_HTML_LINE = re.compile(r"(?<![ \t])[ \t]*<[A-Za-z/!?][^\n]*>[ \t]*$")
 _REF_DEF = re.compile(r" {0,3}\[[^\]\n]{1,200}\]:[ \t]*\S")
-_HEADER_LINE = re.compile(r"[A-Z][A-Z0-9_]*:")
-_YAML_KEY = re.compile(r"[\w.-]+[ \t]*:(?:[ \t]|$)")
-_YAML_LINE = re.compile(r"[ \t]*(?:[\w.-]+[ \t]*:|-[ \t]|#)|[ \t]")
+_HEADER_LINE = re.compile(r"(?<![A-Z0-9_])[A-Z][A-Z0-9_]*:")
+_YAML_KEY = re.compile(r"(?<![\w.-])[\w.-]+[ \t]*:(?:[ \t]|$)")
+_YAML_LINE = re.compile(r"(?<![ \t\w.-])[ \t]*(?:[\w.-]+[ \t]*:|-[ \t]|#)|[ \t]")
 
 # Inline Markdown
 #: the longest code span read (its content, in characters): as before a regular expression did
