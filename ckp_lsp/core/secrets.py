@@ -5,8 +5,9 @@ provider keys and tokens by their documented prefixes and lengths, private key b
 with a password, and high-entropy values assigned to a secret-like name. They are written here
 as checks of bounded pieces so that every one runs in time linear in the text: a line is cut
 into tokens by one regular expression of a single character class, each token is matched from
-its start only, and every other pattern is anchored at a literal found by ``str.find`` and reads
-a bounded number of characters from there (detect-secrets' own JWT and keyword patterns take
+its start and from each provider prefix ``str.find`` finds inside it (a bounded number of
+places: ``https://ghp_…@host``, ``cfg.AKIA…``), and every other pattern is anchored at a literal
+found by ``str.find`` and reads a bounded number of characters from there (detect-secrets' own JWT and keyword patterns take
 seconds on one hostile line of 40,000 characters).
 """
 
@@ -155,28 +156,52 @@ def _placeholder_like(value: str) -> bool:
     return any(p in low for p in _PLACEHOLDER_PARTS)
 
 
-def _token_kind(token: str) -> str | None:
+#: what may follow a token inside a run of token characters (a path's or a name's next part)
+_AFTER_TOKEN = frozenset("./~+=")
+#: prefixes distinctive enough to be found right after a letter or digit (``xghp_…``)
+_GLUED = tuple(p for p in _PREFIXES if len(p) >= 4 and p[-1] in "_-")
+#: the places inside one run where a token is looked for (each a bounded match)
+_STARTS_MAX = 16
+
+
+def _token_at(run: str, at: int) -> tuple[str, int] | None:
+    """The kind and end of the token that starts at ``at`` in ``run``: the shape matched there and
+    followed by the run's end or a separator, never by more characters of the token."""
     for rule in TOKEN_RULES:
-        if token.startswith(rule.prefixes) and rule.shape.fullmatch(token):
-            if "EXAMPLE" in token or _placeholder_like(token) or entropy(token) < rule.entropy:
-                return None
-            return rule.kind
+        if not run.startswith(rule.prefixes, at):
+            continue
+        m = rule.shape.match(run, at)
+        if m is None or (m.end() < len(run) and run[m.end()] not in _AFTER_TOKEN):
+            continue
+        token = m.group()
+        if "EXAMPLE" in token or _placeholder_like(token) or entropy(token) < rule.entropy:
+            return None
+        return rule.kind, m.end()
     return None
+
+
+def _starts(run: str) -> list[int]:
+    """Where a token may start in ``run``: its start, and each prefix found inside it after a
+    separator (``https://ghp_…``, ``cfg.AKIA…``) or, for a distinctive one, after any character."""
+    found = {0} if run.startswith(_PREFIXES) else set()
+    for prefix in _PREFIXES:
+        at = run.find(prefix, 1)
+        while at > 0 and len(found) < _STARTS_MAX:
+            if not run[at - 1].isalnum() or prefix in _GLUED:
+                found.add(at)
+            at = run.find(prefix, at + 1)
+    return sorted(found)
 
 
 def _tokens(line: str, base: int, out: list[Secret]) -> None:
     for m in _TOKEN.finditer(line):
-        token = m.group()
-        if not token.startswith(_PREFIXES) and "hooks.slack.com/" not in token:
-            continue
-        start = m.start()
-        if "hooks.slack.com/" in token and not token.startswith("hooks"):
-            start += token.index("hooks.slack.com/")
-            token = token[start - m.start() :]
-        token = token[:_TOKEN_MAX].rstrip(".")
-        kind = _token_kind(token)
-        if kind is not None:
-            out.append(Secret(kind, base + start, base + start + len(token)))
+        run = m.group()[:_TOKEN_MAX]
+        done = 0
+        for at in _starts(run):
+            hit = _token_at(run, at) if at >= done else None
+            if hit is not None:
+                kind, done = hit
+                out.append(Secret(kind, base + m.start() + at, base + m.start() + done))
 
 
 def _name_kind(name: str) -> str | None:

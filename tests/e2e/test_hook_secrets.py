@@ -52,3 +52,29 @@ def test_the_prompt_and_session_hooks_print_no_secret(project: Path) -> None:
             assert '<bank-file path="memory-bank/patterns/auth.md">' in context
             assert "## Local setup" in context
             assert "<redacted: AWS_ACCESS_KEY_ID>" in context and "<redacted: PRIVATE_KEY>" in context
+
+
+def test_a_secret_glued_to_a_url_a_path_or_a_name_and_a_file_named_by_one_reach_no_agent(
+    project: Path,
+) -> None:
+    patterns = project / "memory-bank" / "patterns"
+    auth = patterns / "auth.md"  # the file the prompt loads first
+    text = auth.read_text(encoding="utf-8")
+    text += (
+        f"\n## Remote\n\ngit remote set-url origin https://{GITHUB.value}@github.com/org/repo.git\n"
+        f"and ~/.tokens/{GITHUB.value}, cfg.{AWS.value}, s3://b/{AWS.value}\n"
+    )
+    auth.unlink()
+    (patterns / f"{GITHUB.value}.md").write_text(text, encoding="utf-8")
+    install("claude-code", project)
+    code, out, err = run_hook(
+        host_command("claude-code", "UserPromptSubmit", project),
+        fixture("claude-code.UserPromptSubmit", project),
+        project,
+    )
+    assert code == 0, err
+    context = context_of("claude-code", "UserPromptSubmit", out)
+    assert "patterns/<redacted: GITHUB_TOKEN>.md" in context, context  # the named file was loaded
+    assert "s3://b/<redacted: AWS_ACCESS_KEY_ID>" in context, context
+    for p in (AWS, GITHUB):
+        assert p.value not in out + err and tail(p.value) not in out + err, p.kind
