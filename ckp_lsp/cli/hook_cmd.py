@@ -11,6 +11,7 @@ Only what routing needs is imported (this runs before every prompt).
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from pathlib import Path
@@ -89,25 +90,35 @@ def answer(args: argparse.Namespace, read: Any, env: os._Environ[str] | dict[str
     project = _project(inp, env)
     root = _bank_root(project, args.bank)
     label = _label(root, project)
-    bank = _read_bank(root)
-    if not any(kf.concept for kf in bank.files.values()):
-        raise HookError(f"{label or root} is not compiled: run `ckp compile --all {label or root}`")
     if inp.kind == SESSION:
         from ..core.hooks import SUMMARY_MAX_CHARS
         from ..core.memory_text import session_summary
 
+        bank = _read_bank(root)
+        _compiled(any(kf.concept for kf in bank.files.values()), label or str(root))
         limit = args.max_chars if args.max_chars is not None else SUMMARY_MAX_CHARS
         return render(args.host, args.event, for_agent(session_summary(bank, label, limit)))
     from ..core.memory_text import prompt_context
-    from ..core.route import route
+    from ..core.routing.snapshot import ranked_router
 
-    result = route(bank, inp.prompt[:ROUTED_PROMPT_CHARS])
+    gc.disable()  # a one-shot process: the collector would only walk the bank's objects
+    router = ranked_router(root)
+    _compiled(any(router.table.concepts), label or str(root))
+    result = router.route(inp.prompt[:ROUTED_PROMPT_CHARS])
     if result.out_of_domain:
         return ""
     texts = _texts(root, [e.file for e in result.loaded])
     limit = args.max_chars if args.max_chars is not None else DEFAULT_MAX_CHARS
     context, _ = prompt_context(result, texts, label, limit)
     return render(args.host, args.event, for_agent(context))
+
+
+def _compiled(compiled: bool, label: str) -> None:
+    """Nothing can match a bank without headers: say so rather than stay silent."""
+    if not compiled:
+        from ..core.hooks import HookError
+
+        raise HookError(f"{label} is not compiled: run `ckp compile --all {label}`")
 
 
 def _project(inp: HookInput, env: Any) -> Path:
@@ -192,8 +203,6 @@ def _label(root: Path, project: Path) -> str:
 
 def _read_bank(root: Path) -> Bank:
     """The bank, through its cache (the files unchanged since the last reading are not read)."""
-    import gc
-
     from ..core.bank import Bank
     from ..core.cache import FileCache
     from ..core.config import config_for_bank

@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from ..core.config import config_for_bank
     from ..core.route import Router, describe
     from ..core.route_table import read_route_table
-    from ..core.routing.ranked import RankedRouter
+    from ..core.routing.snapshot import ranked_router
 
     root = bank_root(args.bank)
     if root is None:
@@ -53,14 +53,13 @@ def run(args: argparse.Namespace) -> int:
     gc.disable()
     config = config_for_bank(root)
     try:
-        table = read_route_table(root, config)
         if args.mode == "index":
+            table = read_route_table(root, config)
             result = Router(table, config.file_budget_tokens).route(args.query)
         else:
-            from ..core.routing.store import RouteStore
-
-            store = RouteStore.for_bank(root) if table.root is not None else None
-            result = RankedRouter(table, config.file_budget_tokens, store=store).route(args.query)
+            ranked = ranked_router(root, config)
+            table = ranked.table
+            result = ranked.route(args.query)
     finally:
         if collecting:
             gc.enable()

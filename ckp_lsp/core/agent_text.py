@@ -75,7 +75,7 @@ def quote_file(path: str, text: str, part: str = "whole") -> str:
     """A bank file's text quoted for an agent: inside ``<bank-file path="...">`` tags, with a
     closing tag written in the text itself made harmless so the quote cannot end early."""
     body = _TAG.sub("<\\\\", for_agent(text))
-    attrs = f' path="{_attr(path)}"' + (f' part="{_attr(part)}"' if part != "whole" else "")
+    attrs = f' path="{_attr(redact(path)[0])}"' + (f' part="{_attr(part)}"' if part != "whole" else "")
     return f"<bank-file{attrs}>\n{body.rstrip()}\n{_CLOSE}"
 
 

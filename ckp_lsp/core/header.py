@@ -229,6 +229,10 @@ def _parse_front_matter(lines: list[str]) -> Header:
         )
         return header
     header.end_line = close + 1
+    surrogate = _lone_surrogate(lines, close)
+    if surrogate is not None:
+        header.yaml_error = surrogate
+        return header
     import yaml
 
     _handler, loader = _yaml()
@@ -280,6 +284,24 @@ _UNCLOSED = {
     "while parsing a flow mapping": "the '{' here is not closed",
     "while scanning a quoted scalar": "the quote here is not closed",
 }
+
+
+#: a UTF-16 half on its own: an editor buffer can hold one, libyaml cannot encode it
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _lone_surrogate(lines: list[str], close: int) -> tuple[str, Span] | None:
+    """CKP006's message and span for the first lone surrogate of the front matter, if any."""
+    for n in range(1, close):
+        found = _SURROGATE.search(lines[n])
+        if found is not None:
+            code = f"U+{ord(found.group()):04X}"
+            return (
+                f"the front matter is not valid YAML (a lone surrogate {code} is no character): "
+                "delete it or write the whole character",
+                span_of(n, lines[n], found.start(), found.end()),
+            )
+    return None
 
 
 def _yaml_problem(exc: Exception, lines: list[str], close: int, marks: _Marks) -> tuple[str, Span]:

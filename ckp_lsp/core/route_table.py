@@ -23,6 +23,7 @@ from .index import cells, tokens
 
 if TYPE_CHECKING:
     from .bank import Bank
+    from .cache import FileCache
     from .config import Config
     from .knowledge import KnowledgeFile
 
@@ -104,7 +105,9 @@ def table_of_files(files: Iterable[KnowledgeFile], index_tokens: int) -> RouteTa
     return table
 
 
-def read_route_table(root: Path, config: Config, full_read_limit: int = FULL_READ_LIMIT) -> RouteTable:
+def read_route_table(
+    root: Path, config: Config, full_read_limit: int = FULL_READ_LIMIT, cache: FileCache | None = None
+) -> RouteTable:
     """The table of the bank at ``root``, opening only the files ``_index.md`` is not current for.
 
     Files come in index order, then the files read from disk by path.
@@ -114,7 +117,7 @@ def read_route_table(root: Path, config: Config, full_read_limit: int = FULL_REA
     if index is None or len(listing) <= full_read_limit:
         from .bank import Bank
 
-        return table_of_bank(Bank.load(root, config))
+        return table_of_bank(Bank.load(root, config, cache))
     text, mtime_ns = index
     table = RouteTable(index_tokens=tokens(text))
     stale = []

@@ -5,8 +5,9 @@ provider keys and tokens by their documented prefixes and lengths, private key b
 with a password, and high-entropy values assigned to a secret-like name. They are written here
 as checks of bounded pieces so that every one runs in time linear in the text: a line is cut
 into tokens by one regular expression of a single character class, each token is matched from
-its start only, and every other pattern is anchored at a literal found by ``str.find`` and reads
-a bounded number of characters from there (detect-secrets' own JWT and keyword patterns take
+its start and from each provider prefix ``str.find`` finds inside it (a bounded number of
+places: ``https://ghp_…@host``, ``cfg.AKIA…``), and every other pattern is anchored at a literal
+found by ``str.find`` and reads a bounded number of characters from there (detect-secrets' own JWT and keyword patterns take
 seconds on one hostile line of 40,000 characters).
 """
 
@@ -155,28 +156,52 @@ def _placeholder_like(value: str) -> bool:
     return any(p in low for p in _PLACEHOLDER_PARTS)
 
 
-def _token_kind(token: str) -> str | None:
+#: what may follow a token inside a run of token characters (a path's or a name's next part)
+_AFTER_TOKEN = frozenset("./~+=")
+#: prefixes distinctive enough to be found right after a letter or digit (``xghp_…``)
+_GLUED = tuple(p for p in _PREFIXES if len(p) >= 4 and p[-1] in "_-")
+#: the places inside one run where a token is looked for (each a bounded match)
+_STARTS_MAX = 16
+
+
+def _token_at(run: str, at: int) -> tuple[str, int] | None:
+    """The kind and end of the token that starts at ``at`` in ``run``: the shape matched there and
+    followed by the run's end or a separator, never by more characters of the token."""
     for rule in TOKEN_RULES:
-        if token.startswith(rule.prefixes) and rule.shape.fullmatch(token):
-            if "EXAMPLE" in token or _placeholder_like(token) or entropy(token) < rule.entropy:
-                return None
-            return rule.kind
+        if not run.startswith(rule.prefixes, at):
+            continue
+        m = rule.shape.match(run, at)
+        if m is None or (m.end() < len(run) and run[m.end()] not in _AFTER_TOKEN):
+            continue
+        token = m.group()
+        if "EXAMPLE" in token or _placeholder_like(token) or entropy(token) < rule.entropy:
+            return None
+        return rule.kind, m.end()
     return None
+
+
+def _starts(run: str) -> list[int]:
+    """Where a token may start in ``run``: its start, and each prefix found inside it after a
+    separator (``https://ghp_…``, ``cfg.AKIA…``) or, for a distinctive one, after any character."""
+    found = {0} if run.startswith(_PREFIXES) else set()
+    for prefix in _PREFIXES:
+        at = run.find(prefix, 1)
+        while at > 0 and len(found) < _STARTS_MAX:
+            if not run[at - 1].isalnum() or prefix in _GLUED:
+                found.add(at)
+            at = run.find(prefix, at + 1)
+    return sorted(found)
 
 
 def _tokens(line: str, base: int, out: list[Secret]) -> None:
     for m in _TOKEN.finditer(line):
-        token = m.group()
-        if not token.startswith(_PREFIXES) and "hooks.slack.com/" not in token:
-            continue
-        start = m.start()
-        if "hooks.slack.com/" in token and not token.startswith("hooks"):
-            start += token.index("hooks.slack.com/")
-            token = token[start - m.start() :]
-        token = token[:_TOKEN_MAX].rstrip(".")
-        kind = _token_kind(token)
-        if kind is not None:
-            out.append(Secret(kind, base + start, base + start + len(token)))
+        run = m.group()[:_TOKEN_MAX]
+        done = 0
+        for at in _starts(run):
+            hit = _token_at(run, at) if at >= done else None
+            if hit is not None:
+                kind, done = hit
+                out.append(Secret(kind, base + m.start() + at, base + m.start() + done))
 
 
 def _name_kind(name: str) -> str | None:
@@ -287,16 +312,29 @@ def _key_begin(line: str) -> int:
     return -1
 
 
-#: where a provider's token may start (``str.find`` looks for each: much quicker than a regex)
-_TOKEN_HINTS = ("sk-", "k_live_", "AKIA", "ASIA", "ABIA", "ACCA", "A3T", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
-                "github_pat_", "glpat-", "gldt-", "glrt-", "xox", "hooks.slack.com/", "AIza", "SG.", "npm_",
-                "pypi-AgE", "hf_", "eyJ")  # fmt: skip
-# every rule's prefixes hold one of the hints
-assert all(any(h in p for h in _TOKEN_HINTS) for r in TOKEN_RULES for p in r.prefixes)
-#: the words of secret-like names, found in the lower-cased text
+#: where a provider's token may be: each pattern begins at one character (``_``, ``A``, ``-``, ``.``,
+#: ``J``), which the regex engine looks for as ``str.find`` does, and looks back from it at the
+#: prefix; seven scans of a text where one ``str.find`` per prefix took twenty-four
+_TOKEN_HINTS = tuple(
+    re.compile(p)
+    for p in (
+        r"_(?<=[kbmfpousr]_)",  # sk_live_, rk_live_, gh?_, github_pat_, npm_, hf_
+        r"A(?:KIA|SIA|BIA|CCA|3T|Iza)",
+        r"-(?:(?<=sk-)|(?<=glpat-)|(?<=gl[dr]t-)|(?<=pypi-)|(?<=xox[bpaors]-))",
+        r"\.(?:(?<=SG\.)|(?<=hooks\.)slack\.com/)",
+        r"J(?<=eyJ)",
+    )
+)
+# every rule's prefixes hold where one of the hints is found
+assert all(any(h.search(p) for h in _TOKEN_HINTS) for r in TOKEN_RULES for p in r.prefixes)
+#: the words of secret-like names, found in the lower-cased text by ``str.find``
 _NAME_WORDS = ("pass", "pwd", "secret", "token", "key", "credential")
-#: what follows such a word when it names a value: the rest of the name and an assignment
-_AFTER_NAME = re.compile(r"""[a-z0-9_.-]{0,64}["'\]]{0,2}[ \t]{0,3}[:=]""")
+#: what follows such a word when it ends a name that is assigned a value: the rest of the last
+#: word (``password``, ``credentials``), separators, the closing quote, the assignment and the
+#: first eight characters of a value (what ``_assignments`` needs before it reports anything)
+_AFTER_NAME = re.compile(
+    r"""(?:word|wd|phrase|s)?[_.-]{0,64}["'\]]{0,2}[ \t]{0,3}[:=][:=>]?[ \t]{0,3}["'`]?[^\s"'`,;&<>()\[\]{}]{8}"""
+)
 
 
 def _finds(text: str, literal: str) -> list[int]:
@@ -317,12 +355,14 @@ def find_secrets(text: str) -> list[Secret]:
     (or the line after one that holds it) is left out.
 
     Each kind of rule first finds where it may apply in the whole text at once, so a file with
-    no hint of a secret costs four scans of its text.
+    no hint of a secret costs a dozen scans of its text and is never cut into lines.
     """
     keys = _finds(text, "PRIVATE KEY")
-    urls = _finds(text, "://")
-    tokens = [h for hint in _TOKEN_HINTS for h in _finds(text, hint)]
+    urls = _finds(text, "://") if "@" in text else []  # a password in a URL is followed by its ``@``
+    tokens = [m.start() for hint in _TOKEN_HINTS for m in hint.finditer(text)]
     lower = text.lower()
+    if len(lower) != len(text):  # a letter whose lower case is longer (``İ``): keep the offsets
+        lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
     names = [h for w in _NAME_WORDS for h in _finds(lower, w) if _AFTER_NAME.match(lower, h + len(w))]
     if not (keys or urls or tokens or names):
         return []
@@ -392,10 +432,13 @@ def noted_kinds(text: str) -> list[str]:
 
 def secret_spans(text: str) -> list[tuple[Secret, Span]]:
     """Each secret with its span in the core's positions (line, UTF-16 column; end exclusive)."""
+    found = find_secrets(text)
+    if not found:
+        return []  # the lines are cut only for a text with a secret
     offsets = line_offsets(text)
     lines = split_lines(text)
     out = []
-    for s in find_secrets(text):
+    for s in found:
         a = bisect.bisect_right(offsets, s.start) - 1
         b = bisect.bisect_right(offsets, s.end) - 1
         if b > a and s.end == offsets[b]:

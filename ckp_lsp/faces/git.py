@@ -20,20 +20,41 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-#: options that keep git from running a program the repository names
-HARDENED = (
-    "-c",
+#: given on git's command line, above every configuration file: what could name a program
+SAFE_SETTINGS = (
+    "core.quotepath=off",  # non-ASCII names as they are, not "caf\\303\\251.md"
     "core.fsmonitor=false",
-    "-c",
+    "core.untrackedCache=false",
     "core.hooksPath=/dev/null",
-    "-c",
     "core.pager=cat",
-    "-c",
-    "core.quotepath=off",
-    "-c",
+    "pager.log=false",
+    "log.showSignature=false",
     "diff.external=",
-    "--no-pager",
+    "gpg.program=false",
+    "gpg.ssh.program=false",
+    "gpg.x509.program=false",
+    # a missing object of a partial clone is fetched from its promisor remote through the
+    # transport the repository names (core.sshCommand, an ext:: URL): no transport at all
+    "protocol.allow=never",
+    "core.sshCommand=false",
 )
+#: the same, as git's leading options
+HARDENED = ("--no-pager", *(a for setting in SAFE_SETTINGS for a in ("-c", setting)))
+#: the environment git gets: no lazy fetch, no pager, no prompt, no lock taken
+_ENV = {
+    "GIT_NO_LAZY_FETCH": "1",
+    "GIT_PAGER": "cat",
+    "PAGER": "cat",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_ASKPASS": "false",
+    "SSH_ASKPASS": "false",
+    "GIT_OPTIONAL_LOCKS": "0",
+    "GIT_NO_REPLACE_OBJECTS": "1",
+}
+_UNSET = (
+    "GIT_EXTERNAL_DIFF", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_CONFIG_PARAMETERS",
+    "GIT_SSH", "GIT_SSH_COMMAND", "GIT_PROXY_COMMAND",
+)  # fmt: skip
 DRIVER_NAME = "ckp-index"
 ATTRIBUTE = f"merge={DRIVER_NAME}"
 
@@ -42,21 +63,23 @@ class GitError(Exception):
     """git failed or is missing: the message says what to do."""
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    for name in ("GIT_EXTERNAL_DIFF", "GIT_PAGER", "PAGER", "GIT_ASKPASS", "SSH_ASKPASS"):
-        env.pop(name, None)
-    env["GIT_TERMINAL_PROMPT"] = "0"
-    return env
+def git_env() -> dict[str, str]:
+    """The environment every git run gets: this one's, less what could name a program."""
+    return {k: v for k, v in os.environ.items() if k not in _UNSET} | _ENV
+
+
+def git_command(where: Path, *args: str) -> list[str]:
+    """The argument list that runs ``git ARGS`` in ``where`` with the hardened options."""
+    return ["git", *HARDENED, "-C", str(where), *args]
 
 
 def git(where: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
     """``git ARGS`` in ``where`` with the hardened options, its output as bytes."""
     try:
         done = subprocess.run(
-            ["git", *HARDENED, "-C", str(where), *args],
+            git_command(where, *args),
             capture_output=True,
-            env=_env(),
+            env=git_env(),
             timeout=60,
             stdin=subprocess.DEVNULL,
         )
@@ -139,25 +162,64 @@ def driver_command() -> str:
     return f"{program} index --merge-driver %O %A %B %P"
 
 
+def _manual(command: str) -> str:
+    """How to install the driver by hand."""
+    return (
+        f"to install it by hand: git config merge.{DRIVER_NAME}.driver {shlex.quote(command)} "
+        f"and add '<bank>/_index.md {ATTRIBUTE}' to .gitattributes"
+    )
+
+
+def _refuse_config(root: Path, command: str) -> None:
+    """Refuse a repository whose config is not a file of its own ``.git`` folder: a ``.git`` file
+    (``gitdir:`` names another folder, perhaps another repository's) or link, or a config that is
+    a link out of the project; git would write there."""
+    from ..core.writes import leaves
+
+    dotgit = root / ".git"
+    if dotgit.is_symlink() or not dotgit.is_dir():
+        raise GitError(
+            f"{dotgit} is not a folder of this project (a link, or a file naming another git "
+            f"folder): nothing was written; {_manual(command)}"
+        )
+    config = dotgit / "config"
+    if config.is_symlink() and leaves(config, root):
+        raise GitError(
+            f"{config} is a symbolic link that leads outside the project (to {os.path.realpath(config)}): "
+            f"nothing was written; {_manual(command)}"
+        )
+
+
 def install_merge_driver(root: Path, bank_root: Path) -> list[str]:
     """Name the driver in ``.gitattributes`` and configure it in the repository's own config
-    (``.git/config``, never the user's): what was done, empty when all of it was there already."""
+    (``.git/config``, never the user's): what was done, empty when all of it was there already.
+    Nothing is written through a link out of the project nor into another repository's config."""
+    from ..core.writes import WriteRefused, refusal, write_atomic
+
     done: list[str] = []
     command = driver_command()
     config = root / ".git"
+    rel = bank_root.resolve().relative_to(root.resolve()).as_posix()
+    pattern = "_index.md" if rel == "." else f"{rel}/_index.md"
+    line = f"{pattern.replace(' ', '[[:space:]]')} {ATTRIBUTE}"
+    attributes = root / ".gitattributes"
+    _refuse_config(root, command)
+    why = refusal(attributes, within=root)
+    if why:
+        raise GitError(why.replace("outside the bank", "outside the project"))
     current = git(root, "config", "--local", "--get", f"merge.{DRIVER_NAME}.driver", check=False)
     if current.stdout.decode().strip() != command:
         git(root, "config", "--local", f"merge.{DRIVER_NAME}.name", "ckp: _index.md merged by its rows")
         git(root, "config", "--local", f"merge.{DRIVER_NAME}.driver", command)
         done.append(f"configured the merge driver {DRIVER_NAME} in {config / 'config'}")
-    rel = bank_root.resolve().relative_to(root.resolve()).as_posix()
-    pattern = "_index.md" if rel == "." else f"{rel}/_index.md"
-    line = f"{pattern.replace(' ', '[[:space:]]')} {ATTRIBUTE}"
-    attributes = root / ".gitattributes"
-    text = attributes.read_text(encoding="utf-8") if attributes.exists() else ""
-    if line not in text.splitlines():
-        sep = "" if not text or text.endswith("\n") else "\n"
-        attributes.write_text(f"{text}{sep}{line}\n", encoding="utf-8")
+    text = attributes.read_text(encoding="utf-8") if attributes.is_file() else None
+    if line not in (text or "").splitlines():
+        old = text or ""
+        sep = "" if not old or old.endswith("\n") else "\n"
+        try:
+            write_atomic(attributes, f"{old}{sep}{line}\n", expected=text, new_file=text is None, within=root)
+        except WriteRefused as exc:
+            raise GitError(str(exc).replace("outside the bank", "outside the project")) from None
         done.append(f"added '{line}' to {attributes}")
     return done
 

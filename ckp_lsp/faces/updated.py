@@ -1,8 +1,9 @@
 """Updated dates read from git and the disk, for the core's ``git`` and ``mtime`` staleness sources.
 
-Git is run so that no setting of the repository can choose a program: a repository may arrive
-with its own ``.git/config`` (an archive, a shared folder) naming an fsmonitor, clean and smudge
-filters, a ``gpg.program`` for ``log.showSignature``, hooks or a pager. Settings given with
+Git is run with ``faces.git``'s hardened options and environment, so that no setting of the
+repository can choose a program: a repository may arrive with its own ``.git/config`` (an
+archive, a shared folder) naming an fsmonitor, clean and smudge filters, a ``gpg.program`` for
+``log.showSignature``, hooks, a pager or a promisor remote's transport (lazy fetch is off). Settings given with
 ``-c`` win over every configuration file, and only commands that run none of them are used:
 ``git log`` for the commit dates, ``git ls-files`` (which never hashes the work tree, so never
 filters it) for the files added since, and the index's own sizes and modification times,
@@ -19,30 +20,8 @@ from pathlib import Path
 
 from ..core.dates import CkpDate, from_date
 from ..core.updated import parse_git_dates
+from .git import git_command, git_env
 
-#: given on git's command line, above every configuration file: what could name a program
-_SAFE_SETTINGS = (
-    "core.quotepath=off",  # non-ASCII names as they are, not "caf\303\251.md"
-    "core.fsmonitor=false",
-    "core.untrackedCache=false",
-    "core.hooksPath=/dev/null",
-    "core.pager=cat",
-    "pager.log=false",
-    "log.showSignature=false",
-    "diff.external=",
-    "gpg.program=false",
-    "gpg.ssh.program=false",
-    "gpg.x509.program=false",
-)
-#: the environment git gets: no pager, no prompt, no lock taken (ckp only reads)
-_ENV = {
-    "GIT_PAGER": "cat",
-    "PAGER": "cat",
-    "GIT_TERMINAL_PROMPT": "0",
-    "GIT_OPTIONAL_LOCKS": "0",
-    "GIT_NO_REPLACE_OBJECTS": "1",
-}
-_UNSET = ("GIT_EXTERNAL_DIFF", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_CONFIG_PARAMETERS")
 #: one entry of ``git ls-files --debug -z``: its name, then its mtime and size in the index
 _DEBUG_ENTRY = re.compile(
     rb"([^\0]*)\0  ctime: \d+:\d+\n  mtime: (\d+):(\d+)\n  dev: \d+\tino: \d+\n"
@@ -50,21 +29,14 @@ _DEBUG_ENTRY = re.compile(
 )
 
 
-def git_command(bank_root: Path, *args: str) -> list[str]:
-    """The argument list that runs ``git ARGS`` in ``bank_root`` with ``_SAFE_SETTINGS``."""
-    safe = [a for setting in _SAFE_SETTINGS for a in ("-c", setting)]
-    return ["git", "--no-pager", "-C", str(bank_root), *safe, *args]
-
-
 def _git(bank_root: Path, *args: str, text: bool = True) -> subprocess.CompletedProcess[str | bytes]:
-    env = {k: v for k, v in os.environ.items() if k not in _UNSET} | _ENV
     return subprocess.run(
         git_command(bank_root, *args),
         capture_output=True,
         text=text,
         timeout=30,
         stdin=subprocess.DEVNULL,
-        env=env,
+        env=git_env(),
     )
 
 

@@ -76,7 +76,9 @@ class ServedBank:
         """The routing table of the bank as it is now, built again only after a change."""
         key = (self.bank.revision, id(self.bank.index_text))
         if self._router is None or key != self._router_of:
-            self._router, self._router_of = RankedRouter(self.bank), key
+            from ..core.routing.snapshot import ranked_router
+
+            self._router, self._router_of = ranked_router(self.root, bank=self.bank), key
         return self._router
 
     def changed_folders(self) -> set[str]:

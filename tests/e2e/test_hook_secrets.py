@@ -21,15 +21,18 @@ def tail(value: str) -> str:
 
 
 def plant(project: Path) -> None:
-    jwt = project / "memory-bank" / "patterns" / "jwt.md"
-    text = jwt.read_text(encoding="utf-8")
-    # In the TLDR (the session summary shows it) and in the body (the prompt hook loads it).
-    lines = text.split("\n")
+    patterns = project / "memory-bank" / "patterns"
+    # In a TLDR (the session summary shows it) ...
+    jwt = patterns / "jwt.md"
+    lines = jwt.read_text(encoding="utf-8").split("\n")
     at = next(n for n, line in enumerate(lines) if line.startswith("TLDR:"))
     lines[at] = lines[at].rstrip(".") + f", signed in CI with {GITHUB.value}"
-    text = "\n".join(lines)
+    jwt.write_text("\n".join(lines), encoding="utf-8")
+    # ... and in the body of the prompt's strong match, a small file the prompt hook gives whole.
+    auth = patterns / "auth.md"
+    text = auth.read_text(encoding="utf-8")
     text += f"\n## Local setup\n\n{settings(AWS)}\n\n```\n{settings(PASSWORD)}\n{KEY.value}\n```\n"
-    jwt.write_text(text, encoding="utf-8")
+    auth.write_text(text, encoding="utf-8")
 
 
 def test_the_prompt_and_session_hooks_print_no_secret(project: Path) -> None:
@@ -45,5 +48,33 @@ def test_the_prompt_and_session_hooks_print_no_secret(project: Path) -> None:
         context = context_of("claude-code", event, out)
         assert "<redacted: GITHUB_TOKEN>" in context
         assert "secrets redacted" in context
-        if "## Local setup" in context:  # the body's section, when the budget gives it whole
+        if event == "UserPromptSubmit":  # auth.md is given whole, its planted section with it
+            assert '<bank-file path="memory-bank/patterns/auth.md">' in context
+            assert "## Local setup" in context
             assert "<redacted: AWS_ACCESS_KEY_ID>" in context and "<redacted: PRIVATE_KEY>" in context
+
+
+def test_a_secret_glued_to_a_url_a_path_or_a_name_and_a_file_named_by_one_reach_no_agent(
+    project: Path,
+) -> None:
+    patterns = project / "memory-bank" / "patterns"
+    auth = patterns / "auth.md"  # the file the prompt loads first
+    text = auth.read_text(encoding="utf-8")
+    text += (
+        f"\n## Remote\n\ngit remote set-url origin https://{GITHUB.value}@github.com/org/repo.git\n"
+        f"and ~/.tokens/{GITHUB.value}, cfg.{AWS.value}, s3://b/{AWS.value}\n"
+    )
+    auth.unlink()
+    (patterns / f"{GITHUB.value}.md").write_text(text, encoding="utf-8")
+    install("claude-code", project)
+    code, out, err = run_hook(
+        host_command("claude-code", "UserPromptSubmit", project),
+        fixture("claude-code.UserPromptSubmit", project),
+        project,
+    )
+    assert code == 0, err
+    context = context_of("claude-code", "UserPromptSubmit", out)
+    assert "patterns/<redacted: GITHUB_TOKEN>.md" in context, context  # the named file was loaded
+    assert "s3://b/<redacted: AWS_ACCESS_KEY_ID>" in context, context
+    for p in (AWS, GITHUB):
+        assert p.value not in out + err and tail(p.value) not in out + err, p.kind

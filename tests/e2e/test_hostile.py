@@ -177,6 +177,28 @@ async def test_odd_characters_from_the_editor_keep_the_server_in_step(hostile: P
         await every_request(session, uri, types.Position(line=0, character=11))
 
 
+async def test_a_lone_surrogate_typed_into_front_matter_is_a_finding(tmp_path: Path) -> None:
+    bank = tmp_path / "ws" / "memory-bank"
+    bank.mkdir(parents=True)
+    path = bank / "surrogate.md"
+    text = "---\nCONCEPT: lone\nTLDR: The lone file.\nANSWERS_WHEN: lone\nVALIDATED: 2025-05\n---\n\nBody.\n"
+    path.write_text(text, encoding="utf-8")
+    async with Session.indexed(tmp_path / "ws") as session:
+        client = session.client
+        uri = open_doc(client, path, text)
+        assert "CKP006" not in {str(d.code) for d in await shown(session, uri)}
+        # Typed after "a" on the TLDR line: the JSON of the didChange carries the escape "\ud800".
+        change_part(client, uri, 2, (2, 11), (2, 11), "\ud800")
+        await wait_shown(session, uri, "CKP006")
+        (bad,) = [d for d in await shown(session, uri) if d.code == "CKP006"]
+        assert (bad.range.start.line, bad.range.start.character, bad.range.end.character) == (2, 11, 12)
+        assert "U+D800" in bad.message
+        await every_request(session, uri, types.Position(line=2, character=8))
+        change_part(client, uri, 3, (2, 11), (2, 12), "")
+        await wait_shown(session, uri, "CKP006", present=False)
+    assert "Traceback" not in session.stderr
+
+
 @pytest.mark.parametrize("flavour", ["vscode", "neovim"])
 async def test_a_file_deleted_while_open_keeps_the_editors_text_until_it_is_closed(
     hostile: Path, flavour: str

@@ -256,3 +256,16 @@ def test_the_ckp_fields_are_spec_s_seven_in_its_order() -> None:
         "CONFIDENCE",
         "VALIDATED",
     )
+
+
+@pytest.mark.parametrize(
+    "text", ["---\nTLDR: a\ud800b\n---\n", "---\nCONCEPT: x\nTLDR: '\udfff'\n---\nbody\n"]
+)
+def test_a_lone_surrogate_in_front_matter_is_a_yaml_error_at_its_place(text: str) -> None:
+    header = parsed(text)
+    assert header.yaml_error is not None
+    message, span = header.yaml_error
+    assert "not valid YAML" in message and "U+D" in message
+    line = text.splitlines()[span.start_line]
+    assert span.start_line == span.end_line and line[span.start_col] in "\ud800\udfff"
+    read_knowledge_file("x.md", text)

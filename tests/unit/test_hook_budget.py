@@ -173,3 +173,33 @@ def test_every_text_an_agent_is_given_passes_through_for_agent(
 
     texts = [out, summary, *asyncio.run(answers())]
     assert all("<redacted: test>" in t and secret not in t for t in texts)
+
+
+def test_the_hook_routes_from_the_kept_analysis_as_ckp_route_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first prompt analyses the bank and keeps it (``route.marshal``); the next analyses no file
+    and answers the same, as ``ckp route`` and ``ckp mcp`` read the same snapshot."""
+    from ckp_lsp.core.routing import ranked
+    from ckp_lsp.core.routing.snapshot import ranked_router
+
+    monkeypatch.delenv("CKP_NO_CACHE", raising=False)
+    monkeypatch.delenv("CKP_CACHE_DIR", raising=False)
+    project = tmp_path / "project"
+    copy_tree(Path(__file__).resolve().parents[2] / "samples" / "cline-es", project)
+    args = argparse.Namespace(host="claude-code", event="UserPromptSubmit", bank=None, max_chars=None)
+    prompt = json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": "¿Qué comisión cobra Stripe?"})
+    env = {"CLAUDE_PROJECT_DIR": str(project)}
+    first = hook_cmd.answer(args, lambda n: prompt.encode(), env)
+    assert (project / "memory-bank" / ".ckp-cache" / "route.marshal").is_file()
+
+    def no_analysis(*_: object) -> None:
+        raise AssertionError("a file was analysed again")
+
+    monkeypatch.setattr(ranked, "analyse", no_analysis)
+    assert hook_cmd.answer(args, lambda n: prompt.encode(), env) == first
+    assert "pagos.md" in first
+    assert (
+        ranked_router(project / "memory-bank").route("¿Qué comisión cobra Stripe?").loaded[0].file
+        == "pagos.md"
+    )

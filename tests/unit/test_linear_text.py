@@ -75,11 +75,30 @@ HOSTILE = [
     ("call suffix", "without_call_suffix(s)", "("),
     ("plain text of code spans", "plain(s)", "`"),
     ("inline code", "inline_code(s)", "``a"),
+    # Each pattern below, searched from every character of a long run, went back over the run.
+    ("file name", "list(_FILE_NAME.finditer(s))", "_"),
+    ("percent", "_PERCENT.search(s)", "0"),
+    ("path share", "list(_PATH.finditer(s))", "_"),
+    ("pointer remark", "_POINTER_REMARK.sub('', s + 'x')", "\t"),
+    ("entry line", "_ENTRY.match(s)", "_"),
+    ("list item", "list(_ITEM.finditer(s + 'x'))", "\t"),
+    ("file in a title", "_TITLE_FILE.sub(' ', s + 'x')", "\t"),
+    ("quote marker", "list(_QUOTE.finditer(s + 'x'))", "\t"),
+    ("table separator", "list(_TABLE_SEP.finditer(s + 'x'))", "\t"),
+    ("html line", "list(_HTML_LINE.finditer(s + 'x'))", "\t"),
+    ("header line", "list(_HEADER_LINE.finditer(s))", "Z"),
+    ("yaml key", "list(_YAML_KEY.finditer(s))", "_"),
+    ("yaml line", "list(_YAML_LINE.finditer(s))", "_"),
+    ("yaml line, blanks", "list(_YAML_LINE.finditer(s + 'x'))", "\t"),
 ]
 SETUP = (
     "from ckp_lsp.core.compile.answer import sentence_count, slugify, unfenced\n"
     "from ckp_lsp.core.compile.offline.keywords import without_call_suffix\n"
-    "from ckp_lsp.core.compile.offline.text import inline_code, plain\n"
+    "from ckp_lsp.core.compile.offline.text import inline_code, plain, _ITEM, _QUOTE\n"
+    "from ckp_lsp.core.compile.offline.text import _HEADER_LINE, _HTML_LINE, _TABLE_SEP, _YAML_KEY, _YAML_LINE\n"
+    "from ckp_lsp.core.compile.offline.keywords import _FILE_NAME\n"
+    "from ckp_lsp.core.compile.offline.structure import _PATH, _PERCENT, _POINTER_REMARK\n"
+    "from ckp_lsp.core.compile.offline.summary import _ENTRY, _TITLE_FILE\n"
 )
 
 

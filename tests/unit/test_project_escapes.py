@@ -85,7 +85,7 @@ def test_a_bank_linked_out_of_its_project_is_refused(
 
 def test_the_discovery_functions_refuse_the_link(linked_out: Path) -> None:
     problems: list[str] = []
-    assert bank_of(linked_out / "memory-bank" / "todo.md", problems=problems, boundary=linked_out) is None
+    assert bank_of(linked_out / "memory-bank" / "todo.md", problems=problems) is None
     assert named_bank(linked_out / "memory-bank") is None
     assert find_banks([linked_out / "memory-bank"], problems=problems) == []
     assert any("leads outside its project" in p for p in problems)

@@ -219,3 +219,16 @@ def test_a_bank_over_the_full_read_limit_is_ranked_by_its_headers(
     assert all(t.body == "" for t in router.texts)
     assert router.route("idempotency key").out_of_domain
     assert router.route("How does the csv import work?").primaries[0].file == "import.md"
+
+
+def test_a_name_whose_whole_the_bank_lacks_is_unknown_though_one_of_its_pieces_is_held() -> None:
+    """``DynamoDB`` is no word of a bank whose ``TimescaleDB`` holds the piece ``db``: the question
+    about it is out of domain (it once loaded the database file by that piece)."""
+    from ckp_lsp.core.routing.ranked import RankedRouter
+
+    (bank,) = find_banks([SAMPLES / "claude-code"])
+    router = RankedRouter(Bank.load(bank))
+    found = router.ranking("How do I configure Terraform state locking with DynamoDB?")
+    assert "DynamoDB" in found.unknown_names
+    assert router.route("How do I configure Terraform state locking with DynamoDB?").out_of_domain
+    assert not router.route("Which Postgres extension holds the TimescaleDB hypertable?").out_of_domain

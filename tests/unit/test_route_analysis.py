@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ckp_lsp.core.routing.analysis import query_words, terms
-from ckp_lsp.core.routing.korean import strip_particle
+from ckp_lsp.core.routing.korean import stem, strip_particle
+from ckp_lsp.core.routing.postings import Postings
 
 
 @pytest.mark.parametrize(
@@ -19,6 +20,8 @@ from ckp_lsp.core.routing.korean import strip_particle
         ("배포하나요", "배포"),
         ("키", "키"),  # one syllable stays as it is
         ("서버", "서버"),  # no particle
+        ("제약이야", "제약"),  # the plain endings of a question to a colleague
+        ("고쳤어", "고쳤어"),  # a stem fused with its ending: found by its stem (below)
     ],
 )
 def test_a_korean_word_loses_its_particle_or_question_ending(word: str, noun: str) -> None:
@@ -64,3 +67,19 @@ def test_names_are_told_from_plain_words() -> None:
     ]  # a number and its unit
     korean = {w.written: w.name for w in query_words("Kubernetes 클러스터는 어떻게 설정해?")}
     assert korean["Kubernetes"] and not korean["클러스터는"]
+
+
+def test_a_word_of_latin_letters_and_hangul_is_cut_where_the_script_changes() -> None:
+    assert terms("Safari에서 PDF를 연다") == ["safari", "pdf", "연다"]
+    assert [w.terms for w in query_words("pdf와 markdown")] == [("pdf",), ("markdown",)]
+
+
+def test_a_korean_verb_finds_its_other_forms_by_its_stem_of_two_syllables_or_more() -> None:
+    assert stem("닫히던") == "닫히"
+    assert stem("버튼을") == "버튼"
+    assert stem("넘는") is None  # one syllable would start too many words
+    bank = Postings.build([[terms("팝업이 확인 버튼으로 닫히도록 고쳤다")], [terms("닫기 버튼")]], (1.0,))
+    (closing,) = [w for w in query_words("닫히던") if w.written == "닫히던"]
+    assert bank.group(closing) == {"닫히도록"}
+    (button,) = [w for w in query_words("버튼을") if w.written == "버튼을"]
+    assert bank.group(button) == {"버튼으로", "버튼"}

@@ -47,6 +47,43 @@ def test_each_kind_of_secret_is_an_error_where_it_is_written(planted: Planted, w
     assert tail(planted) not in finding.message  # the message never repeats the secret
 
 
+GLUED = [
+    "git remote set-url origin https://{}@github.com/org/repo.git",
+    "the token is in ~/.tokens/{}",
+    "https://github.com/org/repo/{}",
+    "cfg.{}",
+    "s3://bucket/{}",
+    "patterns/{}.md",
+    "{}.md",
+    "x{}",
+]
+
+
+@pytest.mark.parametrize("shape", GLUED)
+@pytest.mark.parametrize(
+    "p", [p for p in PLANTED if p.kind in ("GITHUB_TOKEN", "AWS_ACCESS_KEY_ID", "SLACK_TOKEN")]
+)
+def test_a_token_glued_to_a_url_a_path_or_a_name_is_found(p: Planted, shape: str) -> None:
+    if shape == "x{}" and p.kind == "AWS_ACCESS_KEY_ID":
+        shape = "cfg/{}"  # a short prefix is looked for after a separator only
+    line = shape.format(p.value)
+    found = find_secrets(line)
+    assert [(s.kind, line[s.start : s.end]) for s in found] == [(p.kind, p.value)], line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "see /work/my-task-runner-configuration-for-everything/README.md",
+        "the hf_" + "abcdefghijklmnopqrstuvwxyzabcdefgh" + "ij file",  # longer than the shape: a word
+        "XAKIAZDOC9IS0J8HT9LGM",  # inside a run of capitals: no key
+        "ghp_" + "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d" + "Q9",  # longer than a GitHub token
+    ],
+)
+def test_a_prefix_inside_a_longer_word_is_no_secret(line: str) -> None:
+    assert find_secrets(line) == []
+
+
 @pytest.mark.parametrize("line", look_alikes())
 def test_look_alikes_are_no_secret(line: str) -> None:
     text = f"CONCEPT: notes\nTLDR: Notes.\nANSWERS_WHEN: notes\nVALIDATED: 2026-10\n\n{line}\n\n```\n{line}\n```\n"
@@ -155,3 +192,20 @@ def test_a_long_hostile_line_is_scanned_in_linear_time(unit: str) -> None:
     small, large = cost(50_000), cost(400_000)
     # Eight times the text: a linear scan takes about eight times as long, a quadratic one 64.
     assert large < 24 * small + 0.05, (small, large)
+
+
+def test_a_name_after_letters_whose_lower_case_is_longer_is_still_found() -> None:
+    # ``İ`` lower-cases to two characters: the names are looked for in a lower-cased copy, whose
+    # offsets must still be those of the text, or the rule runs on a line further down.
+    text = "İ" * 200 + "\n" + "db_password: Xk9#mQ2$vL7p\n" + "plain words\n" * 50
+    secrets = find_secrets(text)
+    assert [s.kind for s in secrets] == ["PASSWORD"]
+    assert text[secrets[0].start : secrets[0].end] == "Xk9#mQ2$vL7p"
+
+
+def test_a_name_that_ends_in_another_word_is_no_candidate_and_one_that_ends_in_the_word_is() -> None:
+    # the prefilter lets by a name only when a secret word ends it (``password``, ``credentials``,
+    # ``api_key``), as the rule itself requires; relationship entries (``secret-rotation:DATE``) pass
+    assert find_secrets("SIMILAR_MID: secret-rotation:2026-01-02, token-cache:2026-01-02\n") == []
+    found = find_secrets("clientCredentials = 'Zq8#wE3rT6yU'\nAPI_KEY=Zq8#wE3rT6yU1x\n")
+    assert [s.kind for s in found] == ["CREDENTIAL", "API_KEY"]

@@ -16,7 +16,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from .korean import is_hangul, strip_particle
+from .korean import PARTICLES, is_hangul, strip_particle
 
 #: a word of two letters or more, or a number
 _ASCII_TERM = re.compile(r"[a-z0-9]{2,}|[0-9]")
@@ -25,6 +25,9 @@ _IDENTIFIER = re.compile(r"\b[a-z0-9]*[A-Z_][A-Za-z0-9_]*")
 _WORD = re.compile(r"\w+")
 #: the pieces of an identifier: ``HTTPServer`` -> ``HTTP``, ``Server``; ``v2Api`` -> ``v``, ``2``, ``Api``
 _PIECE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[^\W\d_A-Za-z]+")
+#: a word of Latin letters or digits and Hangul together (``Safari에서``, ``pdf와``)
+_MIXED_HANGUL = re.compile(r"[a-z0-9][\uac00-\ud7a3]|[\uac00-\ud7a3][a-z0-9]")
+_SCRIPT_PART = re.compile(r"[\uac00-\ud7a3]+|[^\uac00-\ud7a3]+")
 _INNER_CAPITAL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
 
 
@@ -70,6 +73,12 @@ def _word_terms(token: str, out: list[str]) -> None:
         out.append("".join(parts))
         return
     word = token.casefold()
+    if _MIXED_HANGUL.search(word):
+        # "safari에서", "pdf를": each script's part on its own, a particle alone left out
+        for part in _SCRIPT_PART.findall(word):
+            if not is_hangul(part) or part not in PARTICLES:
+                _word_terms(part, out)
+        return
     out.append(word)
     if is_hangul(word):
         stripped = strip_particle(word)

@@ -7,7 +7,11 @@ this list that leaves at least one syllable: the case particles of the standard 
 (``이/가``, ``을/를``, ``은/는``, ``의``, ``에``, ``에서``, ``에게``, ``(으)로``, ``와/과``, ``도``,
 ``만``, ``부터``, ``까지``…, with their combinations) and the polite question and connective endings
 of ``하다``/``되다``/``이다`` a developer writes (``하나요``, ``합니까``, ``되는``, ``입니다``…).
-A single syllable such as ``이`` may end a noun too (``고양이``): the router indexes a file's word both
+A verb or adjective whose ending the list does not hold (``닫히던``, ``알려진``: a stem fused with
+its ending) is looked up by its stem, the word without its last syllable, when two syllables or
+more remain (``닫히`` finds ``닫히도록``); see ``stem``. A word mixing Latin letters and Hangul
+(``Safari에서``, ``PDF를``) is cut where the script changes, and a Hangul part that is only a
+particle is left out. A single syllable such as ``이`` may end a noun too (``고양이``): the router indexes a file's word both
 whole and stripped, and a question's word looks for both forms.
 """
 
@@ -109,6 +113,20 @@ SUFFIXES = tuple(
             "나요",
             "는지",
             "습니까",
+            # the plain (banmal) endings of a question to a colleague: "고쳤어", "뿐이야", "했지"
+            "이야",
+            "이에요",
+            "예요",
+            "인가",
+            "일까",
+            "했어",
+            "했지",
+            "됐어",
+            "됐지",
+            "해요",
+            "돼요",
+            "하지",
+            "되지",
         ],
         key=len,
         reverse=True,
@@ -134,3 +152,17 @@ def strip_particle(word: str) -> str:
         return word
     m = _suffix().search(word, 1)  # at least one syllable stays
     return word[: m.start()] if m else word
+
+
+#: what a particle alone is: a Hangul part of a mixed word (``PDF를``) that says nothing itself
+PARTICLES = frozenset(SUFFIXES)
+
+
+def stem(word: str) -> str | None:
+    """The start a question's Korean word shares with its other forms: the word without its particle
+    or ending, else without its last syllable (``닫히던`` -> ``닫히``); None when fewer than two
+    syllables would remain (``넘는``: a stem of one syllable starts too many words)."""
+    stripped = strip_particle(word)
+    if stripped != word:
+        return stripped if len(stripped) >= 2 else None
+    return word[:-1] if len(word) >= 3 else None

@@ -10,12 +10,15 @@ counted as one term's.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from .analysis import QueryWord, fold
+from .korean import is_hangul
+from .korean import stem as korean_stem
 
 K1 = 1.2
 B = 0.75
@@ -91,9 +94,31 @@ class Postings:
                 out[fold(w)].append(w)
         return out
 
+    @cached_property
+    def _hangul(self) -> list[str]:
+        """The vocabulary's Korean words, sorted (a stem finds the words it starts by bisection)."""
+        return sorted(w for w in self.vocabulary if is_hangul(w))
+
+    def _korean(self, term: str) -> set[str]:
+        """The bank's Korean words that start with the stem of a question's Korean word."""
+        start = korean_stem(term)
+        if start is None:
+            return set()
+        words = self._hangul
+        out = set()
+        for i in range(bisect_left(words, start), len(words)):
+            if not words[i].startswith(start):
+                break
+            out.add(words[i])
+        return out
+
     def group(self, word: QueryWord) -> frozenset[str]:
-        """The bank's terms a question word stands for: its own, and those of the same stem."""
+        """The bank's terms a question word stands for: its own, and those of the same stem
+        (Snowball's; for a Korean word, the bank's words that start with its stem)."""
         found = {t for t in word.terms if t in self.vocabulary}
+        if is_hangul(word.terms[-1]):
+            found.update(self._korean(word.terms[-1]))
+            return frozenset(found)
         if not self.stemmers:
             return frozenset(found)
         from ..language.stems import stem

@@ -206,14 +206,20 @@ class RankedRouter:
         for i, kws in index_hits.items():
             scores[i] = scores.get(i, 0.0) + INDEX_BOOST * max(top, 1.0) * len(kws) / most
         ranked = sorted(scores.items(), key=lambda s: (-s[1], self.table.paths[s[0]]))
+        # A word is known by its first group: an identifier's whole (``DynamoDB``), not one of its
+        # pieces (``db``, which ``TimescaleDB`` holds too).
+        first: dict[str, frozenset[str]] = {}
+        for w, g in groups:
+            first.setdefault(w.written, g)
+        unknown_names = {w.written for w, _ in groups if w.name and not first[w.written]}
         weight = sum(self._weight(w, g) for w, g in groups)
-        known = {w.written for w, g in groups if g}
-        unknown_names = {w.written for w, _ in groups if w.name} - known
         coverage = 0.0
         if ranked and weight:
             best = ranked[0][0]
-            held = {h.word for h in hits.get(best, ())}
-            coverage = sum(self._weight(w, g) for w, g in groups if w.written in held) / weight
+            # (per group, not per written word: the pieces of an identifier share theirs)
+            coverage = (
+                sum(self._weight(w, g) for w, g in groups if g and best in self.postings.files_of(g)) / weight
+            )
             if best in index_hits:
                 coverage = max(coverage, _keyword_coverage(index_hits[best], groups, self._weight, weight))
         titled = bool(ranked) and (

@@ -16,6 +16,18 @@ if TYPE_CHECKING:
     from ..server import CkpServer
 
 
+def fresh_index(ls: CkpServer, bank: Bank) -> None:
+    """Take the bank's ``_index.md`` from disk unless the editor has it open: an agent may have
+    created or rewritten it before any watched-file event came, and an edit made for a text that
+    is no longer there would overwrite the agent's."""
+    if bank.index_path in ls.state.open:
+        return
+    before = bank.index_text
+    dirty = ls.state.disk_changed(bank.index_path)
+    if bank.index_text != before and dirty:
+        ls.publisher.later(dirty)
+
+
 def index_edit(bank: Bank) -> types.WorkspaceEdit | None:
     """A WorkspaceEdit that makes the bank's ``_index.md`` current, or None when it already is (or
     when ``_index.md`` is a symbolic link leading outside the bank: the editor would write there)."""
@@ -52,6 +64,7 @@ def on_save(ls: CkpServer, uri: str) -> None:
     doc = ls.doc_at(uri)
     if doc is None or doc.is_index or not doc.bank.config.index_update_on_save:
         return
+    fresh_index(ls, doc.bank)
     edit = index_edit(doc.bank)
     if edit is not None:
         ls.spawn(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from ..features.index_upkeep import fresh_index
 from ..server import CkpServer, guarded, server
 
 
@@ -32,6 +33,7 @@ async def code_action(ls: CkpServer, params: types.CodeActionParams) -> list[typ
     opened = ls.workspace.text_documents.get(uri)
     version = opened.version if opened is not None else None
     if doc.is_index:
+        fresh_index(ls, doc.bank)
         return actions.regenerate_index(doc.bank, params.context.diagnostics)
     text = opened.source if opened is not None else ""
     offline = doc.bank.config.llm.provider == "offline"
@@ -47,5 +49,6 @@ async def code_action(ls: CkpServer, params: types.CodeActionParams) -> list[typ
     ):
         recompile = actions.recompile_action(doc.bank, doc.rel, uri, text, params.range.start.line, offline)
         out += [recompile] if recompile is not None else []
+        fresh_index(ls, doc.bank)
         out += actions.regenerate_index(doc.bank)
     return out

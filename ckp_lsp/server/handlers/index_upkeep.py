@@ -7,7 +7,7 @@ from typing import Any
 from lsprotocol import types
 
 from ..convert import uri_arg
-from ..features.index_upkeep import index_edit
+from ..features.index_upkeep import fresh_index, index_edit
 from ..server import CkpServer, guarded, server
 
 
@@ -20,6 +20,7 @@ async def cmd_regenerate_index(ls: CkpServer, *args: Any) -> dict[str, Any]:
     banks = [doc.bank] if doc is not None else list(ls.state.banks.values())
     applied = False
     for bank in banks:
+        fresh_index(ls, bank)
         edit = index_edit(bank)
         if edit is not None:
             result = await ls.workspace_apply_edit_async(

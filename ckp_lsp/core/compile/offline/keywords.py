@@ -35,7 +35,8 @@ _CODE_IDENTIFIER = re.compile(
     r"(?<![\w.])(?:[A-Za-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)(?!\w)"
 )
 _CODE_TOKEN = re.compile(r"[A-Za-z_$@][\w$]*(?:(?:\.|::)[A-Za-z_]\w*)*")
-_FILE_NAME = re.compile(r"[\w-]+\.(?:md|markdown|txt|json|ya?ml|toml)$", re.IGNORECASE)
+#: only at the start of a name: searched from each character of a long run, it would be quadratic
+_FILE_NAME = re.compile(r"(?<![\w-])[\w-]+\.(?:md|markdown|txt|json|ya?ml|toml)$", re.IGNORECASE)
 # Letters only Vietnamese uses. Vietnamese writes a space between syllables, not words: one such
 # syllable alone (`dịch`) means little; two in a row (`giao dịch`) are a word.
 _VIETNAMESE = re.compile(r"[ăđơưĂĐƠƯ\u1ea0-\u1ef9]")

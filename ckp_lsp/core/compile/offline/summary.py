@@ -42,7 +42,8 @@ _PLACEHOLDER = re.compile(
     r"\[[^\[\]]{2,80}\]|\{\{[^{}]*\}\}|<[^<>]{2,60}>|\b(?:TODO|TBD|FIXME|XXX|lorem ipsum)\b|_{3,}|\.\.\.\s*$",
     re.IGNORECASE,
 )
-_TITLE_FILE = re.compile(r"\s*[(（][^()（）]*\.(?:md|markdown)[)）]\s*", re.IGNORECASE)
+#: starts where the spaces before it start (linear on a long run of them)
+_TITLE_FILE = re.compile(r"(?<!\s)\s*[(（][^()（）]*\.(?:md|markdown)[)）]\s*", re.IGNORECASE)
 # `4. `, `ADR-0004 `: a record's number, not its title
 _NUMBERING = re.compile(r"^(?:(?:ADR|RFC|DR)[- ]?)?\d+(?:\.\d+)*[.):]?\s+(?=[^\W\d_])", re.IGNORECASE)
 _CLAUSE = ("; ", " — ", " – ", ": ", "，", "；", "：")
@@ -71,7 +72,8 @@ _EMOJI = re.compile(r"\d?[\ufe0f\u20e3]+|[\u2600-\u27bf\U0001f000-\U0001faff]")
 _CODE_NAME = re.compile(r"^[a-z]+[A-Z]|_|\.\w")  # `graphqlClient`, `msg.append`: code, not a topic
 _CANDIDATES = 60  # sentences looked at, at most: the first explanatory ones are near the top
 # A list item that names a path or a code name and says what it is (`tests/e2e/ - the e2e suite`)
-_ENTRY = re.compile(r"^\S*[/._]\S*\s+[-–—:：]\s")
+#: split at the first separator: two runs of \S* meeting at any one of them were quadratic
+_ENTRY = re.compile(r"^[^\s/._]*[/._]\S*\s+[-–—:：]\s")
 
 
 def tldr(
