@@ -8,11 +8,11 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from tests.e2e.test_mcp import call
 from tests.secret_corpus import fake_secrets, placements
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,13 +71,6 @@ async def serve(folder: Path, log: Path) -> AsyncIterator[ClientSession]:
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         yield session
-
-
-async def call(session: ClientSession, tool: str, **arguments: Any) -> dict[str, Any]:
-    result = await session.call_tool(tool, arguments)
-    assert not result.is_error, result.content
-    assert result.structured_content is not None
-    return result.structured_content
 
 
 async def test_nothing_ckp_mcp_sends_holds_a_secret(tmp_path: Path) -> None:
