@@ -3,10 +3,11 @@ the bank is read and checked as without a cache."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
+
+from tests.copies import copy_tree
 
 from .conftest import SAMPLES
 from .harness import Session
@@ -21,7 +22,7 @@ async def test_the_server_writes_no_cache_through_a_committed_link(
     ws = tmp_path / "clone"
     (ws / ".git").mkdir(parents=True)
     bank = ws / "memory-bank"
-    shutil.copytree(SAMPLES / "broken" / "memory-bank", bank)
+    copy_tree(SAMPLES / "broken" / "memory-bank", bank)
     (bank / ".ckp-cache").symlink_to(outside)
     for _ in range(2):  # a cold start, then one that would read what the first wrote
         async with Session.indexed(ws) as session:

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from tests.copies import copy_tree
 
 from .conftest import SAMPLES
 
@@ -73,7 +74,7 @@ def lsp_frame(obj: object) -> bytes:
 
 
 def test_ckp_mcp_stops_reading_a_peer_that_never_reads(tmp_path: Path) -> None:
-    ws = shutil.copytree(SAMPLES / "mentat", tmp_path / "ws")
+    ws = copy_tree(SAMPLES / "mentat", tmp_path / "ws")
 
     def line(obj: object) -> bytes:
         return json.dumps(obj).encode() + b"\n"
@@ -112,7 +113,7 @@ def test_ckp_mcp_stops_reading_a_peer_that_never_reads(tmp_path: Path) -> None:
 
 
 def test_the_language_server_stops_reading_a_peer_that_never_reads(tmp_path: Path) -> None:
-    ws = shutil.copytree(SAMPLES / "mentat", tmp_path / "ws")
+    ws = copy_tree(SAMPLES / "mentat", tmp_path / "ws")
     doc = ws / "memory-bank" / "patterns" / "jwt.md"
     uri = doc.as_uri()
     first = [

@@ -146,7 +146,7 @@ def test_init_on_this_repository_passes_check(tmp_path: Path) -> None:
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(REPO / name, copy / name)
     for name in ("ckp_lsp", "benchmarks", "samples"):
-        shutil.copytree(REPO / name, copy / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        copy_tree(REPO / name, copy / name)
     result = init_bank(copy, today=TODAY)
     assert result.concept == "ckp-lsp"
     assert "Python" in result.file.read_text()

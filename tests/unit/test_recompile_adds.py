@@ -4,7 +4,6 @@ Mentat sample recompiled with --force still meets all of its bench questions."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from ckp_lsp.core.compile.merge import ADDED_KEYWORDS, merged_keywords
 from ckp_lsp.core.header_changes import describe, header_diff
 from ckp_lsp.core.knowledge import read_knowledge_file
 from ckp_lsp.faces.clock import today
+from tests.copies import copy_tree
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "mentat"
 
@@ -115,7 +115,7 @@ def test_cli_compile_says_what_it_added(bank: Bank, capsys: pytest.CaptureFixtur
 
 def test_mentat_recompiled_offline_with_force_keeps_its_bench(tmp_path: Path) -> None:
     root = tmp_path / "mentat" / "memory-bank"
-    shutil.copytree(SAMPLE / "memory-bank", root)
+    copy_tree(SAMPLE / "memory-bank", root)
     before = {p: read_knowledge_file(p.name, p.read_text()) for p in sorted(root.rglob("*.md"))}
     compiler._CACHE.clear()
     assert main(["compile", "--all", str(root), "--force"]) == 0
