@@ -106,19 +106,25 @@ class RankedRouter:
         )
         self.postings.languages = languages
 
-    def _tabled(self, table: RouteTable, file_budget_tokens: int | None) -> None:
-        self.index = Router(table, file_budget_tokens)
+    def _tabled(self, table: RouteTable, file_budget_tokens: int | None, index: Router | None = None) -> None:
+        self.index = index if index is not None else Router(table, file_budget_tokens)
         self.table = table
         self.files = len(table)
         self.file_budget_tokens = self.index.file_budget_tokens
 
     @classmethod
     def restored(
-        cls, table: RouteTable, file_budget_tokens: int, postings: Postings, language: str | None
+        cls,
+        table: RouteTable,
+        file_budget_tokens: int,
+        postings: Postings,
+        language: str | None,
+        index: Router | None = None,
     ) -> RankedRouter:
-        """The router of a table and the postings a built one had (``snapshot``): nothing is read."""
+        """The router of a table and the postings (and index pattern) a built one had
+        (``snapshot``): nothing is read."""
         router = cls.__new__(cls)
-        router._tabled(table, file_budget_tokens)
+        router._tabled(table, file_budget_tokens, index)
         router.language, router.postings = language, postings
         return router
 

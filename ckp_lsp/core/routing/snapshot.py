@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
+from collections import defaultdict
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 
 _FILE = "route-snapshot.marshal"
 #: bump when what the snapshot holds changes
-FORMAT = 1
+FORMAT = 2
 
 
 def ranked_router(root: Path, config: Config | None = None, bank: Bank | None = None) -> RankedRouter:
@@ -73,19 +74,41 @@ def _key(root: Path, config: Config) -> tuple[Any, ...]:
     """What the router of the bank at ``root`` is built from: the routing code, the settings, and
     the size and mtime of ``_index.md`` and of every knowledge file."""
     from ..config import LlmConfig
-    from ..discovery import INDEX_NAME
-    from ..route_table import _list_files
     from .store import _routing_stamp
 
     # The settings as a digest (the model's settings are no part of routing, nor kept here).
     settings = replace(config, llm=LlmConfig(), problems=(), ignored=())
     digest = hashlib.blake2b(repr(settings).encode("utf-8", "surrogateescape"), digest_size=16).digest()
-    try:
-        st = os.stat(root / INDEX_NAME)
-        index: tuple[int, int] | None = (st.st_size, st.st_mtime_ns)
-    except OSError:
-        index = None
-    return (_routing_stamp(), _language_stamp(), digest, index, _list_files(root, config.exclude))
+    return (_routing_stamp(), _language_stamp(), digest, _listing(root))
+
+
+def _listing(root: Path) -> dict[str, tuple[int, int]]:
+    """Path -> (size, mtime in ns) of every ``*.md`` below ``root`` in the folders a bank is read
+    from (``_index.md``, excluded files and links included: more than the router reads is listed,
+    never less). One ``stat`` a file, none of the checks a reading makes of each name."""
+    from ..discovery import MAX_DEPTH, _skipped
+
+    out: dict[str, tuple[int, int]] = {}
+    stack = [(os.fspath(root), "", 0)]
+    while stack:
+        folder, prefix, depth = stack.pop()
+        try:
+            entries = os.scandir(folder)
+        except OSError:
+            continue
+        with entries:
+            for e in entries:
+                name = e.name
+                try:
+                    if e.is_dir(follow_symlinks=False):
+                        if depth < MAX_DEPTH and not _skipped(name):
+                            stack.append((e.path, prefix + name + "/", depth + 1))
+                    elif name.endswith(".md"):
+                        st = e.stat()
+                        out[prefix + name] = (st.st_size, st.st_mtime_ns)
+                except OSError:
+                    out[prefix + name] = (-1, -1)
+    return out
 
 
 def _language_stamp() -> tuple[Any, ...]:
@@ -157,31 +180,66 @@ class Snapshot:
 
 
 _TABLE = ("paths", "concepts", "keywords", "high", "mid", "sizes", "tldrs")
+#: the types a kept value may hold (what ``marshal`` writes as it reads)
+_PLAIN = (str, int, float, bool, type(None), list, tuple, dict, frozenset, bytes)
+
+
+def _state(obj: object, warm: tuple[str, ...], leave: tuple[str, ...]) -> dict[str, Any]:
+    """The attributes of ``obj`` (those computed on first use, ``warm``, computed now), but those
+    of ``leave``; ``ValueError`` for one ``marshal`` would not give back as it was."""
+    for name in warm:
+        getattr(obj, name)
+    out = {}
+    for name, value in vars(obj).items():
+        if name in leave:
+            continue
+        if type(value) is defaultdict:
+            value = ("defaultdict", dict(value))
+        elif type(value) not in _PLAIN:
+            raise ValueError(f"{type(obj).__name__}.{name}: a {type(value).__name__}")
+        out[name] = value
+    return out
+
+
+def _restore(cls: type, state: dict[str, Any]) -> Any:
+    """An object of ``cls`` with the attributes ``_state`` kept."""
+    obj: Any = object.__new__(cls)
+    for name, value in state.items():
+        if type(value) is tuple and len(value) == 2 and value[0] == "defaultdict":
+            value = defaultdict(list, value[1])
+        obj.__dict__[name] = value
+    return obj
 
 
 def _value_of(router: RankedRouter) -> tuple[Any, ...]:
-    """What a router is rebuilt from, in plain values."""
-    t, p = router.table, router.postings
+    """What a router is rebuilt from, in plain values: its table, and its index pattern's and
+    postings' state, with what every question computes first (vocabularies, words by start)."""
+    t = router.table
     table = (tuple(getattr(t, c) for c in _TABLE), t.index_tokens, t.root is not None)
-    postings = (p.weights, p.files, p.tables, p.lengths, p.stemmers, p.languages)
-    return (table, router.file_budget_tokens, router.language, postings)
+    index = _state(router.index, ("vocabulary", "_long"), ("table", "_text"))
+    postings = _state(router.postings, ("vocabulary", "_by_start", "_averages"), ())
+    return (table, router.file_budget_tokens, router.language, index, postings)
 
 
 def _router_of(root: Path, value: tuple[Any, ...]) -> RankedRouter:
     """The router ``_value_of`` kept (``TypeError`` or ``ValueError`` for a value of another shape)."""
+    from ..route import Router
     from ..route_table import RouteTable
     from .postings import Postings
     from .ranked import RankedRouter
 
-    (columns, index_tokens, rooted), budget, language, postings = value
+    (columns, index_tokens, rooted), budget, language, index_state, postings_state = value
     paths, concepts, keywords, high, mid, sizes, tldrs = map(list, columns)
     table = RouteTable(
         paths, concepts, keywords, high, mid, sizes, index_tokens, tldrs, root if rooted else None
     )
     if not all(len(c) == len(table) for c in columns):
         raise ValueError("columns of different lengths")
-    weights, files, tables, lengths, stemmers, languages = postings
-    kept = Postings(tuple(weights), files, list(tables), list(lengths), tuple(stemmers), tuple(languages))
-    if not isinstance(budget, int) or files != len(table) or language not in (None, "ja", "zh"):
+    if not isinstance(budget, int) or language not in (None, "ja", "zh"):
         raise ValueError("a snapshot of another shape")
-    return RankedRouter.restored(table, budget, kept, language)
+    index = _restore(Router, index_state)
+    index.table = table
+    postings = _restore(Postings, postings_state)
+    if postings.files != len(table) or index.files != len(table):
+        raise ValueError("a snapshot of another bank's size")
+    return RankedRouter.restored(table, budget, postings, language, index)
