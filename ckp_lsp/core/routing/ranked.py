@@ -369,8 +369,10 @@ def question_stop_words(query: str, bank: tuple[str, ...]) -> frozenset[str]:
     A question in plain ASCII over a bank in English is English: its languages are not detected
     (detection reads every language's list).
     """
-    from ..language import languages, stop_words
+    from ..language import stop_words
 
     if query.isascii() and bank == ("en",):
         return stop_words(bank)
+    from ..language import languages  # (detection is imported only for a question it reads)
+
     return stop_words({*languages(query), *bank})
