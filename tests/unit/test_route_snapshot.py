@@ -81,6 +81,7 @@ def test_the_second_process_routes_from_the_snapshot_without_reading_a_file(
 ) -> None:
     root = a_bank(tmp_path)
     first = ranked_router(root).route("canary release").as_dict()
+    assert (root / SNAPSHOT).stat().st_mode & 0o777 == 0o600
     nothing_read(monkeypatch)
     assert ranked_router(root).route("canary release").as_dict() == first
     assert first["loaded"][0]["file"] == "deploy.md"
