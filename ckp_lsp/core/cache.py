@@ -22,7 +22,6 @@ last findings (the fields of 100,000 files are hundreds of megabytes once read).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import marshal
 import os
 import stat
@@ -67,9 +66,17 @@ def _stamp() -> tuple[Any, ...]:
     return _STAMP[0]
 
 
+def _blake2b(*args: Any, **kwargs: Any) -> Any:
+    """``hashlib.blake2b``, imported when first needed: importing hashlib starts OpenSSL, which a
+    process answering from the routing snapshot never needs."""
+    import hashlib
+
+    return hashlib.blake2b(*args, **kwargs)
+
+
 def _digest(f: Any, size: int) -> bytes:
     """The digest of the first ``size`` bytes of ``f``, read a megabyte at a time."""
-    h = hashlib.blake2b(digest_size=16)
+    h = _blake2b(digest_size=16)
     f.seek(0)
     while size > 0:
         chunk = f.read(min(size, 1 << 20))
@@ -89,7 +96,7 @@ def cache_path(root: Path) -> Path:
     """Where the cache of the bank at ``root`` is kept."""
     folder = os.environ.get("CKP_CACHE_DIR")
     if folder:
-        digest = hashlib.blake2b(str(root).encode("utf-8", "surrogateescape"), digest_size=10)
+        digest = _blake2b(str(root).encode("utf-8", "surrogateescape"), digest_size=10)
         return Path(folder).expanduser() / f"{digest.hexdigest()}.marshal"
     return root / FOLDER / _FILE
 
@@ -258,7 +265,7 @@ class FileCache:
     def fingerprint(self, *more: Any) -> bytes:
         """A digest of every file read through this cache (path, size, mtime) and ``more``."""
         files = marshal.dumps(sorted((rel, e[0], e[1]) for rel, e in self._new.items()))
-        h = hashlib.blake2b(files, digest_size=16)
+        h = _blake2b(files, digest_size=16)
         try:
             h.update(marshal.dumps(more))
         except ValueError:
@@ -290,7 +297,7 @@ class FileCache:
         to write and a third of the time to read of the newest version, for a file a tenth larger."""
         from .knowledge import KnowledgeFile, brief
 
-        h = hashlib.blake2b(digest_size=16)
+        h = _blake2b(digest_size=16)
         parts = []
         for rel, (size, mtime, got) in list(self._new.items()):
             if got is _KEPT:  # as the old cache had it (not there any more: read next time)

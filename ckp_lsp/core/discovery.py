@@ -8,7 +8,6 @@ import functools
 import os
 import re
 import stat
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -152,6 +151,8 @@ def never_banks(path: Path) -> frozenset[Path]:
     """Folders never taken for a bank found upward from ``path``: its file system's root, the home
     folder (``never_projects``) and the temporary folder. A stray ``_index.md`` there would make
     every file below it one bank, and a fix run anywhere would rewrite them all."""
+    import tempfile
+
     return never_projects(path) | {Path(tempfile.gettempdir()).resolve()}
 
 

@@ -403,10 +403,9 @@ class Router:
     def _typo_of(self, q: str) -> frozenset[str]:
         found = self._typos.get(q)
         if found is None:
-            from rapidfuzz import fuzz, process
+            from .typos import typos_of
 
-            close = process.extract(q, self._long, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF, limit=None)
-            found = self._typos[q] = frozenset(c[0] for c in close)
+            found = self._typos[q] = typos_of(q, self._long, FUZZY_CUTOFF)
         return found
 
     def written_keywords(self, i: int) -> list[str]:

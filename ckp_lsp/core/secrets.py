@@ -14,20 +14,28 @@ seconds on one hostile line of 40,000 characters).
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 import re
 from collections import Counter
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .findings import Finding
 from .text import Span, line_offsets, span_of, split_lines
+
+if TYPE_CHECKING:
+    from .findings import Finding
+
+#: a pattern compiled when first used: most texts never reach most rules, and a one-shot process
+#: (the prompt hook) would spend more compiling them all than finding secrets
+_re = functools.cache(re.compile)
 
 #: what a knowledge file writes on a secret's line (or the line above) to say it is none
 ALLOW_COMMENT = "<!-- ckp: allow-secret -->"
-_ALLOW = re.compile(r"<!--[ \t]{0,4}ckp:[ \t]{0,4}allow-secret[ \t]{0,4}-->")
+_ALLOW = r"<!--[ \t]{0,4}ckp:[ \t]{0,4}allow-secret[ \t]{0,4}-->"
 
 #: a run of the characters keys and tokens are written in (one class: each character is read once)
-_TOKEN = re.compile(r"[A-Za-z0-9_+/.~-]{16,}={0,2}")
+_TOKEN = r"[A-Za-z0-9_+/.~-]{16,}={0,2}"
 #: a token longer than this is no credential but a blob; only its first characters are matched
 _TOKEN_MAX = 1024
 
@@ -38,54 +46,48 @@ class TokenRule:
 
     kind: str
     prefixes: tuple[str, ...]
-    shape: re.Pattern[str]
+    shape: str  # a regular expression, compiled when a token starts with one of the prefixes
     entropy: float = 3.0  # bits per character below which it is a placeholder (`ghp_xxxx…`)
 
 
 # Ordered: the first rule whose prefix a token starts with and whose shape it has names it.
 # Every shape is a fixed prefix and bounded runs of one class, matched at the token's start only.
 TOKEN_RULES = (
-    TokenRule(
-        "ANTHROPIC_API_KEY", ("sk-ant-",), re.compile(r"sk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{80,120}")
-    ),
+    TokenRule("ANTHROPIC_API_KEY", ("sk-ant-",), r"sk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{80,120}"),
     TokenRule(
         "OPENAI_API_KEY",
         ("sk-",),
-        re.compile(r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,200}"),
+        r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,200}",
         entropy=3.5,
     ),
     TokenRule(
         "AWS_ACCESS_KEY_ID",
         ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
-        re.compile(r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}"),
+        r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}",
     ),
-    TokenRule(
-        "GITHUB_TOKEN", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), re.compile(r"gh[pousr]_[A-Za-z0-9]{36}")
-    ),
-    TokenRule("GITHUB_TOKEN", ("github_pat_",), re.compile(r"github_pat_[A-Za-z0-9_]{82}")),
-    TokenRule(
-        "GITLAB_TOKEN", ("glpat-", "gldt-", "glrt-"), re.compile(r"gl(?:pat|dt|rt)-[A-Za-z0-9_-]{20,50}")
-    ),
+    TokenRule("GITHUB_TOKEN", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), r"gh[pousr]_[A-Za-z0-9]{36}"),
+    TokenRule("GITHUB_TOKEN", ("github_pat_",), r"github_pat_[A-Za-z0-9_]{82}"),
+    TokenRule("GITLAB_TOKEN", ("glpat-", "gldt-", "glrt-"), r"gl(?:pat|dt|rt)-[A-Za-z0-9_-]{20,50}"),
     TokenRule(
         "SLACK_TOKEN",
         ("xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-", "xoxo-"),
-        re.compile(r"xox[bpaors]-[A-Za-z0-9-]{10,100}"),
+        r"xox[bpaors]-[A-Za-z0-9-]{10,100}",
     ),
     TokenRule(
         "SLACK_WEBHOOK",
         ("hooks.slack.com/",),
-        re.compile(r"hooks\.slack\.com/services/T[A-Za-z0-9_]{6,20}/B[A-Za-z0-9_]{6,20}/[A-Za-z0-9_]{16,40}"),
+        r"hooks\.slack\.com/services/T[A-Za-z0-9_]{6,20}/B[A-Za-z0-9_]{6,20}/[A-Za-z0-9_]{16,40}",
     ),
-    TokenRule("STRIPE_KEY", ("sk_live_", "rk_live_"), re.compile(r"[rs]k_live_[0-9a-zA-Z]{24,99}")),
-    TokenRule("GOOGLE_API_KEY", ("AIza",), re.compile(r"AIza[0-9A-Za-z_-]{35}")),
-    TokenRule("SENDGRID_API_KEY", ("SG.",), re.compile(r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}")),
-    TokenRule("NPM_TOKEN", ("npm_",), re.compile(r"npm_[A-Za-z0-9]{36}")),
-    TokenRule("PYPI_TOKEN", ("pypi-AgE",), re.compile(r"pypi-AgE[A-Za-z0-9_-]{50,300}")),
-    TokenRule("HUGGINGFACE_TOKEN", ("hf_",), re.compile(r"hf_[A-Za-z]{34}")),
+    TokenRule("STRIPE_KEY", ("sk_live_", "rk_live_"), r"[rs]k_live_[0-9a-zA-Z]{24,99}"),
+    TokenRule("GOOGLE_API_KEY", ("AIza",), r"AIza[0-9A-Za-z_-]{35}"),
+    TokenRule("SENDGRID_API_KEY", ("SG.",), r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"),
+    TokenRule("NPM_TOKEN", ("npm_",), r"npm_[A-Za-z0-9]{36}"),
+    TokenRule("PYPI_TOKEN", ("pypi-AgE",), r"pypi-AgE[A-Za-z0-9_-]{50,300}"),
+    TokenRule("HUGGINGFACE_TOKEN", ("hf_",), r"hf_[A-Za-z]{34}"),
     TokenRule(
         "JWT",
         ("eyJ",),
-        re.compile(r"eyJ[A-Za-z0-9_-]{8,2000}\.eyJ[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{16,1000}"),
+        r"eyJ[A-Za-z0-9_-]{8,2000}\.eyJ[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{16,1000}",
     ),
 )
 _PREFIXES = tuple({p for r in TOKEN_RULES for p in r.prefixes})
@@ -109,15 +111,13 @@ KEY_QUALIFIERS = {"api": "API_KEY", "access": "ACCESS_KEY", "secret": "SECRET", 
                   "auth": "API_KEY", "client": "API_KEY", "master": "SECRET", "signing": "SECRET",
                   "encryption": "SECRET", "account": "ACCESS_KEY", "service": "API_KEY"}  # fmt: skip
 #: where an identifier may name a secret: a literal the words above contain
-_NAME_HINT = re.compile(r"(?i)pass|pwd|secret|token|key|credential")
+_NAME_HINT = r"(?i)pass|pwd|secret|token|key|credential"
 _IDENT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _IDENT_MAX = 64
 #: after the name: its closing quote, the assignment, the value (every run bounded)
-_ASSIGN = re.compile(
-    r"""["'\]]{0,2}[ \t]{0,3}(?::=|=>|==?|:)[ \t]{0,3}(["'`]?)([^\s"'`,;&<>()\[\]{}]{8,256})"""
-)
-_WORD_SPLIT = re.compile(r"[_.-]+|(?<=[a-z0-9])(?=[A-Z])")
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_ASSIGN = r"""["'\]]{0,2}[ \t]{0,3}(?::=|=>|==?|:)[ \t]{0,3}(["'`]?)([^\s"'`,;&<>()\[\]{}]{8,256})"""
+_WORD_SPLIT = r"[_.-]+|(?<=[a-z0-9])(?=[A-Z])"
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 #: values that show where a secret goes rather than being one
 _PLACEHOLDER_PARTS = ("your", "example", "placeholder", "changeme", "change_me", "redacted", "xxxx", "****",
                       "....", "dummy", "sample", "replace", "insert", "<", "${", "{{", "%(", "env.", "environ",
@@ -170,7 +170,7 @@ def _token_at(run: str, at: int) -> tuple[str, int] | None:
     for rule in TOKEN_RULES:
         if not run.startswith(rule.prefixes, at):
             continue
-        m = rule.shape.match(run, at)
+        m = _re(rule.shape).match(run, at)
         if m is None or (m.end() < len(run) and run[m.end()] not in _AFTER_TOKEN):
             continue
         token = m.group()
@@ -194,7 +194,7 @@ def _starts(run: str) -> list[int]:
 
 
 def _tokens(line: str, base: int, out: list[Secret]) -> None:
-    for m in _TOKEN.finditer(line):
+    for m in _re(_TOKEN).finditer(line):
         run = m.group()[:_TOKEN_MAX]
         done = 0
         for at in _starts(run):
@@ -205,7 +205,7 @@ def _tokens(line: str, base: int, out: list[Secret]) -> None:
 
 
 def _name_kind(name: str) -> str | None:
-    words = [w.lower() for w in _WORD_SPLIT.split(name) if w]
+    words = [w.lower() for w in _re(_WORD_SPLIT).split(name) if w]
     if not words:
         return None
     last = words[-1]
@@ -219,7 +219,7 @@ def _name_kind(name: str) -> str | None:
 
 
 def _value_is_secret(value: str, kind: str) -> bool:
-    if _placeholder_like(value) or _UUID.fullmatch(value) or value.startswith(("http://", "https://")):
+    if _placeholder_like(value) or _re(_UUID).fullmatch(value) or value.startswith(("http://", "https://")):
         return False
     has_letter = any(c.isalpha() for c in value)
     has_other = any(not c.isalpha() for c in value)
@@ -235,7 +235,7 @@ def _value_is_secret(value: str, kind: str) -> bool:
 
 def _assignments(line: str, base: int, out: list[Secret]) -> None:
     done = -1
-    for m in _NAME_HINT.finditer(line):
+    for m in _re(_NAME_HINT).finditer(line):
         if m.start() < done:
             continue
         start, end = m.start(), m.end()
@@ -249,7 +249,7 @@ def _assignments(line: str, base: int, out: list[Secret]) -> None:
         kind = _name_kind(line[start:end].strip(".-"))
         if kind is None:
             continue
-        a = _ASSIGN.match(line, end)
+        a = _re(_ASSIGN).match(line, end)
         if a is None:
             continue
         value = a.group(2)
@@ -299,14 +299,14 @@ def _private_key_end(lines: list[str], ends: list[int], n: int) -> int | None:
     return None
 
 
-_KEY_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_KEY_BEGIN = r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 
 
 def _key_begin(line: str) -> int:
     """Where a private key block's first line starts in ``line``, or -1."""
     at = line.find("-----BEGIN ")
     while at >= 0:
-        if _KEY_BEGIN.match(line, at):
+        if _re(_KEY_BEGIN).match(line, at):
             return at
         at = line.find("-----BEGIN ", at + 11)
     return -1
@@ -332,9 +332,7 @@ _NAME_WORDS = ("pass", "pwd", "secret", "token", "key", "credential")
 #: what follows such a word when it ends a name that is assigned a value: the rest of the last
 #: word (``password``, ``credentials``), separators, the closing quote, the assignment and the
 #: first eight characters of a value (what ``_assignments`` needs before it reports anything)
-_AFTER_NAME = re.compile(
-    r"""(?:word|wd|phrase|s)?[_.-]{0,64}["'\]]{0,2}[ \t]{0,3}[:=][:=>]?[ \t]{0,3}["'`]?[^\s"'`,;&<>()\[\]{}]{8}"""
-)
+_AFTER_NAME = r"""(?:word|wd|phrase|s)?[_.-]{0,64}["'\]]{0,2}[ \t]{0,3}[:=][:=>]?[ \t]{0,3}["'`]?[^\s"'`,;&<>()\[\]{}]{8}"""
 
 
 def _finds(text: str, literal: str) -> list[int]:
@@ -363,14 +361,17 @@ def find_secrets(text: str) -> list[Secret]:
     lower = text.lower()
     if len(lower) != len(text):  # a letter whose lower case is longer (``İ``): keep the offsets
         lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
-    names = [h for w in _NAME_WORDS for h in _finds(lower, w) if _AFTER_NAME.match(lower, h + len(w))]
+    names = [(h, w) for w in _NAME_WORDS for h in _finds(lower, w)]
+    if names:
+        after = _re(_AFTER_NAME).match
+        names = [(h, w) for h, w in names if after(lower, h + len(w))]
     if not (keys or urls or tokens or names):
         return []
     lines = split_lines(text)
     offsets = line_offsets(text)
     allowed: set[int] = set()
     for n in {_line_of(offsets, at) for at in _finds(text, "allow-secret")}:  # each line searched once
-        if _ALLOW.search(lines[n]):
+        if _re(_ALLOW).search(lines[n]):
             allowed |= {n, n + 1}
     found: list[Secret] = []
     inside: set[int] = set()  # the lines of a private key block
@@ -387,7 +388,7 @@ def find_secrets(text: str) -> list[Secret]:
             continue
         inside.update(range(n, last + 1))
         found.append(Secret("PRIVATE_KEY", start, offsets[last] + len(lines[last].rstrip())))
-    for hits, check in ((tokens, _tokens), (urls, _urls), (names, _assignments)):
+    for hits, check in ((tokens, _tokens), (urls, _urls), ([h for h, _ in names], _assignments)):
         for n in sorted({_line_of(offsets, at) for at in hits}):
             if n not in allowed and n not in inside:
                 check(lines[n], offsets[n], found)
@@ -420,14 +421,14 @@ def redaction_note(kinds: list[str]) -> str:
     return f"[CKP: secrets redacted ({', '.join(kinds)}): each was replaced by <redacted: KIND>]"
 
 
-_NOTE = re.compile(r"\[CKP: secrets redacted \(([A-Z0-9_, ]{1,400})\)")
+_NOTE = r"\[CKP: secrets redacted \(([A-Z0-9_, ]{1,400})\)"
 
 
 def noted_kinds(text: str) -> list[str]:
     """The kinds a ``redaction_note`` in ``text`` names (a text redacted before says so)."""
     if "[CKP: secrets redacted" not in text:
         return []
-    return [k.strip() for m in _NOTE.finditer(text) for k in m.group(1).split(",") if k.strip()]
+    return [k.strip() for m in _re(_NOTE).finditer(text) for k in m.group(1).split(",") if k.strip()]
 
 
 def secret_spans(text: str) -> list[tuple[Secret, Span]]:
@@ -451,6 +452,8 @@ def secret_spans(text: str) -> list[tuple[Secret, Span]]:
 
 def secret_findings(text: str) -> list[Finding]:
     """CKP080 on each secret of ``text``; the message never shows the secret."""
+    from .findings import Finding
+
     return [
         Finding.of(
             "CKP080",

@@ -9,7 +9,6 @@ real path and by a fingerprint of the trust-sensitive settings its ``.ckp.toml``
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import sys
@@ -67,6 +66,8 @@ def sensitive_settings(data: Mapping[str, Any]) -> dict[str, Any]:
 def fingerprint(settings: Mapping[str, Any]) -> str:
     """A digest of trust-sensitive settings: a change to any of them voids an earlier trust."""
     canonical = json.dumps(settings, sort_keys=True, ensure_ascii=True, default=str)
+    import hashlib  # (OpenSSL's start: only when a bank's settings are judged)
+
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 

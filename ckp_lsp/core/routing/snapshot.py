@@ -16,7 +16,6 @@ built as above and the snapshot written anew. The file is read and written as th
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
 from collections import defaultdict
@@ -31,7 +30,7 @@ if TYPE_CHECKING:
 
 _FILE = "route-snapshot.marshal"
 #: bump when what the snapshot holds changes
-FORMAT = 2
+FORMAT = 3
 
 
 def ranked_router(root: Path, config: Config | None = None, bank: Bank | None = None) -> RankedRouter:
@@ -76,10 +75,10 @@ def _key(root: Path, config: Config) -> tuple[Any, ...]:
     from ..config import LlmConfig
     from .store import _routing_stamp
 
-    # The settings as a digest (the model's settings are no part of routing, nor kept here).
-    settings = replace(config, llm=LlmConfig(), problems=(), ignored=())
-    digest = hashlib.blake2b(repr(settings).encode("utf-8", "surrogateescape"), digest_size=16).digest()
-    return (_routing_stamp(), _language_stamp(), digest, _listing(root))
+    # The settings as written (the model's settings are no part of routing, nor kept here); no
+    # digest, which would import hashlib and start OpenSSL in every process.
+    settings = repr(replace(config, llm=LlmConfig(), problems=(), ignored=()))
+    return (_routing_stamp(), _language_stamp(), settings, _listing(root))
 
 
 def _listing(root: Path) -> dict[str, tuple[int, int]]:
