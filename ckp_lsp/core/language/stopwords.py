@@ -27,22 +27,36 @@ _ENGLISH_TOPICS = frozenset(_ENGLISH_TOPICS_TEXT.split())
 
 
 @functools.cache
-def _raw() -> dict[str, list[str]]:
-    """Every ISO stop-word list as the package ships it (its JSON, 200 KB), by ISO 639-1 code.
+def _data() -> str | None:
+    """The text of the package's data file (its JSON, 200 KB), or None where it is not found.
 
-    The data file is read without importing the package where it can be found: the import reads
-    the package's version from the installed metadata, which costs more than the lists (50-100 ms).
+    The file is read without importing the package: the import reads the package's version from
+    the installed metadata, which costs more than the lists (50-100 ms).
     """
     try:
         spec = importlib.util.find_spec("stopwordsiso")
-        folders = list(spec.submodule_search_locations or []) if spec is not None else []
-        for folder in folders:
-            path = os.path.join(folder, "stopwords-iso.json")
-            if os.path.isfile(path):
+    except (*LOAD_ERRORS, ValueError):
+        return None
+    for folder in list(spec.submodule_search_locations or []) if spec is not None else []:
+        path = os.path.join(folder, "stopwords-iso.json")
+        if os.path.isfile(path):
+            try:
                 with open(path, encoding="utf-8") as fh:
-                    data = json.load(fh)
-                if isinstance(data, dict):
-                    return {str(k): [str(w) for w in v] for k, v in data.items() if isinstance(v, list)}
+                    return fh.read()
+            except (OSError, UnicodeDecodeError):
+                return None
+    return None
+
+
+@functools.cache
+def _raw() -> dict[str, list[str]]:
+    """Every ISO stop-word list as the package ships it, by ISO 639-1 code."""
+    try:
+        text = _data()
+        if text is not None:
+            data = json.loads(text)
+            if isinstance(data, dict):
+                return {str(k): [str(w) for w in v] for k, v in data.items() if isinstance(v, list)}
         import stopwordsiso
     except (*LOAD_ERRORS, ValueError):
         failed("stopwordsiso")
@@ -50,10 +64,31 @@ def _raw() -> dict[str, list[str]]:
     return {code: sorted(stopwordsiso.stopwords(code)) for code in stopwordsiso.langs()}
 
 
+def _raw_list(code: str) -> list[str]:
+    """One language's list as the package ships it: only its part of the JSON decoded (a question
+    in English needs one list of 58), else every list."""
+    text = _data()
+    key = f'"{code}":'
+    at = text.find(key) if text is not None and code.isalnum() else -1
+    while text is not None and at > 0:
+        # A string followed by a colon is a key of the JSON's one object (in a list, a string is
+        # followed by a comma or the list's end).
+        if text[at - 1] in "{,":
+            try:
+                words, _ = json.JSONDecoder().raw_decode(text, at + len(key))
+            except ValueError:
+                break
+            if isinstance(words, list) and all(isinstance(w, str) for w in words):
+                return words
+            break
+        at = text.find(key, at + 1)
+    return _raw().get(code, [])
+
+
 @functools.cache
 def _list(code: str) -> frozenset[str]:
     """One language's list, case-folded (English without the topics of a technical bank)."""
-    words = frozenset(w.casefold() for w in _raw().get(code, ()))
+    words = frozenset(w.casefold() for w in _raw_list(code))
     return words - _ENGLISH_TOPICS if code == "en" else words
 
 
@@ -69,8 +104,7 @@ def supported_languages() -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=256)
 def _stop_words(languages: tuple[str, ...]) -> frozenset[str]:
-    raw = _raw()
-    found = frozenset().union(*(_list(code) for code in languages if code in raw))
+    found = frozenset().union(*(_list(code) for code in languages))
     return found | _traditional() if "zh" in languages else found
 
 
