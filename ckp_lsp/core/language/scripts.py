@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import functools
-import re
 import unicodedata
+
+from ..patterns import lazy
 
 # Ideographs and kana: scripts written without spaces between words.
 CJK_CHARS = (
@@ -16,8 +17,9 @@ MARK_CHARS = (
     "\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed"
     "\u0900-\u0dff\u0e00-\u0e7f\u0e80-\u0eff\u1000-\u109f\u200c\u200d"
 )
-CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
-KANA = re.compile("[\u3040-\u309f\u30a0-\u30fa\u30fd-\u30ff\u31f0-\u31ff\uff66-\uff9d]")
+# (compiled when first used: a class of every ideograph costs a one-shot process more than its question)
+CJK_RUN = lazy(f"[{CJK_CHARS}]+")
+KANA = lazy("[\u3040-\u309f\u30a0-\u30fa\u30fd-\u30ff\u31f0-\u31ff\uff66-\uff9d]")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -37,7 +39,7 @@ def script_of(char: str) -> str:
 
 def has_cjk(text: str) -> bool:
     """Whether a text has ideographs or kana (words not separated by spaces)."""
-    return CJK_RUN.search(text) is not None
+    return not text.isascii() and CJK_RUN.search(text) is not None
 
 
 def is_japanese(text: str) -> bool:

@@ -44,7 +44,7 @@ def sentences(text: str, language: str | None = None) -> list[str]:
 
 def _language(text: str) -> str:
     """The language whose rules split this text."""
-    if CJK_RUN.search(text):
+    if not text.isascii() and CJK_RUN.search(text):
         return "ja" if is_japanese(text) else "zh"
     from .detect import languages  # (when asked: the package imports this module at its start)
 

@@ -16,6 +16,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from ..patterns import lazy
 from .korean import PARTICLES, is_hangul, strip_particle
 
 #: a word of two letters or more, or a number
@@ -26,8 +27,8 @@ _WORD = re.compile(r"\w+")
 #: the pieces of an identifier: ``HTTPServer`` -> ``HTTP``, ``Server``; ``v2Api`` -> ``v``, ``2``, ``Api``
 _PIECE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[^\W\d_A-Za-z]+")
 #: a word of Latin letters or digits and Hangul together (``Safari에서``, ``pdf와``)
-_MIXED_HANGUL = re.compile(r"[a-z0-9][\uac00-\ud7a3]|[\uac00-\ud7a3][a-z0-9]")
-_SCRIPT_PART = re.compile(r"[\uac00-\ud7a3]+|[^\uac00-\ud7a3]+")
+_MIXED_HANGUL = lazy(r"[a-z0-9][\uac00-\ud7a3]|[\uac00-\ud7a3][a-z0-9]")
+_SCRIPT_PART = lazy(r"[\uac00-\ud7a3]+|[^\uac00-\ud7a3]+")
 _INNER_CAPITAL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
 
 
