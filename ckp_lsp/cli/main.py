@@ -52,7 +52,16 @@ def parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     return p
 
 
+#: commands a process runs once and ends: the collector stays off from the start (what their
+#: imports and routing make lives until the process ends; collecting would only walk it)
+ONE_SHOT = ("hook", "route")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None and len(sys.argv) > 1 and sys.argv[1] in ONE_SHOT:
+        import gc
+
+        gc.disable()
     from .output import Shown
 
     out, err = sys.stdout, sys.stderr
