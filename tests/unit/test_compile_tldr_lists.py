@@ -128,3 +128,11 @@ def test_two_list_files_with_the_same_subjects_get_different_tldrs() -> None:
     body = "# Tasks\n\n- Login page\n- Search box\n- Cart page\n- Checkout flow\n- Order history\n"
     answers = compile_bank([BankFile("a.md", body), BankFile("b.md", body)])
     assert answers["a.md"].tldr != answers["b.md"].tldr
+
+
+def test_a_list_of_done_tasks_is_named_by_the_work_not_the_status() -> None:
+    text = (
+        "# Active Context\n\n## 当前工作焦点\n\n"
+        "- TASK001 已完成：代码结构重构为三层架构\n- TASK002 已完成：接口限流优化\n- TASK003 已完成：数据层强化\n"
+    )
+    assert compile_text(text).tldr == "Active Context：代码结构重构为三层架构、接口限流优化、数据层强化。"

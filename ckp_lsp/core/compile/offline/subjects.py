@@ -23,7 +23,7 @@ BOLD_LEAD = re.compile(
     r"\s*(?:\*\*|__)([^*_\n]{1,80})(?:\*\*|__)[ \t]*(?:[(（][^()（）\n]{0,40}[)）][ \t]*)?([:：]|[-–—]\s)?"
 )
 # `Backend: …`, `Frontend - …`: the label before the first separator (at most 40 characters)
-_LABEL_END = re.compile(r"[:：]\s|[:：]$|\s[-–—]\s")
+_LABEL_END = re.compile(r"[:：]\s|[:：]$|：|\s[-–—]\s")
 _REMARK = re.compile(r"\s*[(（][^()（）]{0,80}[)）]")
 _NUMBERING = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3})*[.)]?|[IVX]{1,5}\.)\s+")
 #: starts where the blanks before the colon start (linear on a long run of them)
@@ -151,12 +151,16 @@ def subject_of(block: Block) -> str:
     if LINK.fullmatch(block.text.strip()) or WIKI_LINK.fullmatch(block.text.strip()):
         return ""
     bold = BOLD_LEAD.match(block.text)
-    if bold:
+    if bold and _clean(bold.group(1)):
         return _clean(bold.group(1))
     text = plain(block.text)
     label = _LABEL_END.search(text[: _LONGEST + 2])
-    if label:
+    if label and _clean(text[: label.start()]):
         return _clean(text[: label.start()])
+    if label and is_status(text[: label.start()]) and re.search(r"\d", text[: label.start()]):
+        text = text[label.end() :]  # `TASK001 done: the three-layer refactor`: the work is the subject
+    elif label:
+        return ""
     return _clean(text) if size(_REMARK.sub("", text[: 4 * _LONGEST])) <= 8 else ""
 
 
