@@ -34,6 +34,7 @@ _PATH = re.compile(r"/?(?:[\w.-]+/)+|[\w/.-]+\.(?:md|mdc|py|tsx|mjs|json|ya?ml|t
 _DATE = re.compile(r"\d{4}[-/.年]\d{1,2}|\[[A-Z]{3} \d{4}\]")
 _MOST = 4  # subjects named: enough to say what the file holds, short enough to read
 _LISTS = 4  # the first lists looked at (a status list often comes first)
+_COUNTED = 40  # lists in which repeated labels are counted
 _RECORDS = 3  # lists that repeat one label: the form of a record (`Choice:`, `Reason:`)
 _LONGEST = 40  # characters: a longer item is a sentence, not a subject
 
@@ -62,22 +63,19 @@ def listed(
 def _groups(blocks: list[Block], common: Collection[str]) -> Iterator[list[str]]:
     """Subject lists, best first: the lists of the first section, the headings, the later lists.
 
-    A list whose labels two other lists repeat (`Choice:`, `Reason:` under every decision) is
-    the form of a record, not its subjects."""
+    A list most of whose labels two other lists repeat (`Choice:`, `Reason:` under every
+    decision) is the form of a record, not its subjects."""
     headings = [b for b in blocks if b.kind == "heading"]
     top = min((h.level for h in headings), default=1)
-    sections = 0
     first: list[list[str]] = []
     later: list[list[str]] = []
     seen: dict[str, int] = {}
-    for run, section in _runs(blocks, top):
-        sections = max(sections, section)
+    for n, (run, section) in enumerate(_runs(blocks, top, limit=_COUNTED)):
         subjects = _item_subjects(run)
-        if subjects is None or len(subjects) < 2:
-            continue
-        for subject in subjects:
+        for subject in subjects or ():
             seen[subject.casefold()] = seen.get(subject.casefold(), 0) + 1
-        (first if section <= 1 else later).append(subjects)
+        if n < _LISTS and subjects is not None and len(subjects) >= 2:
+            (first if section <= 1 else later).append(subjects)
     lists = [s for s in first + later if sum(seen[x.casefold()] >= _RECORDS for x in s) * 2 < len(s)]
     yield from (s for s in lists if any(s is f for f in first))
     rest = [s for s in lists if any(s is f for f in later)]
