@@ -136,3 +136,13 @@ def test_a_list_of_done_tasks_is_named_by_the_work_not_the_status() -> None:
         "- TASK001 已完成：代码结构重构为三层架构\n- TASK002 已完成：接口限流优化\n- TASK003 已完成：数据层强化\n"
     )
     assert compile_text(text).tldr == "Active Context：代码结构重构为三层架构、接口限流优化、数据层强化。"
+
+
+def test_the_lists_of_the_first_section_name_its_subjects_together_without_versions() -> None:
+    text = (
+        "# Tech Context\n\n## Technology Stack\n\n### Core Framework\n\n- **Next.js 16.0.3**\n"
+        "  - App Router and server components by default\n\n### Frontend\n\n- **React 19.2.0**\n"
+        "  - Concurrent rendering\n\n### Styling\n\n- **Tailwind CSS 4.1**\n  - Utility classes\n\n"
+        "## Development Setup\n\n- Node 20 and npm\n"
+    )
+    assert compile_text(text).tldr == "Tech Context: Next.js, React, Tailwind CSS."

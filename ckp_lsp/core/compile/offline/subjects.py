@@ -28,6 +28,7 @@ _REMARK = re.compile(r"\s*[(（][^()（）]{0,80}[)）]")
 _NUMBERING = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3})*[.)]?|[IVX]{1,5}\.)\s+")
 #: starts where the blanks before the colon start (linear on a long run of them)
 _TITLE_KIND = re.compile(r"(?<!\s)\s*[:：]")
+_VERSION_END = re.compile(r"\s+v?\d+(?:\.\d+)+\+?$")  # `Next.js 16.0.3`: the subject is Next.js
 _PERCENT = re.compile(r"(?<!\d)\d+\s*%")
 #: `core/`, `src/app/`, `app.config.ts`: a place, not a subject
 _PATH = re.compile(r"/?(?:[\w.-]+/)+|[\w/.-]+\.(?:md|mdc|py|tsx|mjs|json|ya?ml|toml|sh)", re.ASCII)
@@ -74,8 +75,13 @@ def _groups(blocks: list[Block], common: Collection[str]) -> Iterator[list[str]]
         subjects = _item_subjects(run)
         for subject in subjects or ():
             seen[subject.casefold()] = seen.get(subject.casefold(), 0) + 1
-        if n < _LISTS and subjects is not None and len(subjects) >= 2:
-            (first if section <= 1 else later).append(subjects)
+        if n >= _LISTS or subjects is None:
+            continue
+        if section <= 1:  # the first section's lists name its subjects together
+            first[:] = [_unique([*first[0], *subjects])] if first else [subjects]
+        elif len(subjects) >= 2:
+            later.append(subjects)
+    first = [s for s in first if len(s) >= 2]
     lists = [s for s in first + later if sum(seen[x.casefold()] >= _RECORDS for x in s) * 2 < len(s)]
     yield from (s for s in lists if any(s is f for f in first))
     rest = [s for s in lists if any(s is f for f in later)]
@@ -167,7 +173,7 @@ def _clean(text: str) -> str:
     if len(text) > 4 * _LONGEST:
         return ""  # a sentence, not a subject (and no pattern runs over a long text)
     text = WS.sub(" ", _MARKS.sub(" ", text)).strip()
-    text = _REMARK.sub("", _NUMBERING.sub("", text))
+    text = _VERSION_END.sub("", _REMARK.sub("", _NUMBERING.sub("", text)))
     text = re.split(r"[:：]", text, maxsplit=1)[0].strip(" *_-–—:：.。,，;；·")
     if (
         not re.search(r"[^\W\d_]", text)
