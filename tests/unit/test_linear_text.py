@@ -94,6 +94,10 @@ HOSTILE = [
     ("subject of a heading", "heading_key(s + ':')", "\t"),
     ("kind in a title", "listed([], 'a' + s + ':x')", "\t"),
     ("percent in an item", "_PERCENT.search(s)", "0 "),
+    ("remark in a subject", "_REMARK.sub('', s + 'x')", "\t"),
+    ("version after a subject", "_VERSION_END.sub('', s + 'x')", "\t"),
+    ("version after a subject, dotted", "_VERSION_END.sub('', 'a ' + s + 'x')", "1."),
+    ("status label before a full-width colon", "_CJK_LABEL.match(s)", "a"),
     ("subjects of a list", "listed(parse(s.split('\\n')), 'Notes')", "- **ab** (c: d) 1%\n"),
     ("subjects of headings", "listed(parse(s.split('\\n')), 'Notes')", "## 1. ab (c) ✅:\n"),
 ]
@@ -105,7 +109,9 @@ SETUP = (
     "from ckp_lsp.core.compile.offline.keywords import _FILE_NAME\n"
     "from ckp_lsp.core.compile.offline.structure import _PATH, _PERCENT, _POINTER_REMARK\n"
     "from ckp_lsp.core.compile.offline.summary import _ENTRY, _TITLE_FILE\n"
-    "from ckp_lsp.core.compile.offline.subjects import BOLD_LEAD, _PERCENT, heading_key, listed\n"
+    "from ckp_lsp.core.compile.offline.subjects import BOLD_LEAD, _PERCENT, _REMARK, _VERSION_END\n"
+    "from ckp_lsp.core.compile.offline.subjects import heading_key, listed\n"
+    "from ckp_lsp.core.compile.offline.structure import _CJK_LABEL\n"
     "from ckp_lsp.core.compile.offline.text import parse\n"
 )
 

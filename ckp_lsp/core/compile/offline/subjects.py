@@ -24,11 +24,11 @@ BOLD_LEAD = re.compile(
 )
 # `Backend: …`, `Frontend - …`: the label before the first separator (at most 40 characters)
 _LABEL_END = re.compile(r"[:：]\s|[:：]$|：|\s[-–—]\s")
-_REMARK = re.compile(r"\s*[(（][^()（）]{0,80}[)）]")
+_REMARK = re.compile(r"(?<!\s)\s*[(（][^()（）]{0,80}[)）]")  # from where its blanks start: linear
 _NUMBERING = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3})*[.)]?|[IVX]{1,5}\.)\s+")
 #: starts where the blanks before the colon start (linear on a long run of them)
 _TITLE_KIND = re.compile(r"(?<!\s)\s*[:：]")
-_VERSION_END = re.compile(r"\s+v?\d+(?:\.\d+)+\+?$")  # `Next.js 16.0.3`: the subject is Next.js
+_VERSION_END = re.compile(r"(?<!\s)\s+v?\d+(?:\.\d+)+\+?$")  # `Next.js 16.0.3`: the subject is Next.js
 _PERCENT = re.compile(r"(?<!\d)\d+\s*%")
 #: `core/`, `src/app/`, `app.config.ts`: a place, not a subject
 _PATH = re.compile(r"/?(?:[\w.-]+/)+|[\w/.-]+\.(?:md|mdc|py|tsx|mjs|json|ya?ml|toml|sh)", re.ASCII)
