@@ -20,31 +20,14 @@ from .dates import CkpDate
 from .discovery import INDEX_NAME, knowledge_files, skip_reason
 from .knowledge import CONCEPT_RE, KnowledgeFile, closest, read_knowledge_file
 from .limits import CLAIM_LIMIT
-from .text import decode
+from .text import read_text
 from .updated import UpdatedDates
 
-_CHUNK = 1 << 16
 #: changes remembered for ``changed_since``; who asks about older ones starts over
 _LOG_LIMIT = 1 << 16
 #: most concepts an unknown one is compared with for a suggestion (CKP041)
 SUGGEST_POOL = 1000
 _NAME_WORD = re.compile(r"[-._]+")
-
-
-def read_text(path: Path | str) -> tuple[str, bool]:
-    """Text of a file on disk (BOM stripped) and whether it was UTF-8; OSError propagates."""
-    # os-level calls: a bank is thousands of small files, and each io.open costs more than its read.
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        data = os.read(fd, _CHUNK)
-        if len(data) == _CHUNK:  # a large file: read the rest
-            chunks = [data]
-            while chunk := os.read(fd, 1 << 20):
-                chunks.append(chunk)
-            data = b"".join(chunks)
-    finally:
-        os.close(fd)
-    return decode(data)
 
 
 def read_file(base: str, rel: str) -> KnowledgeFile | tuple[str, str]:

@@ -25,14 +25,15 @@ import contextlib
 import hashlib
 import marshal
 import os
-import secrets
 import stat
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__
-from .knowledge import Brief, KnowledgeFile, brief, from_brief
+
+if TYPE_CHECKING:
+    from .knowledge import Brief, KnowledgeFile
 
 #: the folder at a bank's root
 FOLDER = ".ckp-cache"
@@ -193,6 +194,8 @@ class FileCache:
         when the file was replaced since ``load``)."""
         if self._briefs is not None:
             return self._briefs
+        from .knowledge import KnowledgeFile, brief
+
         briefs: dict[str, Brief | None] = {}
         if self._fields is None:  # the entries saved: what the reading gave
             for rel, entry in self._stats.items():
@@ -223,6 +226,8 @@ class FileCache:
                 return None
             if tuple(map(type, b)) != _BRIEF_TYPES:
                 return None
+            from .knowledge import from_brief
+
             kf = from_brief(b)
         except Exception:  # an entry of another shape: read the file
             return None
@@ -283,6 +288,8 @@ class FileCache:
         says how to read them: a part at a time, writing needs little more memory than the
         entries themselves. Version 2 of marshal: no references between objects, half the memory
         to write and a third of the time to read of the newest version, for a file a tenth larger."""
+        from .knowledge import KnowledgeFile, brief
+
         h = hashlib.blake2b(digest_size=16)
         parts = []
         for rel, (size, mtime, got) in list(self._new.items()):
@@ -362,7 +369,7 @@ def save_cache(path: Path, in_bank: bool, write: Any) -> bool:
     try:
         fd = _folder(path, in_bank, create=True)
         try:
-            tmp = f".tmp-{secrets.token_hex(8)}"
+            tmp = f".tmp-{os.urandom(8).hex()}"
             out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=fd)
             try:
                 with os.fdopen(out, "wb") as f:
