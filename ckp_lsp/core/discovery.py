@@ -193,15 +193,20 @@ def _note(problems: list[str] | None, why: str) -> None:
 
 
 def named_bank(path: Path, configured: Iterable[Path] = ()) -> Path | None:
-    """The bank a user names on the command line: the bank ``path`` lies in, or else a folder that
-    holds Markdown files directly and no bank below it (``ckp index notes/``); None otherwise (also
-    when ``path`` is reached through a symbolic link that leads out of its project)."""
+    """The bank a user names on the command line: the bank ``path`` lies in, the one bank below it
+    (``ckp compile --all .cursor`` for ``.cursor/memory-bank``, as ``ckp check .cursor`` finds it),
+    or else a folder that holds Markdown files directly and no bank below it (``ckp index notes/``);
+    None otherwise (several banks below, or ``path`` reached through a symbolic link that leads out
+    of its project)."""
     if escape(path) is not None:
         return None
     found = bank_of(path, configured)
     if found is not None or not path.is_dir():
         return found
-    if not find_banks([path], configured) and _holds_markdown(path):
+    below = find_banks([path], configured)
+    if len(below) == 1:
+        return below[0]
+    if not below and _holds_markdown(path):
         return path.resolve()
     return None
 

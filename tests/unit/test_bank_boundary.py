@@ -238,3 +238,26 @@ def test_a_bank_by_its_index_alone_is_found_from_any_working_folder(
         assert [(t.root, t.files) for t in resolve_targets([kb / "sub/a.md"]).targets] == [(kb, {"sub/a.md"})]
     assert bank_of(machine / "elsewhere/notes.md") is None
     assert [t.root for t in resolve_targets([kb]).targets] == [kb]
+
+
+def test_a_folder_holding_one_bank_names_it_for_every_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A Cursor project keeps its bank in .cursor/memory-bank: `ckp check .cursor` finds it, and
+    # so do `ckp compile --all .cursor` and `ckp index .cursor`.
+    project = write_files(
+        tmp_path / "project", {".cursor/memory-bank/a.md": FIXABLE, ".cursor/rules/x.txt": ""}
+    )
+    (project / ".git").mkdir()
+    assert named_bank(project / ".cursor") == project / ".cursor/memory-bank"
+    code, _, err = run_cli(capsys, "compile", "--all", str(project / ".cursor"))
+    assert code == 0, err
+    assert "CONCEPT:" in (project / ".cursor/memory-bank/a.md").read_text()
+    code, _, err = run_cli(capsys, "index", str(project / ".cursor"))
+    assert code == 0, err
+    assert (project / ".cursor/memory-bank/_index.md").is_file()
+    # Two banks below: which one is meant is the user's to say.
+    write_files(project, {"docs/memory-bank/b.md": FOREIGN})
+    assert named_bank(project) is None
+    code, _, err = run_cli(capsys, "compile", "--all", str(project))
+    assert code == 2 and "not a memory bank" in err
