@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
-import json.encoder
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,18 +16,12 @@ from ..core.findings import Finding, Severity
 from ..core.knowledge import is_template_text
 from ..core.workspace import resolve_targets
 from ..faces.clock import today
+from ..faces.findings_json import SEVERITY_NAMES, json_chunks, summary
+from ..faces.paths import display_path
 from ..faces.updated import DISK
-from .output import display_path, paint
+from .output import paint
 
-_NAMES = {
-    Severity.ERROR: "error",
-    Severity.WARNING: "warning",
-    Severity.INFORMATION: "info",
-    Severity.HINT: "hint",
-}
 _COLOURS = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFORMATION: "36", Severity.HINT: "2"}
-#: a JSON string of a str, as ``json.dumps(..., ensure_ascii=False)`` writes it (C-accelerated)
-_string = json.encoder.encode_basestring
 
 
 def add_parser(sub: Any) -> None:
@@ -210,73 +201,13 @@ def run(args: argparse.Namespace) -> int:
     return 1 if any(f.severity == Severity.ERROR for _, f in results) else 0
 
 
-def _summary(results: list[tuple[Path, Finding]], checked: int) -> dict[str, int]:
-    count = {name: 0 for name in ("error", "warning", "info", "hint")}
-    for _, f in results:
-        count[_NAMES[f.severity]] += 1
-    return {
-        "files": checked,
-        "errors": count["error"],
-        "warnings": count["warning"],
-        "information": count["info"],
-        "hints": count["hint"],
-    }
-
-
-def _diagnostic(path: Path, f: Finding) -> dict[str, Any]:
-    return {
-        "file": display_path(path),
-        "range": {
-            "start": {"line": f.span.start_line, "character": f.span.start_col},
-            "end": {"line": f.span.end_line, "character": f.span.end_col},
-        },
-        "severity": int(f.severity),
-        "code": f.code,
-        "message": f.message,
-    }
-
-
-def as_json(results: list[tuple[Path, Finding]], checked: int) -> dict[str, Any]:
-    """The JSON of `ckp check --format json`: every finding with its LSP range, and a summary."""
-    return {"diagnostics": [_diagnostic(p, f) for p, f in results], "summary": _summary(results, checked)}
-
-
-def json_chunks(results: list[tuple[Path, Finding]], checked: int) -> Iterator[str]:
-    """``json.dumps(as_json(results, checked), indent=2, ensure_ascii=False)`` and a newline, a
-    finding at a time: the whole text of 375,000 findings and their dicts are never held. Each
-    finding is laid out here, its strings escaped by ``json``'s own escaper: ``json.dumps`` with an
-    indent builds closures that refer to each other, garbage the paused collector never frees."""
-    if not results:
-        yield json.dumps(as_json(results, checked), indent=2, ensure_ascii=False) + "\n"
-        return
-    yield '{\n  "diagnostics": [\n'
-    first = True
-    for path, f in results:
-        s = f.span
-        yield (
-            ("" if first else ",\n") + "    {\n"
-            f'      "file": {_string(display_path(path))},\n'
-            '      "range": {\n'
-            f'        "start": {{\n          "line": {s.start_line},\n          "character": {s.start_col}\n        }},\n'
-            f'        "end": {{\n          "line": {s.end_line},\n          "character": {s.end_col}\n        }}\n'
-            "      },\n"
-            f'      "severity": {int(f.severity)},\n'
-            f'      "code": {_string(f.code)},\n'
-            f'      "message": {_string(f.message)}\n'
-            "    }"
-        )
-        first = False
-    summary = json.dumps(_summary(results, checked), indent=2).replace("\n", "\n  ")
-    yield f'\n  ],\n  "summary": {summary}\n}}\n'
-
-
 def _print_text(results: list[tuple[Path, Finding]], checked: int) -> None:
     colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
     for path, f in results:
         where = f"{display_path(path)}:{f.span.start_line + 1}:{f.span.start_col + 1}:"
-        sev = paint(_NAMES[f.severity], _COLOURS[f.severity], colour)
+        sev = paint(SEVERITY_NAMES[f.severity], _COLOURS[f.severity], colour)
         print(f"{paint(where, '1', colour)} {sev} {paint(f.code, '1', colour)} {f.message}")
-    s = _summary(results, checked)
+    s = summary(results, checked)
     if not checked and not results:
         print("No knowledge files found: nothing checked.")
         return

@@ -10,7 +10,7 @@ from typing import Any
 from ..core.bank_names import Lookalike
 from ..core.dates import CkpDate
 from ..core.discovery import lookalike_folders
-from .output import display_path
+from ..faces.paths import display_path
 
 
 def add_parser(sub: Any) -> None:

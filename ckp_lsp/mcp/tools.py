@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cli.check import as_json
 from ..core.agent_text import BANK_NOTE, for_agent, quote_file
 from ..core.budget import declaration as budget_declaration
 from ..core.budget import fit, tokens_to_chars
@@ -22,6 +21,7 @@ from ..core.index import tokens, update_index_text
 from ..core.knowledge import read_knowledge_file
 from ..core.text import BOM
 from ..core.writes import WriteRefused, write_atomic
+from ..faces.findings_json import as_json
 from ..faces.llm.providers import provider_for
 from .banks import Refusal, ServedBank, ServedBanks
 
