@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..core.bank import Bank, read_text
+from ..core.bank import Bank
 from ..core.compile.compile_all import compile_all
 from ..core.compile.compiler import compile_header
 from ..core.compile.model import CompileError
@@ -22,6 +22,7 @@ from ..core.config import MAX_TIMEOUT, PROVIDERS, LlmConfig, config_for_bank, va
 from ..core.discovery import BANK_RULE, INDEX_NAME, bank_of, named_bank, why_not_knowledge
 from ..core.header_changes import describe
 from ..core.knowledge import read_knowledge_file
+from ..core.reading import read_text
 from ..core.text import BOM
 from ..core.writes import WriteRefused, refusal, write_atomic
 from ..faces.banks import read_bank

@@ -16,12 +16,13 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.bank import Bank, read_text
+from ..core.bank import Bank
 from ..core.compile.compiler import Compiled, compile_header
 from ..core.compile.job import Job, Usage
 from ..core.compile.model import CompileError
 from ..core.compile.providers import Provider
 from ..core.config import LlmConfig
+from ..core.reading import read_text
 from ..core.text import BOM
 from ..core.writes import WriteRefused, write_atomic
 from ..faces.banks import read_bank

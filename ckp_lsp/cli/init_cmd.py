@@ -54,15 +54,8 @@ def _bank_name(bank: Path, project: Path) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.init import (
-        AlreadyDone,
-        InitError,
-        add_rules,
-        adopt_bank,
-        agent_rules,
-        existing_bank,
-        init_bank,
-    )
+    from ..core.agent_rules import add_rules, agent_rules
+    from ..core.init import AlreadyDone, InitError, adopt_bank, existing_bank, init_bank
     from ..core.within import escape
     from ..core.writes import WriteRefused
     from ..faces.clock import today

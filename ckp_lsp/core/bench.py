@@ -21,8 +21,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .bank import Bank, read_text
+from .bank import Bank
 from .index import tokens, update_index_text
+from .reading import read_text
 from .route import Router, RouteResult
 from .routing.peer import PlainBM25
 from .routing.ranked import RankedRouter

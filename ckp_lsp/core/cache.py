@@ -3,7 +3,7 @@
 One file per bank, in a folder users may delete: ``.ckp-cache/`` at the bank's root (its own
 ``.gitignore`` says ``*``, so git ignores it), or ``$CKP_CACHE_DIR`` when set. An entry is a
 file's path, size and modification time (ns) with the fields the fast scan read from its header
-(``knowledge.brief``); a file the full parser read (one with findings of its own) is read again
+(``brief.brief``); a file the full parser read (one with findings of its own) is read again
 each time. The whole is keyed by the tool's version, Python's and the parsing code's: a cache
 written by anything else, or that cannot be read, is ignored and written anew, never a crash.
 
@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from .knowledge import Brief, KnowledgeFile, brief, from_brief
+from .brief import Brief, brief, from_brief
+from .knowledge import KnowledgeFile
 
 #: the folder at a bank's root
 FOLDER = ".ckp-cache"

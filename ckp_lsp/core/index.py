@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .discovery import INDEX_END, INDEX_START
-from .header import CKP_FIELDS, LIST_FIELDS
+from .fields import CKP_FIELDS, LIST_FIELDS
 from .text import newline_of, split_lines, utf16_len
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ..core.bank import Bank, read_text
+from ..core.bank import Bank
 from ..core.discovery import (
     INDEX_NAME,
     SKIP_DIRS,
@@ -26,6 +26,7 @@ from ..core.discovery import (
     is_knowledge_path,
     skip_reason,
 )
+from ..core.reading import read_text
 from ..core.routing.ranked import RankedRouter
 from ..core.stat_scan import Stats, stat_tree
 from ..core.within import escape, regular_inside

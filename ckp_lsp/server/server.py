@@ -19,7 +19,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
-from ..core.bank import read_text
+from ..core.reading import read_text
 from ..core.text import BOM
 from . import pygls_compat
 from .client import ClientCapabilities, Settings

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
-from ...core.bank import read_text
 from ...core.compile.compiler import compile_header
 from ...core.compile.job import Job, Usage
 from ...core.compile.model import CompileError
 from ...core.header_changes import describe
 from ...core.line_edits import line_edits
+from ...core.reading import read_text
 from ...core.text import BOM
 from ...faces.llm.providers import provider_for
 from ..pygls_compat import forget_progress
