@@ -54,17 +54,12 @@ def _codes(value: str) -> tuple[str, ...]:
     return tuple(c.strip().upper() for c in value.split(",") if c.strip())
 
 
-def collect(paths: list[Path], cached: bool = False) -> tuple[list[tuple[Path, Finding]], list[str], int]:
-    """Findings of ``paths`` as (file, finding), the problems met, and how many files were checked."""
-    results, problems, checked, _ = _collect(paths, cached)
-    return results, problems, checked
-
-
-def _collect(
+def collect(
     paths: list[Path], cached: bool = False
 ) -> tuple[list[tuple[Path, Finding]], list[str], int, list[str]]:
-    """``collect``, and a note for each bank named whole that has no knowledge file and for each file
-    named that is no knowledge file (it is not checked, nor counted)."""
+    """Findings of ``paths`` as (file, finding), the problems met, how many files were checked, and
+    a note for each bank named whole that has no knowledge file and for each file named that is no
+    knowledge file (it is not checked, nor counted)."""
     targets = resolve_targets(paths, cached=cached, dates=DISK, today=today())
     empty: list[str] = []
     results: list[tuple[Path, Finding]] = []
@@ -146,7 +141,7 @@ def _config_problems(targets: Any) -> list[str]:
 def changed_only(
     paths: list[Path], base: str, cached: bool = False
 ) -> tuple[list[tuple[Path, Finding]], list[str], int, list[str]]:
-    """``_collect`` of the knowledge files changed since ``base`` and every file they relate to
+    """``collect`` of the knowledge files changed since ``base`` and every file they relate to
     (the index too when one changed); git is read by ``faces.git``."""
     from ..core.knowledge import read_knowledge_file
     from ..core.review import related_files
@@ -183,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"No knowledge file changed since {args.changed}: nothing checked.")
             return 0
     else:
-        results, problems, checked, empty = _collect(args.paths, cached=not args.no_cache)
+        results, problems, checked, empty = collect(args.paths, cached=not args.no_cache)
     select, ignore = _codes(args.select), _codes(args.ignore)
     results = [
         (p, f)

@@ -153,8 +153,3 @@ def is_session_file(bank: Bank, rel: str) -> bool:
     """Whether ``rel`` is a file the agent rewrites every session (``session_files``): relationships
     to it are never stale, as its date moves every day."""
     return is_excluded(rel, bank.config.session_files)
-
-
-def _concept(bank: Bank, rel: str) -> str | None:
-    kf = bank.files.get(rel)
-    return kf.concept if kf else None

@@ -85,10 +85,6 @@ def expected_rows(bank: Bank) -> list[dict[str, str]]:
     return rows
 
 
-def _escape(v: str) -> str:
-    return v.replace("|", "\\|")
-
-
 def _head(columns: tuple[str, ...]) -> tuple[str, str]:
     return "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)
 

@@ -173,9 +173,3 @@ def replace_header(
         else:
             new = new[: -len(nl)]
     return new, old
-
-
-def rewrite(text: str, values: dict[str, str | list[str]], default_form: str = "bare") -> str:
-    """``text`` with its header replaced by ``values``; the body is untouched."""
-    new, old = replace_header(text, values, default_form)
-    return new + text[len(old) :]

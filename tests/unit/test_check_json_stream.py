@@ -52,7 +52,7 @@ def test_the_json_is_written_a_finding_at_a_time(tmp_path: Path, monkeypatch: py
     monkeypatch.setattr("sys.stdout", out)
     assert main(["check", "--no-cache", "--format", "json", "memory-bank"]) == 0
     text = out.getvalue()
-    results, _, checked = collect([Path("memory-bank")])
+    results, _, checked, _ = collect([Path("memory-bank")])
     assert text == json.dumps(as_json(results, checked), indent=2, ensure_ascii=False) + "\n"
     assert len(results) >= 3 * FILES and len(text) > 300_000
     assert out.largest < 1_000  # one finding's text at most, never the whole

@@ -20,7 +20,6 @@ from .index_upkeep import index_edit
 
 FIX_ALL = "source.fixAll.ckp"
 RECOMPILE = "ckp.recompile"
-REGENERATE_INDEX = "ckp.regenerateIndex"
 
 
 def text_edit(
