@@ -45,6 +45,7 @@ class CkpServer(LanguageServer):
         self.routers: dict[Any, tuple[int, Any]] = {}  # bank root -> (state version, Router)
         self.closing = False
         self.tasks: set[asyncio.Task[Any]] = set()
+        self.told: set[str] = set()  # ignored settings already shown in a window (once a server)
         self.import_seconds = 0.0  # what importing the server took (main sets it): said at start
 
     def report_server_error(self, error: Exception, source: Any) -> None:

@@ -201,15 +201,12 @@ def _in_thread(fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
     return future
 
 
-_told: set[str] = set()  # ignored settings already shown in a window this session
-
-
 def _tell_ignored(ls: CkpServer, notes: tuple[str, ...]) -> None:
     """Say which workspace settings an untrusted folder could not choose: logged always, shown once."""
     for note in notes:
         ls.log(f"ckp-lsp: {note}", types.MessageType.Warning)
-        if note not in _told:
-            _told.add(note)
+        if note not in ls.told:
+            ls.told.add(note)
             _tell(ls, f"CKP: {note}", types.MessageType.Warning)
 
 
