@@ -141,14 +141,20 @@ def test_annotations_only_for_clients_that_take_them() -> None:
     assert not annotations_supported(None)
 
 
-def test_the_title_is_compiled_once_per_text_while_the_cursor_moves(
-    mentat: Bank, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[object, ...]]:
+    """Every call of the offline compiler that the code actions make."""
     from ckp_lsp.server.features import actions
 
-    calls = []
+    made: list[tuple[object, ...]] = []
     real = actions.compile_header
-    monkeypatch.setattr(actions, "compile_header", lambda *a: calls.append(a) or real(*a))
+    monkeypatch.setattr(actions, "compile_header", lambda *a: made.append(a) or real(*a))
+    return made
+
+
+def test_the_title_is_compiled_once_per_text_while_the_cursor_moves(
+    mentat: Bank, calls: list[tuple[object, ...]]
+) -> None:
     rel = "stack/database.md"
     text = (mentat.root / rel).read_text()
     titles = {recompile_action(mentat, rel, URI, text, line, offline=True).title for line in range(4)}  # type: ignore[union-attr]
@@ -158,15 +164,12 @@ def test_the_title_is_compiled_once_per_text_while_the_cursor_moves(
 
 
 def test_what_is_kept_of_a_bank_goes_with_it_and_is_bounded(
-    tmp_path: Path, mentat: Bank, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, mentat: Bank, calls: list[tuple[object, ...]]
 ) -> None:
     import gc
 
     from ckp_lsp.server.features import actions
 
-    calls = []
-    real = actions.compile_header
-    monkeypatch.setattr(actions, "compile_header", lambda *a: calls.append(a) or real(*a))
     rel = "stack/database.md"
     text = (mentat.root / rel).read_text()
     # Another bank of the same files, at the same revision: its titles are its own, not the first's.
