@@ -11,6 +11,12 @@ find_python = $(shell for c in python$(1) $$(ls -d $${PYENV_ROOT:-$$HOME/.pyenv}
     if "$$c" -c '' >/dev/null 2>&1; then echo "$$c"; exit 0; fi; done; echo python$(1))
 OTHER_PYTHONS ?= $(call find_python,3.10) $(call find_python,3.13)
 
+# The tests run in one worker per core (pytest-xdist), a test module's tests in one worker and each
+# editor's in one (tests/conftest.py). The servers the tests start write their byte code, so that
+# each start does not compile the package again (PYTHONDONTWRITEBYTECODE would make each compile it).
+PARALLEL ?= -n auto --dist loadgroup
+TEST_ENV := env -u PYTHONDONTWRITEBYTECODE
+
 .PHONY: demo test test-deps test-pythons venv venv-test lint bench clean
 
 $(BIN)/python:
@@ -40,7 +46,7 @@ test: test-deps
 	$(BIN)/ruff check ckp_lsp tests benchmarks
 	$(BIN)/ruff format --check ckp_lsp tests benchmarks
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(TEST_ENV) $(BIN)/python -m pytest -q -p no:cacheprovider $(PARALLEL)
 	$(MAKE) test-pythons
 
 # The unit tests (a minute or two) on each of OTHER_PYTHONS. A missing one is skipped with a
@@ -55,7 +61,7 @@ test-pythons:
 	    echo "== unit tests on $$("$$py" --version) ($$venv)"; \
 	    [ -x "$$venv/bin/python" ] || "$$py" -m venv "$$venv" || exit 1; \
 	    "$$venv/bin/python" -m pip install --quiet -e '.[test]' || exit 1; \
-	    "$$venv/bin/python" -m pytest -q -p no:cacheprovider tests/unit || exit 1; \
+	    $(TEST_ENV) "$$venv/bin/python" -m pytest -q -p no:cacheprovider $(PARALLEL) tests/unit || exit 1; \
 	done
 
 lint: venv-test

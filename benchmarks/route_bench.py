@@ -1,12 +1,13 @@
 """Wall time of ``ckp route`` (a subprocess, start-up included) on a generated bank, both routers.
 
-``python benchmarks/route_bench.py [--files 10000] [--runs 7] [--bank DIR]``: generates the bank
+``python benchmarks/route_bench.py [--files 10000] [--runs 7] [--bank DIR] [--code DIR]``: generates the bank
 once (cached under the system temp folder), writes its index, then times each query with the
 ranked router (the default) and the index pattern (``--mode index``), and, in process, one routing
 of a built router (what ``ckp_route`` of a running ``ckp mcp`` costs: p50 and p99) beside plain BM25
 over the same files. Compiled bytecode is cached (under the temp folder) as it is for an installed
 package, even when PYTHONDONTWRITEBYTECODE is set; the first, uncached run is left out of the
-median. Numbers and ratios only: nothing here asserts a time.
+median. ``--code DIR`` times the ``ckp route`` of another checkout of ``ckp_lsp`` (``git archive``
+of an older commit unpacked in DIR). Numbers and ratios only: nothing here asserts a time.
 """
 
 from __future__ import annotations
@@ -95,13 +96,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--files", type=int, default=10_000)
     p.add_argument("--runs", type=int, default=7, help="runs per query; the median is reported")
     p.add_argument("--bank", type=Path, default=None, help="an existing bank instead of a generated one")
+    p.add_argument("--code", type=Path, default=None, help="another checkout of ckp_lsp to time")
     args = p.parse_args(argv)
     bank = args.bank or prepare(Path(tempfile.gettempdir()) / f"ckp-route-bench-{args.files}", args.files)
-    ckp = _ckp()
+    ckp = _ckp() if args.code is None else [sys.executable, "-m", "ckp_lsp.cli.main"]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "ckp-route-bench-pycache")
+    cwd = str(args.code.resolve()) if args.code is not None else None  # (``-m`` imports from here first)
+    if cwd is not None:
+        env["PYTHONPATH"] = cwd
     for mode in ("ranked", "index"):
-        subprocess.run([*ckp, "route", "--mode", mode, str(bank), "warm up"], capture_output=True, env=env)
+        subprocess.run(
+            [*ckp, "route", "--mode", mode, str(bank), "warm up"], capture_output=True, env=env, cwd=cwd
+        )
     print(f"ckp route on {bank} ({args.files:,} files), median of {args.runs} runs, start-up included:")
     print(
         f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (CPU time is what an idle machine waits)"
@@ -115,7 +122,11 @@ def main(argv: list[str] | None = None) -> int:
                 before = resource.getrusage(resource.RUSAGE_CHILDREN)
                 start = time.perf_counter()
                 done = subprocess.run(
-                    [*ckp, "route", "--mode", mode, str(bank), query], capture_output=True, text=True, env=env
+                    [*ckp, "route", "--mode", mode, str(bank), query],
+                    capture_output=True,
+                    text=True,
+                    env=env,
+                    cwd=cwd,
                 )
                 walls.append((time.perf_counter() - start) * 1000)
                 after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -134,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
         f"worst median: ranked {worst['ranked']:.0f} ms, index {worst['index']:.0f} ms wall "
         f"({worst['ranked'] / worst['index']:.1f}x the index pattern)"
     )
-    if args.files <= IN_PROCESS_LIMIT:
+    if args.files <= IN_PROCESS_LIMIT and args.code is None:
         _in_process(bank, args.runs)
     return 0
 

@@ -41,3 +41,14 @@ def no_bank_above_the_temporary_folders(tmp_path_factory: pytest.TempPathFactory
             pytest.exit(
                 f"{folder} is a memory bank holding the test folders: remove its _index.md", returncode=3
             )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Groups for ``pytest -n N --dist loadgroup`` (``make test``): a module's tests run in one
+    worker, so its module fixtures are built once; each editor's tests share one worker, since
+    they build and drive one copy of the editor's client (the ``.vsix``, ``test-artifacts/``)."""
+    tests = Path(__file__).parent
+    for item in items:
+        path = item.path.relative_to(tests)
+        group = "/".join(path.parts[:2]) if path.parts[0] == "editors" else path.as_posix()
+        item.add_marker(pytest.mark.xdist_group(group))

@@ -14,7 +14,7 @@ from ..core.checked import cached_findings, findings_of, unchanged_findings
 from ..core.discovery import markdown_entries, why_not_knowledge
 from ..core.findings import Finding, Severity
 from ..core.full_reader import is_template_text
-from ..core.reading import read_text
+from ..core.text import read_text
 from ..core.workspace import resolve_targets
 from ..faces.clock import today
 from ..faces.findings_json import SEVERITY_NAMES, json_chunks, summary

@@ -22,8 +22,7 @@ from ..core.config import MAX_TIMEOUT, PROVIDERS, LlmConfig, config_for_bank, va
 from ..core.discovery import BANK_RULE, INDEX_NAME, bank_of, named_bank, why_not_knowledge
 from ..core.header_changes import describe
 from ..core.knowledge import read_knowledge_file
-from ..core.reading import read_text
-from ..core.text import BOM
+from ..core.text import BOM, read_text
 from ..core.writes import WriteRefused, refusal, write_atomic
 from ..faces.banks import read_bank
 from ..faces.llm.providers import provider_for

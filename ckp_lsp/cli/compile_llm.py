@@ -22,8 +22,7 @@ from ..core.compile.job import Job, Usage
 from ..core.compile.model import CompileError
 from ..core.compile.providers import Provider
 from ..core.config import LlmConfig
-from ..core.reading import read_text
-from ..core.text import BOM
+from ..core.text import BOM, read_text
 from ..core.writes import WriteRefused, write_atomic
 from ..faces.banks import read_bank
 from ..faces.llm.providers import provider_for

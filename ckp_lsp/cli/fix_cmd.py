@@ -10,8 +10,7 @@ from typing import Any
 from ..core.checks import check_file
 from ..core.fixes import fix_text
 from ..core.index import ADDED_SECTION, adds_section, update_index_text, write_index
-from ..core.reading import read_text
-from ..core.text import BOM
+from ..core.text import BOM, read_text
 from ..core.workspace import resolve_targets
 from ..core.writes import WriteRefused, write_atomic
 from ..faces.clock import today

@@ -213,7 +213,7 @@ def _read_bank(root: Path) -> Bank:
 
 def _texts(root: Path, files: list[str]) -> dict[str, str]:
     """The loaded files' text; one that cannot be read is left out (the budget names it)."""
-    from ..core.reading import read_text
+    from ..core.text import read_text
 
     out = {}
     for rel in files:

@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
 def _budgeted(root: Path, result: RouteResult, max_tokens: int, form: str) -> int:
     """The route within ``max_tokens`` tokens of file text (the rule of ``core.budget``)."""
     from ..core.budget import declaration, fit, tokens_to_chars
-    from ..core.reading import read_text
+    from ..core.text import read_text
 
     if max_tokens < 1:
         print("ckp: --max-tokens must be at least 1", file=sys.stderr)

@@ -19,8 +19,9 @@ from .dates import CkpDate
 from .discovery import INDEX_NAME, knowledge_files, skip_reason
 from .knowledge import KnowledgeFile, read_knowledge_file
 from .limits import CLAIM_LIMIT
-from .reading import read_file, read_text
+from .reading import read_file
 from .suggest import NAME_WORD, suggest_concept
+from .text import read_text
 from .updated import UpdatedDates
 
 #: changes remembered for ``changed_since``; who asks about older ones starts over

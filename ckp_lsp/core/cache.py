@@ -25,15 +25,16 @@ import contextlib
 import hashlib
 import marshal
 import os
-import secrets
 import stat
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__
-from .brief import Brief, brief, from_brief
-from .knowledge import KnowledgeFile
+
+if TYPE_CHECKING:
+    from .brief import Brief
+    from .knowledge import KnowledgeFile
 
 #: the folder at a bank's root
 FOLDER = ".ckp-cache"
@@ -194,6 +195,9 @@ class FileCache:
         when the file was replaced since ``load``)."""
         if self._briefs is not None:
             return self._briefs
+        from .brief import brief
+        from .knowledge import KnowledgeFile
+
         briefs: dict[str, Brief | None] = {}
         if self._fields is None:  # the entries saved: what the reading gave
             for rel, entry in self._stats.items():
@@ -224,6 +228,8 @@ class FileCache:
                 return None
             if tuple(map(type, b)) != _BRIEF_TYPES:
                 return None
+            from .brief import from_brief
+
             kf = from_brief(b)
         except Exception:  # an entry of another shape: read the file
             return None
@@ -284,6 +290,9 @@ class FileCache:
         says how to read them: a part at a time, writing needs little more memory than the
         entries themselves. Version 2 of marshal: no references between objects, half the memory
         to write and a third of the time to read of the newest version, for a file a tenth larger."""
+        from .brief import brief
+        from .knowledge import KnowledgeFile
+
         h = hashlib.blake2b(digest_size=16)
         parts = []
         for rel, (size, mtime, got) in list(self._new.items()):
@@ -363,7 +372,7 @@ def save_cache(path: Path, in_bank: bool, write: Any) -> bool:
     try:
         fd = _folder(path, in_bank, create=True)
         try:
-            tmp = f".tmp-{secrets.token_hex(8)}"
+            tmp = f".tmp-{os.urandom(8).hex()}"
             out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=fd)
             try:
                 with os.fdopen(out, "wb") as f:

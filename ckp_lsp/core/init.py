@@ -129,7 +129,7 @@ def adopt_bank(bank_root: Path, today: CkpDate) -> Adopted:
     phased run over the whole bank, bodies untouched, VALIDATED the month of ``today``), then the
     index is written."""
     from .compile.compile_all import compile_all
-    from .reading import read_text
+    from .text import read_text
     from .writes import WriteRefused, refusal
 
     bank = Bank.load(bank_root, config_for_bank(bank_root), today=today)

@@ -214,7 +214,7 @@ def _index_rows(text: str) -> Iterator[tuple[str, str, str, str, str]]:
 
 def _read_file(root: Path, rel: str) -> KnowledgeFile | None:
     from .knowledge import read_knowledge_file
-    from .reading import read_text
+    from .text import read_text
 
     try:
         text, utf8 = read_text(root / rel)

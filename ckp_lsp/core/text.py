@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 BOM = "\ufeff"
 
@@ -122,3 +126,23 @@ def visible_controls(text: str) -> str:
     if text.isprintable():
         return text
     return CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+#: what one read of a file asks for (most knowledge files are smaller)
+_CHUNK = 1 << 16
+
+
+def read_text(path: Path | str) -> tuple[str, bool]:
+    """Text of a file on disk (BOM stripped) and whether it was UTF-8; OSError propagates."""
+    # os-level calls: a bank is thousands of small files, and each io.open costs more than its read.
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        data = os.read(fd, _CHUNK)
+        if len(data) == _CHUNK:  # a large file: read the rest
+            chunks = [data]
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+            data = b"".join(chunks)
+    finally:
+        os.close(fd)
+    return decode(data)

@@ -26,9 +26,9 @@ from ..core.discovery import (
     is_knowledge_path,
     skip_reason,
 )
-from ..core.reading import read_text
 from ..core.routing.ranked import RankedRouter
 from ..core.stat_scan import Stats, stat_tree
+from ..core.text import read_text
 from ..core.within import escape, regular_inside
 from ..faces.banks import read_bank
 from ..faces.clock import today

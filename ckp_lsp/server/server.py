@@ -19,8 +19,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
-from ..core.reading import read_text
-from ..core.text import BOM
+from ..core.text import BOM, read_text
 from . import pygls_compat
 from .client import ClientCapabilities, Settings
 from .convert import path_of, to_position

@@ -23,8 +23,8 @@ from ..core.findings import Finding
 from ..core.index import row_values
 from ..core.index_checks import check_index
 from ..core.knowledge import KnowledgeFile
-from ..core.reading import read_text
 from ..core.references import prepare
+from ..core.text import read_text
 from ..core.within import escape, inside
 from ..faces.clock import today
 from ..faces.collector import paused_collection

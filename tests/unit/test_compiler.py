@@ -21,8 +21,8 @@ from ckp_lsp.core.config import LlmConfig
 from ckp_lsp.core.fields import LIST_FIELDS
 from ckp_lsp.core.header import parse_header
 from ckp_lsp.core.knowledge import read_knowledge_file
-from ckp_lsp.core.reading import read_text
 from ckp_lsp.core.rewrite import body_of
+from ckp_lsp.core.text import read_text
 from ckp_lsp.faces.clock import this_month, today
 from ckp_lsp.faces.llm.providers import provider_for
 from tests.fake_llm import FakeLLM, Received, Reply, every_time

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.cli import hook_cmd
-from ckp_lsp.core import reading as reading_module
+from ckp_lsp.core import text as text_module
 from ckp_lsp.core.agent_text import quote_file
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.budget import declaration, fit, split_file
@@ -114,7 +114,7 @@ def test_a_file_that_cannot_be_read_is_left_out_and_the_declaration_names_it(
 ) -> None:
     project = tmp_path / "shop"
     copy_tree(MENTAT, project / "memory-bank")
-    real = reading_module.read_text
+    real = text_module.read_text
 
     def read_text(path: Path | str) -> tuple[str, bool]:
         if str(path).endswith("patterns/jwt.md") and reading["now"]:
@@ -122,7 +122,7 @@ def test_a_file_that_cannot_be_read_is_left_out_and_the_declaration_names_it(
         return real(path)
 
     reading = {"now": False}
-    monkeypatch.setattr(reading_module, "read_text", read_text)
+    monkeypatch.setattr(text_module, "read_text", read_text)
     monkeypatch.setattr(hook_cmd, "_read_bank", lambda root: Bank.load(root, config_for_bank(root)))
     original = hook_cmd._texts
 

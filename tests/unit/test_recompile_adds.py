@@ -17,7 +17,7 @@ from ckp_lsp.core.compile.compiler import compile_header
 from ckp_lsp.core.compile.merge import ADDED_KEYWORDS, merged_keywords
 from ckp_lsp.core.header_changes import describe, header_diff
 from ckp_lsp.core.knowledge import read_knowledge_file
-from ckp_lsp.core.reading import read_text
+from ckp_lsp.core.text import read_text
 from ckp_lsp.faces.clock import today
 from tests.copies import copy_tree
 

@@ -17,9 +17,9 @@ from ckp_lsp.core.compile.answer import sentence_count
 from ckp_lsp.core.config import config_for_bank
 from ckp_lsp.core.discovery import find_banks
 from ckp_lsp.core.findings import Severity
-from ckp_lsp.core.reading import read_text
 from ckp_lsp.core.rewrite import body_of
 from ckp_lsp.core.route import route
+from ckp_lsp.core.text import read_text
 from tests.copies import copy_tree
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "mentat"

@@ -14,13 +14,44 @@ simpler method (see ``libraries``); ``missing_libraries()`` names those that can
 
 from __future__ import annotations
 
-from .detect import languages
-from .libraries import missing_libraries
-from .names import MAX_SLUG, slug, transliterate
-from .scripts import has_cjk, is_japanese
-from .segment import words
-from .sentences import sentences
-from .stopwords import is_stop_word, stop_words, supported_languages
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .detect import languages
+    from .libraries import missing_libraries
+    from .names import MAX_SLUG, slug, transliterate
+    from .scripts import has_cjk, is_japanese
+    from .segment import words
+    from .stopwords import is_stop_word, stop_words, supported_languages
+
+#: each name of the package and its module, imported when the name is first asked for: a module of
+#: the package (``scripts``, ``stems``) is imported without the others (the prompt hook's start)
+_MODULES = {
+    "languages": "detect",
+    "missing_libraries": "libraries",
+    "MAX_SLUG": "names",
+    "slug": "names",
+    "transliterate": "names",
+    "has_cjk": "scripts",
+    "is_japanese": "scripts",
+    "words": "segment",
+    "is_stop_word": "stopwords",
+    "stop_words": "stopwords",
+    "supported_languages": "stopwords",
+}
+
+# (imported here: the module ``sentences`` would otherwise hide the function of its name)
+from .sentences import sentences  # noqa: E402
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
 
 
 def content_words(text: str, codes: tuple[str, ...] | None = None) -> list[str]:

@@ -11,7 +11,6 @@ import functools
 import re
 from collections.abc import Callable, Iterable
 
-from .detect import languages
 from .libraries import LOAD_ERRORS, failed
 from .scripts import CJK_RUN, is_japanese
 
@@ -47,6 +46,8 @@ def _language(text: str) -> str:
     """The language whose rules split this text."""
     if CJK_RUN.search(text):
         return "ja" if is_japanese(text) else "zh"
+    from .detect import languages  # (when asked: the package imports this module at its start)
+
     return next((code for code in languages(text) if code != "en"), "en")
 
 

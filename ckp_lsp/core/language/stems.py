@@ -9,7 +9,12 @@ imported nothing is stemmed (a query then matches the forms a keyword is written
 from __future__ import annotations
 
 import functools
+import importlib
+import importlib.util
+import sys
+import threading
 from collections.abc import Callable
+from types import ModuleType
 
 from .libraries import LOAD_ERRORS, failed
 
@@ -57,12 +62,52 @@ def stemmed_languages(codes: tuple[str, ...]) -> tuple[str, ...]:
 
 @functools.cache
 def _stemmer(code: str) -> Callable[[str], str] | None:
+    """The stemmer ``snowballstemmer.stemmer`` gives (PyStemmer's where it is installed), with only
+    its own algorithm imported: the package imports all 30 at once, which every prompt a hook
+    routes would pay for."""
+    algorithm = ALGORITHMS[code]
     try:
-        import snowballstemmer  # about 10 ms: every algorithm is imported at once
-    except LOAD_ERRORS:
+        with _LOADING:
+            if importlib.util.find_spec("snowballstemmer") is None:
+                raise ImportError("snowballstemmer")
+            try:
+                import Stemmer  # what snowballstemmer prefers
+
+                return Stemmer.Stemmer(algorithm).stemWord
+            except LOAD_ERRORS:
+                pass
+            module = _algorithm(algorithm)
+    except (*LOAD_ERRORS, ValueError):
         failed("snowballstemmer")
         return None
-    return snowballstemmer.stemmer(ALGORITHMS[code]).stemWord
+    found = getattr(module, f"{algorithm.title()}Stemmer", None)
+    if found is None:  # a version that lays its algorithms out otherwise
+        import snowballstemmer
+
+        return snowballstemmer.stemmer(algorithm).stemWord
+    return found().stemWord
+
+
+#: held while an algorithm is imported (below): no other thread sees the package half made
+_LOADING = threading.Lock()
+
+
+def _algorithm(algorithm: str) -> ModuleType:
+    """The module of one of snowballstemmer's algorithms, without running the package's
+    ``__init__`` (which imports every algorithm) unless it ran already."""
+    name = f"snowballstemmer.{algorithm}_stemmer"
+    if "snowballstemmer" in sys.modules:
+        return importlib.import_module(name)
+    spec = importlib.util.find_spec("snowballstemmer")
+    if spec is None or spec.submodule_search_locations is None:
+        raise ImportError("snowballstemmer")
+    # The package as an empty module while its submodule loads; the package itself is imported
+    # as usual afterwards (the algorithms already loaded are taken as they are).
+    sys.modules["snowballstemmer"] = importlib.util.module_from_spec(spec)
+    try:
+        return importlib.import_module(name)
+    finally:
+        del sys.modules["snowballstemmer"]
 
 
 @functools.lru_cache(maxsize=65_536)

@@ -120,7 +120,8 @@ class QueryWord:
 def query_words(query: str, language: str | None = None) -> list[QueryWord]:
     """The words of a question, each with its terms, in order, without repeats."""
     text = unicodedata.normalize("NFKC", query)
-    if _cjk().search(text) is not None:
+    ascii_only = text.isascii()  # (no ideograph: the large class is not compiled for it)
+    if not ascii_only and _cjk().search(text) is not None:
         from ..language import words
 
         tokens: Iterable[str] = words(text, language)
@@ -132,7 +133,7 @@ def query_words(query: str, language: str | None = None) -> list[QueryWord]:
     for n, token in enumerate(tokens):
         name = _is_name(token, n == 0, foreign)
         found: list[str] = []
-        if _cjk().match(token):
+        if not ascii_only and _cjk().match(token):
             found.append(token.casefold())
         else:
             _word_terms(token, found)

@@ -95,10 +95,7 @@ class RankedRouter:
         store: RouteStore | None = None,
     ) -> None:
         table = source if isinstance(source, RouteTable) else table_of_bank(source)
-        self.index = Router(table, file_budget_tokens if file_budget_tokens is not None else _budget(source))
-        self.table = table
-        self.files = len(table)
-        self.file_budget_tokens = self.index.file_budget_tokens
+        self._tabled(table, file_budget_tokens if file_budget_tokens is not None else _budget(source))
         if texts is not None:
             self.texts = texts
         analysed = self._analyse(store)
@@ -108,6 +105,28 @@ class RankedRouter:
             [a.counts for a in analysed], [a.lengths for a in analysed], WEIGHTS, stemmers(languages)
         )
         self.postings.languages = languages
+
+    def _tabled(self, table: RouteTable, file_budget_tokens: int | None, index: Router | None = None) -> None:
+        self.index = index if index is not None else Router(table, file_budget_tokens)
+        self.table = table
+        self.files = len(table)
+        self.file_budget_tokens = self.index.file_budget_tokens
+
+    @classmethod
+    def restored(
+        cls,
+        table: RouteTable,
+        file_budget_tokens: int,
+        postings: Postings,
+        language: str | None,
+        index: Router | None = None,
+    ) -> RankedRouter:
+        """The router of a table and the postings (and index pattern) a built one had
+        (``snapshot``): nothing is read."""
+        router = cls.__new__(cls)
+        router._tabled(table, file_budget_tokens, index)
+        router.language, router.postings = language, postings
+        return router
 
     def _analyse(self, store: RouteStore | None) -> list[Analysed]:
         """Every file analysed: taken from ``store`` where the file did not change, else read."""
@@ -350,8 +369,10 @@ def question_stop_words(query: str, bank: tuple[str, ...]) -> frozenset[str]:
     A question in plain ASCII over a bank in English is English: its languages are not detected
     (detection reads every language's list).
     """
-    from ..language import languages, stop_words
+    from ..language import stop_words
 
     if query.isascii() and bank == ("en",):
         return stop_words(bank)
+    from ..language import languages  # (detection is imported only for a question it reads)
+
     return stop_words({*languages(query), *bank})

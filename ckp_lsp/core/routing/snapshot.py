@@ -4,31 +4,242 @@
 through the bank's cache (only the files changed since the last reading are opened; past
 ``FULL_READ_LIMIT`` files, from ``_index.md``) and each file's analysis from ``route.marshal``
 (only a changed file is analysed again). No ``Bank`` with its diagnostics is built.
+
+A one-shot process reads less still: ``route-snapshot.marshal``, beside the cache, holds the whole
+router as the last process built it (the table and the postings), keyed by every knowledge file's
+size and modification time (ns), ``_index.md``'s, the settings and the routing code. A process
+lists the bank (one ``stat`` per file), and when nothing changed it routes from the snapshot
+without opening a file; any change, or a snapshot written by anything else, and the router is
+built as above and the snapshot written anew. The file is read and written as the cache is
+(``core.cache``: bound to the bank's path and inode, this user's, never through a link).
 """
 
 from __future__ import annotations
 
+import hashlib
+import marshal
+import os
+from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..bank import Bank
     from ..config import Config
     from .ranked import RankedRouter
 
+_FILE = "route-snapshot.marshal"
+#: bump when what the snapshot holds changes
+FORMAT = 2
+
 
 def ranked_router(root: Path, config: Config | None = None, bank: Bank | None = None) -> RankedRouter:
     """The ranked router of the bank at ``root``, from its cache where the cache answers; a process
     that holds the ``bank`` already (``ckp mcp``) gives it, and only the analysis is read."""
-    from ..cache import FileCache
     from ..config import config_for_bank
-    from ..route_table import read_route_table
     from .ranked import RankedRouter
     from .store import RouteStore
 
     if bank is not None:
         return RankedRouter(bank, store=RouteStore.for_bank(root))
     config = config if config is not None else config_for_bank(root)
+    snapshot = Snapshot.for_bank(root)
+    if snapshot is None:
+        return _built(root, config)
+    # The bank is listed before it is read: a file changed meanwhile leaves a key it no longer
+    # matches, and the next process builds again.
+    key = _key(root, config)
+    kept = snapshot.load(key)
+    if kept is not None:
+        return kept
+    router = _built(root, config)
+    snapshot.save(key, router)
+    return router
+
+
+def _built(root: Path, config: Config) -> RankedRouter:
+    """The router built from the bank's cache and kept analysis (files read only where changed)."""
+    from ..cache import FileCache
+    from ..route_table import read_route_table
+    from .ranked import RankedRouter
+    from .store import RouteStore
+
     table = read_route_table(root, config, cache=FileCache.for_bank(root))
     store = RouteStore.for_bank(root) if table.root is not None else None
     return RankedRouter(table, config.file_budget_tokens, store=store)
+
+
+def _key(root: Path, config: Config) -> tuple[Any, ...]:
+    """What the router of the bank at ``root`` is built from: the routing code, the settings, and
+    the size and mtime of ``_index.md`` and of every knowledge file."""
+    from ..config import LlmConfig
+    from .store import _routing_stamp
+
+    # The settings as a digest (the model's settings are no part of routing, nor kept here).
+    settings = replace(config, llm=LlmConfig(), problems=(), ignored=())
+    digest = hashlib.blake2b(repr(settings).encode("utf-8", "surrogateescape"), digest_size=16).digest()
+    return (_routing_stamp(), _language_stamp(), digest, _listing(root))
+
+
+def _listing(root: Path) -> dict[str, tuple[int, int]]:
+    """Path -> (size, mtime in ns) of every ``*.md`` below ``root`` in the folders a bank is read
+    from (``_index.md``, excluded files and links included: more than the router reads is listed,
+    never less). One ``stat`` a file, none of the checks a reading makes of each name."""
+    from ..discovery import MAX_DEPTH, _skipped
+
+    out: dict[str, tuple[int, int]] = {}
+    stack = [(os.fspath(root), "", 0)]
+    while stack:
+        folder, prefix, depth = stack.pop()
+        try:
+            entries = os.scandir(folder)
+        except OSError:
+            continue
+        with entries:
+            for e in entries:
+                name = e.name
+                try:
+                    if e.is_dir(follow_symlinks=False):
+                        if depth < MAX_DEPTH and not _skipped(name):
+                            stack.append((e.path, prefix + name + "/", depth + 1))
+                    elif name.endswith(".md"):
+                        st = e.stat()
+                        out[prefix + name] = (st.st_size, st.st_mtime_ns)
+                except OSError:
+                    out[prefix + name] = (-1, -1)
+    return out
+
+
+def _language_stamp() -> tuple[Any, ...]:
+    """The language package's modules (size and mtime): they analyse every word the router holds."""
+    here = os.path.join(os.path.dirname(os.path.dirname(__file__)), "language")
+    out = []
+    for e in sorted(os.scandir(here), key=lambda e: e.name):
+        if e.name.endswith(".py"):
+            st = e.stat()
+            out.append((e.name, st.st_size, st.st_mtime_ns))
+    return tuple(out)
+
+
+class Snapshot:
+    """The kept router of one bank: ``load`` it for a key, ``save`` one built for a key."""
+
+    def __init__(self, path: Path, in_bank: bool, root: Path) -> None:
+        from ..cache import bank_identity
+
+        self.path = path
+        self.in_bank = in_bank  # a bank's own .ckp-cache: never reached through a link
+        self.root = root
+        self.identity = bank_identity(root)
+
+    @classmethod
+    def for_bank(cls, root: Path) -> Snapshot | None:
+        """The snapshot of the bank at ``root``; None when the cache is turned off."""
+        from ..cache import FOLDER, cache_disabled, cache_path
+
+        if cache_disabled():
+            return None
+        base = cache_path(root)
+        name = _FILE if base.name == "bank.marshal" else base.stem + "-" + _FILE
+        return cls(base.with_name(name), base.parent == root / FOLDER, root)
+
+    def load(self, key: tuple[Any, ...]) -> RankedRouter | None:
+        """The router kept for ``key``, or None (none kept, another key, or anything unexpected)."""
+        from ..cache import open_cache
+
+        try:
+            with open_cache(self.path, self.in_bank) as f:
+                # (read whole: ``marshal.load`` of a file reads it object by object, ten times slower)
+                data = memoryview(f.read())
+            size = int.from_bytes(data[:4], "little")
+            if marshal.loads(data[4 : 4 + size]) != (FORMAT, self.identity, key):
+                return None
+            return _router_of(self.root, marshal.loads(data[4 + size :]))
+        except Exception:  # missing, truncated, foreign or of another shape: built anew
+            return None
+
+    def save(self, key: tuple[Any, ...], router: RankedRouter) -> bool:
+        """Keep ``router`` under ``key`` (atomically); whether it was written."""
+        from ..cache import save_cache
+
+        if self.identity is None:
+            return False
+        value = _value_of(router)
+
+        def write(f: Any) -> None:
+            head = marshal.dumps((FORMAT, self.identity, key), 2)
+            f.write(len(head).to_bytes(4, "little"))
+            f.write(head)
+            f.write(marshal.dumps(value, 2))
+
+        try:
+            return save_cache(self.path, self.in_bank, write)
+        except ValueError:  # a value marshal cannot hold: nothing kept
+            return False
+
+
+_TABLE = ("paths", "concepts", "keywords", "high", "mid", "sizes", "tldrs")
+#: the types a kept value may hold (what ``marshal`` writes as it reads)
+_PLAIN = (str, int, float, bool, type(None), list, tuple, dict, frozenset, bytes)
+
+
+def _state(obj: object, warm: tuple[str, ...], leave: tuple[str, ...]) -> dict[str, Any]:
+    """The attributes of ``obj`` (those computed on first use, ``warm``, computed now), but those
+    of ``leave``; ``ValueError`` for one ``marshal`` would not give back as it was."""
+    for name in warm:
+        getattr(obj, name)
+    out = {}
+    for name, value in vars(obj).items():
+        if name in leave:
+            continue
+        if type(value) is defaultdict:
+            value = ("defaultdict", dict(value))
+        elif type(value) not in _PLAIN:
+            raise ValueError(f"{type(obj).__name__}.{name}: a {type(value).__name__}")
+        out[name] = value
+    return out
+
+
+def _restore(cls: type, state: dict[str, Any]) -> Any:
+    """An object of ``cls`` with the attributes ``_state`` kept."""
+    obj: Any = object.__new__(cls)
+    for name, value in state.items():
+        if type(value) is tuple and len(value) == 2 and value[0] == "defaultdict":
+            value = defaultdict(list, value[1])
+        obj.__dict__[name] = value
+    return obj
+
+
+def _value_of(router: RankedRouter) -> tuple[Any, ...]:
+    """What a router is rebuilt from, in plain values: its table, and its index pattern's and
+    postings' state, with what every question computes first (vocabularies, words by start)."""
+    t = router.table
+    table = (tuple(getattr(t, c) for c in _TABLE), t.index_tokens, t.root is not None)
+    index = _state(router.index, ("vocabulary", "_long"), ("table", "_text"))
+    postings = _state(router.postings, ("vocabulary", "_by_start", "_averages"), ())
+    return (table, router.file_budget_tokens, router.language, index, postings)
+
+
+def _router_of(root: Path, value: tuple[Any, ...]) -> RankedRouter:
+    """The router ``_value_of`` kept (``TypeError`` or ``ValueError`` for a value of another shape)."""
+    from ..route import Router
+    from ..route_table import RouteTable
+    from .postings import Postings
+    from .ranked import RankedRouter
+
+    (columns, index_tokens, rooted), budget, language, index_state, postings_state = value
+    paths, concepts, keywords, high, mid, sizes, tldrs = map(list, columns)
+    table = RouteTable(
+        paths, concepts, keywords, high, mid, sizes, index_tokens, tldrs, root if rooted else None
+    )
+    if not all(len(c) == len(table) for c in columns):
+        raise ValueError("columns of different lengths")
+    if not isinstance(budget, int) or language not in (None, "ja", "zh"):
+        raise ValueError("a snapshot of another shape")
+    index = _restore(Router, index_state)
+    index.table = table
+    postings = _restore(Postings, postings_state)
+    if postings.files != len(table) or index.files != len(table):
+        raise ValueError("a snapshot of another bank's size")
+    return RankedRouter.restored(table, budget, postings, language, index)

@@ -16,8 +16,7 @@ from ...core.compile.job import Job, Usage
 from ...core.compile.model import CompileError
 from ...core.header_changes import describe
 from ...core.line_edits import line_edits
-from ...core.reading import read_text
-from ...core.text import BOM
+from ...core.text import BOM, read_text
 from ...faces.llm.providers import provider_for
 from ..pygls_compat import forget_progress
 from .actions import annotations_supported, recompile_annotation, text_edit
