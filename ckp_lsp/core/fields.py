@@ -6,10 +6,12 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from .dates import CkpDate
 from .text import Span, span_of
+
+if TYPE_CHECKING:
+    from .dates import CkpDate  # an annotation only: a hook reads headers without dates
 
 CKP_FIELDS = (
     "CONCEPT",

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 
 from .fields import LIST_FIELDS, Field, Header, Item, _span, _split_items
-from .front_matter import _parse_front_matter
 from .text import span_of, split_lines
 
 _BARE_KEY = re.compile(r"[A-Z][A-Z0-9_]*:")
@@ -20,6 +19,8 @@ def parse_header(text: str) -> Header | None:
     if text.startswith("---"):
         lines = split_lines(text)
         if lines[0].rstrip() == "---":
+            from .front_matter import _parse_front_matter  # on first use: most banks have none
+
             return _parse_front_matter(lines)
         return None
     if not _BARE_KEY.match(text):
