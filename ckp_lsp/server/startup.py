@@ -104,8 +104,9 @@ async def initialized(ls: CkpServer, params: types.InitializedParams) -> None:
     languages = native.describe_languages()
     if languages:
         ls.log(f"ckp-lsp: {languages}", types.MessageType.Warning)
-    await pull_settings(ls)
-    await _watch_files(ls)
+    # Both round trips at once (a busy editor answers each late); the watchers are registered
+    # before the banks are read, so that no change made while they are read goes unseen.
+    await asyncio.gather(pull_settings(ls), _watch_files(ls))
     ls.spawn(_index_workspace(ls))
 
 
@@ -152,18 +153,25 @@ async def _index_workspace(ls: CkpServer) -> None:
     """Find and load every bank in the background, reporting progress, then publish."""
     indexer = ls.indexer
     token = f"ckp-index-{id(ls)}"
-    progress = ls.caps.work_done_progress
-    if progress:
-        try:
-            await ls.work_done_progress.create_async(token)
-            ls.work_done_progress.begin(
-                token, types.WorkDoneProgressBegin(title="Indexing CKP banks", percentage=0)
-            )
-        except Exception:
-            progress = False
     started = time.perf_counter()
+    # the banks are looked for while the client creates the progress token (reported once begun)
+    progress = False
+    created = (
+        asyncio.ensure_future(ls.work_done_progress.create_async(token))
+        if ls.caps.work_done_progress
+        else None
+    )
     try:
         roots = await asyncio.to_thread(ls.state.discover)
+        if created is not None:
+            try:
+                await created
+                ls.work_done_progress.begin(
+                    token, types.WorkDoneProgressBegin(title="Indexing CKP banks", percentage=0)
+                )
+                progress = True
+            except Exception:
+                pass
         await indexer.rebase_poller(roots)
         banks = []
         for i, root in enumerate(roots):

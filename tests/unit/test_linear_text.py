@@ -90,6 +90,16 @@ HOSTILE = [
     ("yaml key", "list(_YAML_KEY.finditer(s))", "_"),
     ("yaml line", "list(_YAML_LINE.finditer(s))", "_"),
     ("yaml line, blanks", "list(_YAML_LINE.finditer(s + 'x'))", "\t"),
+    ("bold lead of an item", "BOLD_LEAD.match(s)", "**"),
+    ("subject of a heading", "heading_key(s + ':')", "\t"),
+    ("kind in a title", "listed([], 'a' + s + ':x')", "\t"),
+    ("percent in an item", "_PERCENT.search(s)", "0 "),
+    ("remark in a subject", "_REMARK.sub('', s + 'x')", "\t"),
+    ("version after a subject", "_VERSION_END.sub('', s + 'x')", "\t"),
+    ("version after a subject, dotted", "_VERSION_END.sub('', 'a ' + s + 'x')", "1."),
+    ("status label before a full-width colon", "_CJK_LABEL.match(s)", "a"),
+    ("subjects of a list", "listed(parse(s.split('\\n')), 'Notes')", "- **ab** (c: d) 1%\n"),
+    ("subjects of headings", "listed(parse(s.split('\\n')), 'Notes')", "## 1. ab (c) ✅:\n"),
 ]
 SETUP = (
     "from ckp_lsp.core.compile.answer import sentence_count, slugify, unfenced\n"
@@ -99,6 +109,10 @@ SETUP = (
     "from ckp_lsp.core.compile.offline.keywords import _FILE_NAME\n"
     "from ckp_lsp.core.compile.offline.structure import _PATH, _PERCENT, _POINTER_REMARK\n"
     "from ckp_lsp.core.compile.offline.summary import _ENTRY, _TITLE_FILE\n"
+    "from ckp_lsp.core.compile.offline.subjects import BOLD_LEAD, _PERCENT, _REMARK, _VERSION_END\n"
+    "from ckp_lsp.core.compile.offline.subjects import heading_key, listed\n"
+    "from ckp_lsp.core.compile.offline.structure import _CJK_LABEL\n"
+    "from ckp_lsp.core.compile.offline.text import parse\n"
 )
 
 

@@ -12,6 +12,7 @@ import {
     State,
     TransportKind,
 } from 'vscode-languageclient/node';
+import { BANK_GLOBS, inBank } from './activation';
 import { CommandResult, recompileLog } from './outcome';
 import { parseRouteResult, showRouteResult } from './route';
 import { describeBuild, describeNative, expectedCompiled, fallbackMessage, hostTarget } from './build';
@@ -89,7 +90,40 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
             (vscode.workspace.isTrusted ? '' : ', Restricted Mode (untrusted workspace)'),
     );
 
-    await start();
+    // Activated by opening a Markdown file (before VS Code's search of the workspace ends) or by
+    // that search: start the server as soon as a file of a bank is open, or the search finds a bank.
+    let requested = false;
+    const startOnce = async () => {
+        if (!requested) {
+            requested = true;
+            await start();
+        }
+    };
+    if (vscode.workspace.textDocuments.some(isBankDocument)) {
+        await startOnce();
+        return;
+    }
+    const opened = vscode.workspace.onDidOpenTextDocument((document) => {
+        if (isBankDocument(document)) {
+            opened.dispose();
+            void startOnce();
+        }
+    });
+    context.subscriptions.push(opened);
+    const found = await vscode.workspace.findFiles(`{${BANK_GLOBS.join(',')}}`, undefined, 1);
+    if (found.length) {
+        opened.dispose();
+        await startOnce();
+    }
+}
+
+/** A Markdown file on disk inside a bank, below its workspace folder. */
+function isBankDocument(document: vscode.TextDocument): boolean {
+    if (document.uri.scheme !== 'file' || document.languageId !== 'markdown') {
+        return false;
+    }
+    const folder = vscode.workspace.getWorkspaceFolder(document.uri);
+    return folder !== undefined && inBank(document.uri.fsPath, folder.uri.fsPath);
 }
 
 async function showReferences(uri: string, position: { line: number; character: number }): Promise<void> {

@@ -49,8 +49,12 @@ INDEX_BOOST = 0.5
 OUT_OF_DOMAIN_COVERAGE = 0.15
 #: …and when the question names something (``Kubernetes``, ``gRPC``) that no file of the bank holds
 UNKNOWN_NAME_COVERAGE = 0.45
-#: …and when the best file holds the question's words in its body alone
-BODY_ONLY_COVERAGE = 0.5
+#: …and when the best file holds the question's words in its body alone: at least two of them…
+BODY_ONLY_COVERAGE = 0.25
+#: …or, while the question names something no file holds, this share
+BODY_ONLY_NAMED_COVERAGE = 0.6
+#: the question's words (as written) the best file must hold when it holds them in its body alone
+BODY_ONLY_WORDS = 2
 #: what a word the bank does not hold weighs, unless written as a name, as a share of a rare word
 UNKNOWN_WORD_SHARE = 0.35
 #: words named in the declaration per file at most
@@ -73,15 +77,23 @@ class Ranking(NamedTuple):
     coverage: float
     unknown_names: list[str]  # the question's names the bank holds nowhere
     titled: bool  # the best file holds a word of the question in its header or headings
+    held: int = 0  # the question's words (as written) the best file holds…
+    asked: int = 0  # …of this many
 
     @property
     def out_of_domain(self) -> bool:
         """Whether the best file holds too little of the question (see the module)."""
         if not self.ranked or self.coverage < OUT_OF_DOMAIN_COVERAGE:
             return True
-        if not self.titled and self.coverage < BODY_ONLY_COVERAGE:
+        if bool(self.unknown_names) and self.coverage < UNKNOWN_NAME_COVERAGE:
             return True
-        return bool(self.unknown_names) and self.coverage < UNKNOWN_NAME_COVERAGE
+        if self.titled:
+            return False
+        # A body alone holds many words by chance: one word of the question ("Tokyo" in a weather
+        # question) is not enough, nor a question about something the bank never names.
+        if self.unknown_names:
+            return self.coverage < BODY_ONLY_NAMED_COVERAGE
+        return self.held < min(BODY_ONLY_WORDS, self.asked) or self.coverage < BODY_ONLY_COVERAGE
 
 
 class RankedRouter:
@@ -182,11 +194,15 @@ class RankedRouter:
         """The question's words (stop words left out) and the bank's terms each stands for."""
         found = query_words(query, self.language)
         stops = question_stop_words(query, self.postings.languages)
-        out = [
-            (w, self.postings.group(w))
-            for w in found
-            if w.terms[0] not in stops and not _HIRAGANA.fullmatch(w.written)
-        ]
+        out = []
+        for w in found:
+            if _HIRAGANA.fullmatch(w.written):
+                continue
+            group = self.postings.group(w)
+            # A stop word written as a name is (".md" in a Korean question: ISO's English list has
+            # "md") is the question's subject where the bank holds it.
+            if w.terms[0] not in stops or (w.name and group):
+                out.append((w, group))
         if self.language is not None:
             out.extend(self._inside_runs(query, {t for _, g in out for t in g}))
         return out
@@ -233,8 +249,10 @@ class RankedRouter:
         unknown_names = {w.written for w, _ in groups if w.name and not first[w.written]}
         weight = sum(self._weight(w, g) for w, g in groups)
         coverage = 0.0
+        held = 0
         if ranked and weight:
             best = ranked[0][0]
+            held = len({w.written for w, g in groups if g and best in self.postings.files_of(g)})
             # (per group, not per written word: the pieces of an identifier share theirs)
             coverage = (
                 sum(self._weight(w, g) for w, g in groups if g and best in self.postings.files_of(g)) / weight
@@ -244,7 +262,16 @@ class RankedRouter:
         titled = bool(ranked) and (
             ranked[0][0] in index_hits or any(set(h.fields) - {BODY} for h in hits.get(ranked[0][0], ()))
         )
-        return Ranking(ranked, hits, index_hits, coverage, sorted(unknown_names), titled)
+        return Ranking(
+            ranked,
+            hits,
+            index_hits,
+            coverage,
+            sorted(unknown_names),
+            titled,
+            held,
+            len({w.written for w, _ in groups}),
+        )
 
     def _weight(self, word: QueryWord, group: frozenset[str]) -> float:
         """What a question word weighs in its coverage: its idf; a word the bank does not hold weighs

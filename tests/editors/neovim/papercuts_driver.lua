@@ -78,6 +78,64 @@ local function press_on(buf, pattern, word, keys)
   vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(keys, true, false, true), 'x', false)
 end
 
+-- Type `typed` at the end of the line matching `pattern` in insert mode, one key at a time as a
+-- user does, with vim.lsp.completion's autotrigger on (0.11): after each of the server's trigger
+-- characters wait for its menu (up to 3 s) before the next key. Records the line before and after,
+-- and how many items the menus showed; then restores the buffer.
+local function type_with_autotrigger(buf, pattern, typed, data)
+  local client = clients_of(buf)[1]
+  local triggers = {}
+  for _, c in ipairs(client.server_capabilities.completionProvider.triggerCharacters or {}) do
+    triggers[c] = true
+  end
+  vim.lsp.completion.enable(true, client.id, buf, { autotrigger = true })
+  local lnum, before = line_of(buf, pattern)
+  vim.api.nvim_win_set_cursor(0, { lnum, 0 })
+  data.before, data.menus, data.items = before, 0, {}
+  local esc = vim.api.nvim_replace_termcodes('<Esc>', true, false, true)
+  local i = 0
+  local function next_key()
+    i = i + 1
+    if i > #typed then
+      vim.api.nvim_feedkeys(esc, 'nt', false)
+      return
+    end
+    local key = typed:sub(i, i)
+    vim.api.nvim_feedkeys(key, 'nt', false)
+    if not triggers[key] then
+      vim.defer_fn(next_key, 30)
+      return
+    end
+    local waited = 0
+    local function poll()
+      if vim.fn.pumvisible() == 1 then
+        data.menus = data.menus + 1
+        local info = vim.fn.complete_info({ 'items' })
+        table.insert(data.items, info.items[1] and info.items[1].word or '')
+        vim.defer_fn(next_key, 30)
+      elseif waited >= 3000 then
+        vim.defer_fn(next_key, 0)
+      else
+        waited = waited + 20
+        vim.defer_fn(poll, 20)
+      end
+    end
+    vim.defer_fn(poll, 20)
+  end
+  vim.defer_fn(next_key, 50)
+  vim.defer_fn(function() -- never left in insert mode, whatever happens
+    if vim.fn.mode() == 'i' then
+      vim.api.nvim_feedkeys(esc, 'nt', false)
+    end
+  end, 30000)
+  -- 'x!': stay in insert mode, running the timers above, until their <Esc> ends it
+  vim.api.nvim_feedkeys('A', 'nx!', false)
+  data.after = vim.api.nvim_buf_get_lines(buf, lnum - 1, lnum, false)[1]
+  vim.lsp.completion.enable(false, client.id, buf)
+  vim.api.nvim_buf_set_lines(buf, lnum - 1, lnum, false, { before })
+  vim.bo[buf].modified = false
+end
+
 local function main()
   vim.g.ckp_cmd = vim.fn.json_decode(env.CKP_CMD)
   vim.opt.runtimepath:append(env.CKP_RUNTIME) -- what docs/neovim.md adds: the syntax file
@@ -184,11 +242,19 @@ local function main()
   end)
 
   if vim.lsp.completion and vim.lsp.completion.enable then
-    step('autotrigger', function(data)
-      -- What vim.lsp.completion's autotrigger selects when the menu opens: with 'noselect'
-      -- nothing, so the typing goes on as typed.
-      data.completeopt = vim.o.completeopt
-    end)
+    -- Typing ", civis:pr" at the end of a SIMILAR field with vim.lsp.completion's autotrigger on:
+    -- first with Neovim's own 'completeopt' (which selects and inserts the first item of each menu
+    -- that opens), then with the docs' (which selects nothing until asked).
+    local docs_completeopt = vim.o.completeopt
+    local default = vim.api.nvim_get_option_info2('completeopt', {}).default
+    for _, case in ipairs({ { 'autotrigger default', default }, { 'autotrigger', docs_completeopt } }) do
+      step(case[1], function(data)
+        vim.o.completeopt = case[2]
+        data.completeopt = vim.o.completeopt
+        type_with_autotrigger(open(bank .. '/stack/frontend.md'), '^SIMILAR_MID:', ', civis:pr', data)
+      end)
+    end
+    vim.o.completeopt = docs_completeopt
   end
 
   step('rename', function(data)

@@ -1,8 +1,10 @@
 """What a user of docs/neovim.md meets in a real headless Neovim 0.11 and 0.7: ``gd``, ``<C-]>``
 and ``K`` work on a relationship in both; a header's ``_`` is not painted as a Markdown error once
 the docs' syntax file is installed; the completion menu shows a TLDR as plain text; the hover on a
-stale entry reads as sentences; typing with ``vim.lsp.completion``'s autotrigger inserts only what
-was typed with the docs' ``completeopt`` (0.11); a rename in 0.7 leaves no buffer unsaved.
+stale entry reads as sentences; typing ``, civis:pr`` into a SIMILAR field with
+``vim.lsp.completion``'s autotrigger leaves what was typed with the docs' ``completeopt`` (and
+does not with Neovim's default, 0.11); a rename leaves no buffer unsaved and the bank on disk
+whole (``ckp check`` finds nothing new) with the docs' save_edits.lua.
 
 Missing editors skip the tests, or fail them when CI=true (see test_neovim.py).
 """
@@ -12,6 +14,8 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -48,6 +52,7 @@ def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
     (samples / "mentat/memory-bank/notes").mkdir()
     (samples / "mentat/memory-bank/notes/untold.md").write_text(UNTOLD)
     result_file = tmp / "result.json"
+    findings_before = findings(samples / "mentat/memory-bank")
     env = {
         **os.environ,
         **{f"XDG_{k}_HOME": str(tmp / "xdg" / k.lower()) for k in ("CONFIG", "DATA", "STATE", "CACHE")},
@@ -68,8 +73,25 @@ def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
     )
     result: dict[str, Any] = json.loads(result_file.read_text(encoding="utf-8"))
     assert result.get("ok"), f"Neovim {label}: {result.get('error')}\n{proc.stderr[-3000:]}"
-    result.update(label=label, samples=samples)
+    result.update(label=label, samples=samples, findings_before=findings_before)
     return result
+
+
+def findings(bank: Path) -> set[tuple[str, str, str]]:
+    """What ``ckp check`` finds in the bank on disk: (file, code, message), file names left out
+    (a rename changes them)."""
+    ckp = Path(sys.executable).parent / "ckp"
+    proc = subprocess.run(
+        [str(ckp), "check", "--no-cache", "--format", "json", str(bank)],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    return {
+        (d["file"].replace("jwt.md", "json-web-token.md"), d["code"], d["message"])
+        for d in json.loads(proc.stdout)["diagnostics"]
+    }
 
 
 def step(run: dict[str, Any], name: str) -> dict[str, Any]:
@@ -126,6 +148,21 @@ def test_the_recommended_settings_make_autotrigger_select_nothing(run: dict[str,
         return
     data = step(run, "autotrigger")
     assert data["completeopt"] == "menuone,noselect,popup", data
+    # the menus opened as ", civis:pr" was typed (after ":" the dates of civis), and the line
+    # holds what was typed, nothing inserted from them
+    assert data["menus"] >= 2 and any(w.startswith("2026-") for w in data["items"]), data
+    assert data["after"] == data["before"] + ", civis:pr", data
+
+
+@pytest.mark.editor
+def test_neovims_default_completeopt_inserts_the_first_item_as_you_type(run: dict[str, Any]) -> None:
+    """Why the docs set completeopt: the same typing with Neovim's default changes the text."""
+    if run["label"] != "0.11":
+        return
+    data = step(run, "autotrigger default")
+    assert "noselect" not in data["completeopt"], data
+    assert data["menus"] >= 1, data
+    assert data["after"] != data["before"] + ", civis:pr", data
 
 
 @pytest.mark.editor
@@ -133,8 +170,14 @@ def test_a_rename_leaves_no_buffer_unsaved(run: dict[str, Any]) -> None:
     data = step(run, "rename")
     assert data["moved"] and data["modified"] == [], data
     root = run["samples"] / "mentat" / "memory-bank"
+    assert not (root / "patterns/jwt.md").exists()
     assert (root / "patterns/json-web-token.md").read_text().startswith("CONCEPT:      json-web-token")
     assert "json-web-token:" in (root / "patterns/auth.md").read_text()
+    index = (root / "_index.md").read_text()
+    assert "| json-web-token | patterns/json-web-token.md |" in index and "| jwt |" not in index
+    # the bank on disk is whole: `ckp check` finds nothing it did not find before the rename (half
+    # renamed, the moved file would declare the old concept and the index drift from the files)
+    assert findings(root) <= run["findings_before"], run["findings_before"]
 
 
 def test_docs_reproduce_the_snippets_and_install_the_syntax_file() -> None:

@@ -21,6 +21,8 @@
 //   timeoutMs:    per-step timeout,
 //   deleteFile:   absolute path of a file with findings, not open: deleted on disk, its
 //                 findings must leave the Problems panel and the status bar's count, optional,
+//   secondFile:   another file with findings, opened last (the server is running): its squiggle's
+//                 time, optional,
 //   stopAfter:    "squiggles" to end there (the server runs and reports), optional,
 //   expectNotification: instead of all the above, wait for a notification holding this text
 // }
@@ -32,11 +34,13 @@ import { chromium } from 'playwright-core';
 
 const config = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const T = config.timeoutMs ?? 30000;
-const result = { checks: {}, timings: {}, notifications: [], console: [] };
+// `epochs`: wall-clock times (ms since 1970) of what the user saw, for the test's start timeline
+const result = { checks: {}, timings: {}, epochs: {}, notifications: [], console: [] };
 const started = Date.now();
 let page;
 let context;
 let shot = 0;
+let markersShown;
 
 fs.mkdirSync(config.artifacts, { recursive: true });
 
@@ -120,6 +124,40 @@ async function visibleNotifications() {
     );
 }
 
+/** Ctrl+P, type `file`, Enter on its row: when Enter was pressed and the tab showed (ms since 1970). */
+async function quickOpen(file) {
+    const base = path.basename(file);
+    for (let attempt = 1; ; attempt++) {
+        await page.keyboard.press('Control+P');
+        try {
+            await page.waitForSelector('.quick-input-widget input', { state: 'visible', timeout: 5000 });
+            await page.keyboard.type(file, { delay: 5 });
+            const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: base }).first();
+            await row.waitFor({ timeout: 15000 });
+            const enter = Date.now();
+            await page.keyboard.press('Enter');
+            await page.waitForSelector(`.tab.active[aria-label*="${base}"], .tab.active:has-text("${base}")`, { timeout: 10000 });
+            const tab = Date.now();
+            await page.waitForSelector('.editor-group-container.active .monaco-editor .view-line', { timeout: T });
+            return { enter, tab };
+        } catch (error) {
+            if (attempt >= 3) throw error;
+            log(`quick open attempt ${attempt} failed (${String(error).split('\n')[0]}), retrying`);
+            await page.keyboard.press('Escape');
+        }
+    }
+}
+
+/** Waits for a squiggle in the active editor. */
+async function waitForSquiggle() {
+    await page.waitForSelector(
+        '.editor-group-container.active .monaco-editor .squiggly-warning, ' +
+        '.editor-group-container.active .monaco-editor .squiggly-error, ' +
+        '.editor-group-container.active .monaco-editor .squiggly-info',
+        { timeout: T },
+    );
+}
+
 async function main() {
     context = await chromium.launchPersistentContext(config.profileDir, {
         executablePath: config.chromium,
@@ -141,6 +179,7 @@ async function main() {
         await page.waitForSelector('.monaco-workbench', { timeout: T });
         // The explorer shows the folder once the remote file system is ready.
         await page.waitForSelector('.explorer-folders-view .monaco-list-row', { timeout: T });
+        result.epochs.workbench = Date.now();
         await screenshot('workbench');
     });
 
@@ -159,36 +198,26 @@ async function main() {
     }
 
     await step('open file (Ctrl+P)', async () => {
-        const base = path.basename(config.file);
-        for (let attempt = 1; ; attempt++) {
-            await page.keyboard.press('Control+P');
-            try {
-                await page.waitForSelector('.quick-input-widget input', { state: 'visible', timeout: 5000 });
-                await page.keyboard.type(config.file, { delay: 5 });
-                const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: base }).first();
-                await row.waitFor({ timeout: 15000 });
-                result.timings.openedAt = Date.now() - started;
-                await page.keyboard.press('Enter');
-                await page.waitForSelector(`.tab.active[aria-label*="${base}"], .tab.active:has-text("${base}")`, { timeout: 10000 });
-                break;
-            } catch (error) {
-                if (attempt >= 3) throw error;
-                log(`quick open attempt ${attempt} failed (${String(error).split('\n')[0]}), retrying`);
-                await page.keyboard.press('Escape');
-            }
-        }
-        await page.waitForSelector('.editor-group-container.active .monaco-editor .view-line', { timeout: T });
+        // When the first findings reach the workbench: the status bar's Problems counts (VS Code's
+        // own item), watched in the page while the file opens and its squiggles are awaited.
+        markersShown = page.waitForFunction(() => {
+            const item = document.getElementById('status.problems');
+            return item !== null && /[1-9]/.test(item.getAttribute('aria-label') ?? item.textContent ?? '');
+        }, null, { timeout: 60000, polling: 50 }).then(() => {
+            result.epochs.markers = Date.now();
+        }, () => {});
+        const opened = await quickOpen(config.file);
+        result.timings.openedAt = opened.enter - started;
+        result.epochs.opened = opened.enter;
+        result.epochs.tab = opened.tab;
         await screenshot('file-open');
     });
 
     await step('squiggles', async () => {
-        await page.waitForSelector(
-            '.editor-group-container.active .monaco-editor .squiggly-warning, ' +
-            '.editor-group-container.active .monaco-editor .squiggly-error, ' +
-            '.editor-group-container.active .monaco-editor .squiggly-info',
-            { timeout: T },
-        );
+        await waitForSquiggle();
         // From Enter in Quick Open to the first squiggle: what the user waits for.
+        result.epochs.squiggle = Date.now();
+        await Promise.race([markersShown, new Promise((resolve) => setTimeout(resolve, 5000))]);
         result.timings.firstSquiggleMs = Date.now() - started - result.timings.openedAt;
         log(`first squiggle ${result.timings.firstSquiggleMs} ms after the file was opened`);
         result.checks.squiggles = await page.evaluate(() =>
@@ -481,6 +510,18 @@ async function main() {
         result.checks.explorerRows = (await page.locator('.explorer-folders-view .monaco-list-row').allTextContents()).map(norm);
         await screenshot('explorer');
     });
+
+    if (config.secondFile) {
+        // The server is running by now: opening another file costs VS Code's pipeline and one pull.
+        await step('second file', async () => {
+            const opened = await quickOpen(config.secondFile);
+            await waitForSquiggle();
+            result.epochs.secondSquiggle = Date.now();
+            result.timings.secondSquiggleMs = result.epochs.secondSquiggle - opened.enter;
+            log(`second file: first squiggle ${result.timings.secondSquiggleMs} ms after it was opened`);
+            await screenshot('second-file');
+        });
+    }
 }
 
 let exitCode = 0;

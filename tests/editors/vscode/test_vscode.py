@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from timeline import format_timeline, start_timeline
 
 from tests.copies import copy_tree
 
@@ -44,6 +45,8 @@ QUICK_FIX = "Recompile header"  # "Recompile header: TLDR, +2 −1 keywords, …
 SAMPLE_BANKS = ["samples/broken/memory-bank", "samples/mentat/memory-bank"]
 #: a file of the broken sample with errors (CKP005, CKP011), the first in Problems, deleted on disk during the test
 DELETED = "broken/memory-bank/cache.md"
+#: another file with findings, opened last, when the server runs: the squiggle's time without the start
+SECOND = "broken/memory-bank/http-headers.md"
 
 HEADER_LINE = re.compile(r"^\ufeff?([A-Z][A-Z0-9_]*):\s*(.*?)\s*$")
 ENTRY = re.compile(r"([a-z0-9][a-z0-9._-]*):(\d{4}-\d{2}(?:-\d{2})?)")
@@ -530,11 +533,17 @@ def run_vscode(
         shutil.copy(tmp_path / "code-server.log", artifacts / "code-server.log")
         output = ckp_output(data / "user")
         (artifacts / "ckp-output.log").write_text(output)
+        for exthost_log in (data / "user").glob("logs/**/remoteexthost.log"):
+            shutil.copy(exthost_log, artifacts / "remoteexthost.log")
+        timeline = start_timeline(data / "user", output, result.get("epochs", {}))
+        summary["start_timeline_ms"] = [[name, round(at)] for name, at in timeline]
         timings["total"] = time.monotonic() - t_start
         summary["timings_s"] = {k: round(v, 1) for k, v in timings.items()}
         summary["output"] = output.splitlines()[:40]
         (artifacts / "summary.json").write_text(json.dumps(summary, indent=2))
         print(json.dumps(summary, indent=2))
+        if timeline:
+            print(format_timeline(timeline, output))
     return Session(result, summary, output, user_settings)
 
 
@@ -560,10 +569,14 @@ def test_vscode_extension(tmp_path: Path) -> None:
     gone = ws / DELETED
     assert gone.is_file() and gone != target.file, gone  # a file with errors, never opened
     drive["deleteFile"] = str(gone)
+    if (ws / SECOND).is_file():
+        drive["secondFile"] = SECOND
     run = run_vscode(tmp_path, ws, drive, ARTIFACTS)
     result, settings, output_log = run.result, run.settings, run.output
     timings = result.get("timings", {})
     print(f"first squiggle: {timings.get('firstSquiggleMs')} ms after opening {drive['file']}")
+    if "secondSquiggleMs" in timings:
+        print(f"second file, server running: {timings['secondSquiggleMs']} ms after opening {SECOND}")
     assert result.get("ok"), (
         f"VS Code check failed at step {result.get('failedStep')!r}: {result.get('error')}\n"
         f"notifications: {result.get('notifications')}\nscreenshots: {ARTIFACTS}"

@@ -19,6 +19,7 @@ from .concept import derive_concept, file_stem
 from .keywords import Chosen, choose_keywords, keyword_name
 from .reading import MAX_BODY, Reading, cjk_of, read_body, term_keys
 from .relationships import Evidence, Relating, profile, ranked_tiers, tier
+from .subjects import heading_key
 from .summary import DESCRIPTION, PARAGRAPH, confidence, described, title_of, tldr
 from .terms import Corpus, corpus_stops, part_keys
 from .text import clean
@@ -124,6 +125,9 @@ def compile_bank(files: Iterable[BankFile], progress: Progress | None = None) ->
         title_of(reading.blocks, f.title).casefold() for f, reading in zip(ordered, readings, strict=True)
     ]
     shared = {t for t, n in Counter(titles).items() if t and n > 1}
+    # A heading several files carry (`Original Request` in every task file) is a template's.
+    heading_counts = Counter(k for reading in readings for k in {heading_key(h) for h in reading.headings})
+    common = frozenset(k for k, n in heading_counts.items() if k and n > 1)
     taken = {f.tldr.casefold() for f in ordered if f.tldr is not None}
     for n, (f, reading, concept, cjk) in enumerate(zip(ordered, readings, concepts, cjks, strict=True), 1):
         if f.tldr is not None:
@@ -141,6 +145,7 @@ def compile_bank(files: Iterable[BankFile], progress: Progress | None = None) ->
                     keywords=keyword_lists[n - 1].keywords,
                     taken=taken,
                     title_shared=titles[n - 1] in shared,
+                    common_headings=common,
                 )
             )
         taken.add(summaries[-1][0].casefold())

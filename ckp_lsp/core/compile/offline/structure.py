@@ -53,6 +53,8 @@ _POINTER_REMARK = re.compile(
 _LABEL = re.compile(
     r"^([^\W\d_][\w .'/&+-]{0,30}?|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\w ]{1,12})\s*[:：]\s+"
 )
+#: a label before a full-width colon, which needs no space after it (`TASK001 已完成：…`)
+_CJK_LABEL = re.compile(r"([^:：\n]{1,24})：")
 _PAIRS = (("(", ")"), ("（", "）"), ("[", "]"), ("「", "」"), ("『", "』"), ("“", "”"), ("《", "》"))
 
 
@@ -79,7 +81,7 @@ def is_status(sentence: str) -> bool:
     in a label or a short line, or a percentage in a short line."""
     if _STATUS_MARK.search(sentence) or _STATUS_LABEL.search(sentence) or _DATE_LEAD.match(sentence):
         return True
-    label = _LABEL.match(sentence)
+    label = _LABEL.match(sentence) or _CJK_LABEL.match(sentence)
     if label and _STATUS_WORD.search(label.group(1)):
         return True
     if _STATUS_WORD.search(sentence) and size(sentence) < 8:

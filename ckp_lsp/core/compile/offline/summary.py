@@ -23,6 +23,7 @@ from .structure import (
     structure,
     without_pointer_remark,
 )
+from .subjects import BOLD_LEAD, first_list, listed
 from .terms import Corpus, content_keys
 from .text import IMAGE, LINK, WIKI_LINK, WS, Block, plain
 
@@ -50,16 +51,16 @@ _CLAUSE = ("; ", " — ", " – ", ": ", "，", "；", "：")
 _COMMA = (", ", "、")
 
 
-def title_of(blocks: list[Block], given: str = "") -> str:
+def title_of(blocks: list[Block], given: str = "", part: int = -1) -> str:
     """The file's title: `given` (its front matter's), else its first heading; without a
-    `(file.md)` remark or a lead such as `Memory Bank:`."""
+    `(file.md)` remark or a lead such as `Memory Bank:` (``part=0``: that lead alone)."""
     found = given if re.search(r"[^\W_]", given) else ""
     for block in blocks if not found else ():
         if block.kind == "heading" and re.search(r"[^\W_]", block.plain):
             found = block.plain
             break
     title = WS.sub(" ", _TITLE_FILE.sub(" ", found)).strip()
-    last = re.split(r"[:：]\s+|\s[—–-]\s", title)[-1].strip()
+    last = re.split(r"[:：]\s+|\s[—–-]\s", title)[part].strip()
     title = last if re.search(r"[^\W_]", last) else title
     return _NUMBERING.sub("", title)
 
@@ -86,31 +87,54 @@ def tldr(
     keywords: Sequence[str] = (),
     taken: Collection[str] = frozenset(),
     title_shared: bool = False,
+    common_headings: Collection[str] = frozenset(),
 ) -> tuple[str, str]:
     """The TLDR and where it came from (PARAGRAPH, ITEM or TITLE).
 
     The first sentence of a paragraph (else of a list item) that says what the file is about and
     that no other file of the bank has as its TLDR (`taken`, case-folded); without one, the title
     and the file's first keywords. A title many files share (`title_shared`: the project's name)
-    leads no sentence.
+    leads no sentence. A file with no such sentence near its top is named by its title and its
+    subjects (``subjects.listed``; `common_headings` are a template's, no subject).
     """
-    title = WS.sub(" ", _EMOJI.sub(" ", title_of(blocks, title))).strip()
+    given = title
+    title = WS.sub(" ", _EMOJI.sub(" ", title_of(blocks, given))).strip()
     lead = "" if title_shared or is_status(title) else title
-    for source, sentence in _candidates(blocks, language):
+    deep: list[tuple[str, str]] = []
+    for at, source, sentence in _candidates(blocks, language, first_list(blocks)):
         text = fit(_with_title(lead, sentence, corpus))
         if not balanced(text):
             text = fit(sentence)
         if balanced(text) and text.casefold() not in taken:
-            return text, source
+            if at < _LEAD:
+                return text, source
+            deep.append((text, source))
+    # No sentence near the top says what the file is: a list file is its title and its subjects
+    # (one bullet of it, or a sentence deep in it, says what one part is).
+    heading = lead or WS.sub(" ", _EMOJI.sub(" ", title_of(blocks, given, part=0))).strip()
+    if not is_status(heading):
+        text = listed(blocks, heading, taken, common_headings)
+        if text:
+            return text, ITEM
+    if deep:
+        return deep[0]
     return _from_title(title or subject.strip(), subject, keywords, corpus, taken, language), TITLE
 
 
-def _candidates(blocks: list[Block], language: str) -> Iterator[tuple[str, str]]:
-    """The sentences that say something, paragraphs first, then quotes and list items."""
+def _candidates(blocks: list[Block], language: str, subjects_at: int) -> Iterator[tuple[int, str, str]]:
+    """The sentences that say something (with the number of text blocks before theirs),
+    paragraphs first, then quotes and list items; not an item that is one part of a list: from
+    the first list of subjects on (after its first item, `subjects_at`)."""
     looked = 0
     for kinds, source, need in ((("paragraph",), PARAGRAPH, 5), (("quote", "item"), ITEM, 8)):
-        for block in blocks:
+        at = 0  # blocks of text before this one
+        previous = ""
+        for index, block in enumerate(blocks):
+            at += block.kind != "heading"
+            after, previous = previous, block.kind
             if block.kind not in kinds or _mostly_links(block.text):
+                continue
+            if block.kind == "item" and (index > subjects_at or _subject_item(block, after)):
                 continue
             for sentence in sentences(plain(block.text)[:_HEAD], language):
                 looked += 1
@@ -118,7 +142,19 @@ def _candidates(blocks: list[Block], language: str) -> Iterator[tuple[str, str]]
                     return
                 found = meaning(sentence, need, item=source == ITEM)
                 if found:
-                    yield source, found
+                    yield at - 1, source, found
+
+
+def _subject_item(block: Block, after: str) -> bool:
+    """Whether a list item is one part of a list: after its first item (`after` another), nested,
+    or naming a subject in bold and then saying more of it (not a field such as `**Purpose**:`,
+    whose value may say what the file is)."""
+    if block.kind != "item":
+        return False
+    if after == "item":
+        return True  # one item among others, not what the whole list is
+    bold = BOLD_LEAD.match(block.text)
+    return block.level >= 2 or bool(bold and bold.group(2) and size(bold.group(1)) >= 2)
 
 
 def meaning(sentence: str, need: int = 5, item: bool = False) -> str:
@@ -181,6 +217,7 @@ def acceptable(text: str) -> bool:
     return _explains(text.rstrip(_STOPS)) and not text.endswith((":", "：", "…", "..."))
 
 
+_LEAD = 5  # blocks of text: a sentence further down says what one part of the file is
 _HEAD = 1_000  # characters of a block read for its first sentence (a TLDR has at most 200)
 
 

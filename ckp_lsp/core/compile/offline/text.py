@@ -66,7 +66,7 @@ class Block:
     kind: str  # heading | paragraph | quote | item | table | code
     text: str
     plain: str = ""  # plain text; without code spans except in headings; '' for code
-    level: int = 0  # a heading's level (1 for `#`)
+    level: int = 0  # a heading's level (1 for `#`); a list item's indent (0 at the margin)
 
 
 @dataclass(frozen=True)
@@ -118,6 +118,7 @@ class _Parser:
         self.pending: list[str] = []
         self.kind = "paragraph"
         self.fence = ""
+        self.indent = 0  # the open list item's indent
 
     def flush(self, next_kind: str = "paragraph") -> None:
         """Close the open block and start one of `next_kind`."""
@@ -126,7 +127,8 @@ class _Parser:
                 self.blocks.append(Block("code", "\n".join(self.pending)))
             elif any(line.strip() for line in self.pending):
                 text = " ".join(self.pending)
-                self.blocks.append(Block(self.kind, text, plain(text, code=self.kind == "heading")))
+                level = self.indent if self.kind == "item" else 0
+                self.blocks.append(Block(self.kind, text, plain(text, code=self.kind == "heading"), level))
             self.pending = []
         self.kind = next_kind
 
@@ -177,6 +179,7 @@ class _Parser:
         """Handle a list item, quote, indented code or paragraph line."""
         if item := _ITEM.match(line):
             self.flush("item")
+            self.indent = len(line) - len(line.lstrip(" \t"))
             self.pending.append(_TASK.sub("", item.group(1) or "", count=1))
         elif _QUOTE.match(line):
             if self.kind != "quote":
