@@ -3,6 +3,7 @@ silenced like any code, redacted by one edit, and found in time linear in the te
 
 from __future__ import annotations
 
+import gc
 import time
 from pathlib import Path
 
@@ -184,10 +185,16 @@ def test_a_long_hostile_line_is_scanned_in_linear_time(unit: str) -> None:
     def cost(n: int) -> float:
         text = (unit * (n // len(unit) + 1))[:n]
         best = float("inf")
-        for _ in range(3):
-            started = time.perf_counter()
-            find_secrets(text)
-            best = min(best, time.perf_counter() - started)
+        # The best of five, the collector paused: another process on the core, or a collection of
+        # the findings just made, is no part of the scan's cost.
+        gc.disable()
+        try:
+            for _ in range(5):
+                started = time.perf_counter()
+                find_secrets(text)
+                best = min(best, time.perf_counter() - started)
+        finally:
+            gc.enable()
         return best
 
     small, large = cost(50_000), cost(400_000)
