@@ -41,7 +41,7 @@ def installed_hooks(project: Path) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.init import agent_rules
+    from ..core.agent_rules import agent_rules
 
     print(agent_rules(args.bank_dir.as_posix(), installed_hooks(args.project)))
     return 0

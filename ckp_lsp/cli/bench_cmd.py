@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .output import bank_root, display_path
+from ..faces.paths import display_path
+from .output import bank_root
 
 if TYPE_CHECKING:
     from ..core.bench import BenchReport

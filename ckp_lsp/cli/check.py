@@ -4,33 +4,25 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
-import json.encoder
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..core.bank import Bank, read_text
+from ..core.bank import Bank
 from ..core.checked import cached_findings, findings_of, unchanged_findings
 from ..core.discovery import markdown_entries, why_not_knowledge
 from ..core.findings import Finding, Severity
-from ..core.knowledge import is_template_text
+from ..core.full_reader import is_template_text
+from ..core.text import read_text
 from ..core.workspace import resolve_targets
 from ..faces.clock import today
+from ..faces.findings_json import SEVERITY_NAMES, json_chunks, summary
+from ..faces.paths import display_path
 from ..faces.updated import DISK
-from .output import display_path, paint
+from .output import paint
 
-_NAMES = {
-    Severity.ERROR: "error",
-    Severity.WARNING: "warning",
-    Severity.INFORMATION: "info",
-    Severity.HINT: "hint",
-}
 _COLOURS = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFORMATION: "36", Severity.HINT: "2"}
-#: a JSON string of a str, as ``json.dumps(..., ensure_ascii=False)`` writes it (C-accelerated)
-_string = json.encoder.encode_basestring
 
 
 def add_parser(sub: Any) -> None:
@@ -62,17 +54,12 @@ def _codes(value: str) -> tuple[str, ...]:
     return tuple(c.strip().upper() for c in value.split(",") if c.strip())
 
 
-def collect(paths: list[Path], cached: bool = False) -> tuple[list[tuple[Path, Finding]], list[str], int]:
-    """Findings of ``paths`` as (file, finding), the problems met, and how many files were checked."""
-    results, problems, checked, _ = _collect(paths, cached)
-    return results, problems, checked
-
-
-def _collect(
+def collect(
     paths: list[Path], cached: bool = False
 ) -> tuple[list[tuple[Path, Finding]], list[str], int, list[str]]:
-    """``collect``, and a note for each bank named whole that has no knowledge file and for each file
-    named that is no knowledge file (it is not checked, nor counted)."""
+    """Findings of ``paths`` as (file, finding), the problems met, how many files were checked, and
+    a note for each bank named whole that has no knowledge file and for each file named that is no
+    knowledge file (it is not checked, nor counted)."""
     targets = resolve_targets(paths, cached=cached, dates=DISK, today=today())
     empty: list[str] = []
     results: list[tuple[Path, Finding]] = []
@@ -154,7 +141,7 @@ def _config_problems(targets: Any) -> list[str]:
 def changed_only(
     paths: list[Path], base: str, cached: bool = False
 ) -> tuple[list[tuple[Path, Finding]], list[str], int, list[str]]:
-    """``_collect`` of the knowledge files changed since ``base`` and every file they relate to
+    """``collect`` of the knowledge files changed since ``base`` and every file they relate to
     (the index too when one changed); git is read by ``faces.git``."""
     from ..core.knowledge import read_knowledge_file
     from ..core.review import related_files
@@ -191,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"No knowledge file changed since {args.changed}: nothing checked.")
             return 0
     else:
-        results, problems, checked, empty = _collect(args.paths, cached=not args.no_cache)
+        results, problems, checked, empty = collect(args.paths, cached=not args.no_cache)
     select, ignore = _codes(args.select), _codes(args.ignore)
     results = [
         (p, f)
@@ -210,73 +197,13 @@ def run(args: argparse.Namespace) -> int:
     return 1 if any(f.severity == Severity.ERROR for _, f in results) else 0
 
 
-def _summary(results: list[tuple[Path, Finding]], checked: int) -> dict[str, int]:
-    count = {name: 0 for name in ("error", "warning", "info", "hint")}
-    for _, f in results:
-        count[_NAMES[f.severity]] += 1
-    return {
-        "files": checked,
-        "errors": count["error"],
-        "warnings": count["warning"],
-        "information": count["info"],
-        "hints": count["hint"],
-    }
-
-
-def _diagnostic(path: Path, f: Finding) -> dict[str, Any]:
-    return {
-        "file": display_path(path),
-        "range": {
-            "start": {"line": f.span.start_line, "character": f.span.start_col},
-            "end": {"line": f.span.end_line, "character": f.span.end_col},
-        },
-        "severity": int(f.severity),
-        "code": f.code,
-        "message": f.message,
-    }
-
-
-def as_json(results: list[tuple[Path, Finding]], checked: int) -> dict[str, Any]:
-    """The JSON of `ckp check --format json`: every finding with its LSP range, and a summary."""
-    return {"diagnostics": [_diagnostic(p, f) for p, f in results], "summary": _summary(results, checked)}
-
-
-def json_chunks(results: list[tuple[Path, Finding]], checked: int) -> Iterator[str]:
-    """``json.dumps(as_json(results, checked), indent=2, ensure_ascii=False)`` and a newline, a
-    finding at a time: the whole text of 375,000 findings and their dicts are never held. Each
-    finding is laid out here, its strings escaped by ``json``'s own escaper: ``json.dumps`` with an
-    indent builds closures that refer to each other, garbage the paused collector never frees."""
-    if not results:
-        yield json.dumps(as_json(results, checked), indent=2, ensure_ascii=False) + "\n"
-        return
-    yield '{\n  "diagnostics": [\n'
-    first = True
-    for path, f in results:
-        s = f.span
-        yield (
-            ("" if first else ",\n") + "    {\n"
-            f'      "file": {_string(display_path(path))},\n'
-            '      "range": {\n'
-            f'        "start": {{\n          "line": {s.start_line},\n          "character": {s.start_col}\n        }},\n'
-            f'        "end": {{\n          "line": {s.end_line},\n          "character": {s.end_col}\n        }}\n'
-            "      },\n"
-            f'      "severity": {int(f.severity)},\n'
-            f'      "code": {_string(f.code)},\n'
-            f'      "message": {_string(f.message)}\n'
-            "    }"
-        )
-        first = False
-    summary = json.dumps(_summary(results, checked), indent=2).replace("\n", "\n  ")
-    yield f'\n  ],\n  "summary": {summary}\n}}\n'
-
-
 def _print_text(results: list[tuple[Path, Finding]], checked: int) -> None:
     colour = sys.stdout.isatty() and "NO_COLOR" not in os.environ
     for path, f in results:
         where = f"{display_path(path)}:{f.span.start_line + 1}:{f.span.start_col + 1}:"
-        sev = paint(_NAMES[f.severity], _COLOURS[f.severity], colour)
+        sev = paint(SEVERITY_NAMES[f.severity], _COLOURS[f.severity], colour)
         print(f"{paint(where, '1', colour)} {sev} {paint(f.code, '1', colour)} {f.message}")
-    s = _summary(results, checked)
+    s = summary(results, checked)
     if not checked and not results:
         print("No knowledge files found: nothing checked.")
         return

@@ -7,7 +7,6 @@ fills missing headers and fields by default, ``--force`` recompiles every header
 from __future__ import annotations
 
 import argparse
-import difflib
 import math
 import sys
 import time
@@ -15,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..core.bank import Bank, read_text
+from ..core.bank import Bank
 from ..core.compile.compile_all import compile_all
 from ..core.compile.compiler import compile_header
 from ..core.compile.model import CompileError
@@ -23,12 +22,13 @@ from ..core.config import MAX_TIMEOUT, PROVIDERS, LlmConfig, config_for_bank, va
 from ..core.discovery import BANK_RULE, INDEX_NAME, bank_of, named_bank, why_not_knowledge
 from ..core.header_changes import describe
 from ..core.knowledge import read_knowledge_file
-from ..core.text import BOM
+from ..core.text import BOM, read_text
 from ..core.writes import WriteRefused, refusal, write_atomic
 from ..faces.banks import read_bank
 from ..faces.llm.providers import provider_for
+from ..faces.paths import display_path
 from . import compile_llm
-from .output import display_path, refused
+from .output import print_diff, refused
 
 
 def add_parser(sub: Any) -> None:
@@ -178,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
         changed += 1
         _clear(show_progress)
         if args.diff or args.dry_run:
-            _diff(path, text, compiled.text)
+            print_diff(path, text, compiled.text)
         _tell_change(path, text, compiled.text, args.dry_run)
         if not args.dry_run:
             try:
@@ -231,7 +231,7 @@ def _run_all_offline(args: argparse.Namespace, bank: Bank, rels: list[str]) -> i
             continue
         changed += 1
         if args.diff or args.dry_run:
-            _diff(path, out.old, out.new)
+            print_diff(path, out.old, out.new)
         _tell_change(path, out.old, out.new, args.dry_run)
         if not args.dry_run:
             try:
@@ -283,17 +283,6 @@ def _tell_change(path: Path, old: str, new: str, dry_run: bool) -> None:
     if read_knowledge_file(path.name, old).header is not None:
         what = describe(old, new, path.name, names=True)
         print(f"{display_path(path)}: {'would change: ' if dry_run else ''}{what}")
-
-
-def _diff(path: Path, old: str, new: str) -> None:
-    sys.stdout.writelines(
-        difflib.unified_diff(
-            old.splitlines(keepends=True),
-            new.splitlines(keepends=True),
-            f"a/{display_path(path)}",
-            f"b/{display_path(path)}",
-        )
-    )
 
 
 def _tell_config(bank: Bank) -> None:

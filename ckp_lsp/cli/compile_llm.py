@@ -16,17 +16,18 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.bank import Bank, read_text
+from ..core.bank import Bank
 from ..core.compile.compiler import Compiled, compile_header
 from ..core.compile.job import Job, Usage
 from ..core.compile.model import CompileError
 from ..core.compile.providers import Provider
 from ..core.config import LlmConfig
-from ..core.text import BOM
+from ..core.text import BOM, read_text
 from ..core.writes import WriteRefused, write_atomic
 from ..faces.banks import read_bank
 from ..faces.llm.providers import provider_for
-from .output import display_path
+from ..faces.paths import display_path
+from .output import print_diff
 
 DEFAULT_JOBS = 4
 MAX_JOBS = 64
@@ -143,9 +144,7 @@ class Run:
             self.changed += 1
             if self.args.diff or self.args.dry_run:
                 self._clear()
-                from .compile_cmd import _diff
-
-                _diff(path, r.text, compiled.text)
+                print_diff(path, r.text, compiled.text)
             if not self.args.dry_run:
                 try:
                     write_atomic(path, compiled.text, expected=r.text, bom=r.bom, within=self.bank.root)

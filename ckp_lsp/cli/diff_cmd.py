@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .output import display_path
+from ..faces.paths import display_path
 
 
 def add_parser(sub: Any) -> None:

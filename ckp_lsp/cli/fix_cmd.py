@@ -3,22 +3,21 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 from pathlib import Path
 from typing import Any
 
-from ..core.bank import read_text
 from ..core.checks import check_file
 from ..core.fixes import fix_text
 from ..core.index import ADDED_SECTION, adds_section, update_index_text, write_index
-from ..core.text import BOM
+from ..core.text import BOM, read_text
 from ..core.workspace import resolve_targets
 from ..core.writes import WriteRefused, write_atomic
 from ..faces.clock import today
+from ..faces.paths import display_path
 from ..faces.updated import DISK
 from .check import named_knowledge_files
-from .output import display_path
+from .output import print_diff
 
 
 def add_parser(sub: Any) -> None:
@@ -68,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
             if not count:
                 continue
             if args.diff:
-                _diff(path, text, new)
+                print_diff(path, text, new)
             else:
                 try:
                     write_atomic(path, new, expected=text, bom=bom, within=bank.root)
@@ -83,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
             new_index = update_index_text(bank.index_text, bank)
             if new_index != bank.index_text:
                 if args.diff:
-                    _diff(bank.index_path, bank.index_text or "", new_index)
+                    print_diff(bank.index_path, bank.index_text or "", new_index)
                 else:
                     try:
                         write_index(bank, new_index)
@@ -103,12 +102,3 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 1 if refused else 0
-
-
-def _diff(path: Path, old: str, new: str) -> None:
-    name = display_path(path)
-    sys.stdout.writelines(
-        difflib.unified_diff(
-            old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{name}", f"b/{name}"
-        )
-    )

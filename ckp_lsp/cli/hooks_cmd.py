@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .output import display_path
+from ..faces.paths import display_path
 
 
 def add_parser(sub: Any) -> None:
@@ -63,7 +63,7 @@ def _bank_option(project: Path, bank: Path | None) -> str | None:
 
 def _current(project: Path, paths: list[str]) -> tuple[dict[str, str | None], list[str]]:
     """The texts of the host's files now, and why some cannot be used."""
-    from ..core.bank import read_text
+    from ..core.text import read_text
     from ..core.writes import leaves
 
     texts: dict[str, str | None] = {}

@@ -10,7 +10,8 @@ from typing import Any
 from ..core.index import ADDED_SECTION, adds_section, update_index_text, write_index
 from ..core.writes import WriteRefused
 from ..faces.banks import read_bank
-from .output import bank_root, display_path
+from ..faces.paths import display_path
+from .output import bank_root
 
 
 def add_parser(sub: Any) -> None:

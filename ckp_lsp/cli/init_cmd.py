@@ -10,7 +10,7 @@ from typing import Any
 from ..core.bank_names import Lookalike
 from ..core.dates import CkpDate
 from ..core.discovery import lookalike_folders
-from .output import display_path
+from ..faces.paths import display_path
 
 
 def add_parser(sub: Any) -> None:
@@ -54,15 +54,8 @@ def _bank_name(bank: Path, project: Path) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.init import (
-        AlreadyDone,
-        InitError,
-        add_rules,
-        adopt_bank,
-        agent_rules,
-        existing_bank,
-        init_bank,
-    )
+    from ..core.agent_rules import add_rules, agent_rules
+    from ..core.init import AlreadyDone, InitError, adopt_bank, existing_bank, init_bank
     from ..core.within import escape
     from ..core.writes import WriteRefused
     from ..faces.clock import today

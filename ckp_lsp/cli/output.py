@@ -1,14 +1,15 @@
-"""What every command prints with: paths relative to where the user stands, optional colour."""
+"""What every command prints with: control characters escaped, optional colour, diffs."""
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, TextIO
 
 from ..core.text import CONTROLS, visible_controls
+from ..faces.paths import display_path
 
 #: the escape character as ``paint`` writes it: an unguessable stand-in that only ``Shown`` turns
 #: into ESC, so text from a file can never make one
@@ -45,17 +46,14 @@ class Shown:
         return getattr(self.stream, name)
 
 
-def display_path(path: Path) -> str:
-    """``path`` relative to the current folder (the way the user named it)."""
-    return _relative(str(path), os.getcwd())
-
-
-@lru_cache(maxsize=65536)
-def _relative(path: str, cwd: str) -> str:
-    try:
-        return os.path.relpath(path, cwd)
-    except ValueError:
-        return path
+def print_diff(path: Path, old: str, new: str) -> None:
+    """The unified diff of ``path`` from ``old`` to ``new``, on stdout."""
+    name = display_path(path)
+    sys.stdout.writelines(
+        difflib.unified_diff(
+            old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{name}", f"b/{name}"
+        )
+    )
 
 
 def paint(text: str, code: str, on: bool) -> str:

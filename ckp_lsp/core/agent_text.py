@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .secrets import noted_kinds, redact, redaction_note
+from .redaction import noted_kinds, redact, redaction_note
 
 
 def _attr(value: str) -> str:

@@ -9,96 +9,23 @@ from __future__ import annotations
 import bisect
 import copy
 import os
-import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from .cache import FileCache
+from .claims import Claims
 from .config import Config
 from .dates import CkpDate
 from .discovery import INDEX_NAME, knowledge_files, skip_reason
-from .knowledge import CONCEPT_RE, KnowledgeFile, closest, read_knowledge_file
+from .knowledge import KnowledgeFile, read_knowledge_file
 from .limits import CLAIM_LIMIT
+from .reading import read_file
+from .suggest import NAME_WORD, suggest_concept
 from .text import read_text
 from .updated import UpdatedDates
 
 #: changes remembered for ``changed_since``; who asks about older ones starts over
 _LOG_LIMIT = 1 << 16
-#: most concepts an unknown one is compared with for a suggestion (CKP041)
-SUGGEST_POOL = 1000
-_NAME_WORD = re.compile(r"[-._]+")
-
-
-def read_file(base: str, rel: str) -> KnowledgeFile | tuple[str, str]:
-    """The knowledge file ``rel`` below ``base``, or (``rel``, why) when it cannot be read."""
-    try:
-        text, utf8 = read_text(base + rel)
-    except OSError as exc:
-        return rel, f"cannot be read: {exc.strerror or exc}"
-    return read_knowledge_file(rel, text, utf8)
-
-
-class Claims(Mapping[str, "set[str]"]):
-    """Keyword (casefolded) -> the files that claim it.
-
-    Most keywords are claimed by one file: that one is held as its path alone, not in a set
-    (sets would be a third of a large bank's memory); reading gives a set either way. ``many``
-    holds the keywords claimed by two files or more, for the checks to look at first.
-    """
-
-    __slots__ = ("many", "one")
-
-    def __init__(self) -> None:
-        self.one: dict[str, str] = {}
-        self.many: dict[str, set[str]] = {}
-
-    def __getitem__(self, keyword: str) -> set[str]:
-        found = self.many.get(keyword)
-        return found if found is not None else {self.one[keyword]}
-
-    def get(self, keyword: str, default: Any = None) -> Any:
-        found = self.many.get(keyword)
-        if found is not None:
-            return found
-        path = self.one.get(keyword)
-        return default if path is None else {path}
-
-    def __contains__(self, keyword: object) -> bool:
-        return keyword in self.one or keyword in self.many
-
-    def __iter__(self) -> Iterator[str]:
-        yield from self.one
-        yield from self.many
-
-    def __len__(self) -> int:
-        return len(self.one) + len(self.many)
-
-    def count(self, keyword: str) -> int:
-        """How many files claim ``keyword``."""
-        found = self.many.get(keyword)
-        return len(found) if found is not None else 1 if keyword in self.one else 0
-
-    def add(self, keyword: str, path: str) -> None:
-        found = self.many.get(keyword)
-        if found is not None:
-            found.add(path)
-            return
-        sole = self.one.setdefault(keyword, path)
-        if sole != path:
-            del self.one[keyword]
-            self.many[keyword] = {sole, path}
-
-    def discard(self, keyword: str, path: str) -> None:
-        found = self.many.get(keyword)
-        if found is None:
-            if self.one.get(keyword) == path:
-                del self.one[keyword]
-            return
-        found.discard(path)
-        if len(found) == 1:
-            del self.many[keyword]
-            self.one[keyword] = next(iter(found))
 
 
 class Bank:
@@ -242,37 +169,15 @@ class Bank:
         return self._sorted_concepts
 
     def suggest(self, concept: str) -> str | None:
-        """The concept of the bank closest to ``concept`` (CKP041's suggestion), or None.
-
-        Above SUGGEST_POOL concepts only the names sharing the longest prefix with ``concept``
-        that leaves at most SUGGEST_POOL of them are compared, so that checking a bank with many
-        unknown entries stays linear in its size.
-        """
-        names = self.concepts()
-        if len(names) > SUGGEST_POOL:
-            lo, hi, k = 0, len(names), 0
-            while hi - lo > SUGGEST_POOL and k < len(concept):
-                k += 1
-                lo = bisect.bisect_left(names, concept[:k], lo, hi)
-                hi = bisect.bisect_left(names, concept[:k] + "\U0010ffff", lo, hi)
-            # Names sharing a word with it too (``ghost-ledger`` -> ``billing-ledger``), unless common.
-            words = self._concept_words()
-            pool = set(names[lo:hi])
-            for word in _NAME_WORD.split(concept):
-                sharing = words.get(word, ())
-                if len(sharing) <= SUGGEST_POOL:
-                    pool.update(sharing)
-            names = sorted(pool)
-        # A declared name that is not a valid one ('JWT Authentication', CKP010) is no suggestion:
-        # written into an entry it would be a new CKP040.
-        return closest(concept, [n for n in names if CONCEPT_RE.match(n)])
+        """The concept of the bank closest to ``concept`` (CKP041's suggestion), or None."""
+        return suggest_concept(concept, self.concepts(), self._concept_words)
 
     def _concept_words(self) -> dict[str, list[str]]:
         """Concepts by each word of their names (kept up to date once made; in no order)."""
         if self._words is None:
             words: dict[str, list[str]] = {}
             for name in self.by_concept:
-                for word in set(_NAME_WORD.split(name)):
+                for word in set(NAME_WORD.split(name)):
                     words.setdefault(word, []).append(name)
             self._words = words
         return self._words
@@ -283,7 +188,7 @@ class Bank:
         if self._sorted_concepts is not None:
             bisect.insort(self._sorted_concepts, concept)
         if self._words is not None:
-            for word in set(_NAME_WORD.split(concept)):
+            for word in set(NAME_WORD.split(concept)):
                 self._words.setdefault(word, []).append(concept)
 
     def _concept_left(self, concept: str) -> None:
@@ -292,7 +197,7 @@ class Bank:
         if self._sorted_concepts is not None:
             del self._sorted_concepts[bisect.bisect_left(self._sorted_concepts, concept)]
         if self._words is not None:
-            for word in set(_NAME_WORD.split(concept)):
+            for word in set(NAME_WORD.split(concept)):
                 sharing = self._words[word]
                 sharing.remove(concept)
                 if not sharing:

@@ -21,11 +21,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .bank import Bank, read_text
+from .bank import Bank
 from .index import tokens, update_index_text
 from .route import Router, RouteResult
 from .routing.peer import PlainBM25
 from .routing.ranked import RankedRouter
+from .text import read_text
 
 #: the routers a bench measures: the one the tools use, and the index pattern
 MODES = ("ranked", "index")

@@ -3,7 +3,7 @@
 One file per bank, in a folder users may delete: ``.ckp-cache/`` at the bank's root (its own
 ``.gitignore`` says ``*``, so git ignores it), or ``$CKP_CACHE_DIR`` when set. An entry is a
 file's path, size and modification time (ns) with the fields the fast scan read from its header
-(``knowledge.brief``); a file the full parser read (one with findings of its own) is read again
+(``brief.brief``); a file the full parser read (one with findings of its own) is read again
 each time. The whole is keyed by the tool's version, Python's and the parsing code's: a cache
 written by anything else, or that cannot be read, is ignored and written anew, never a crash.
 
@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, Any
 from .. import __version__
 
 if TYPE_CHECKING:
-    from .knowledge import Brief, KnowledgeFile
+    from .brief import Brief
+    from .knowledge import KnowledgeFile
 
 #: the folder at a bank's root
 FOLDER = ".ckp-cache"
@@ -201,7 +202,8 @@ class FileCache:
         when the file was replaced since ``load``)."""
         if self._briefs is not None:
             return self._briefs
-        from .knowledge import KnowledgeFile, brief
+        from .brief import brief
+        from .knowledge import KnowledgeFile
 
         briefs: dict[str, Brief | None] = {}
         if self._fields is None:  # the entries saved: what the reading gave
@@ -233,7 +235,7 @@ class FileCache:
                 return None
             if tuple(map(type, b)) != _BRIEF_TYPES:
                 return None
-            from .knowledge import from_brief
+            from .brief import from_brief
 
             kf = from_brief(b)
         except Exception:  # an entry of another shape: read the file
@@ -295,7 +297,8 @@ class FileCache:
         says how to read them: a part at a time, writing needs little more memory than the
         entries themselves. Version 2 of marshal: no references between objects, half the memory
         to write and a third of the time to read of the newest version, for a file a tenth larger."""
-        from .knowledge import KnowledgeFile, brief
+        from .brief import brief
+        from .knowledge import KnowledgeFile
 
         h = _blake2b(digest_size=16)
         parts = []

@@ -7,11 +7,12 @@ from pathlib import Path
 
 from .bank import Bank
 from .cache import FileCache
-from .checks import check_file, check_index
+from .checks import check_file
 from .config import Config
 from .dates import CkpDate
 from .discovery import INDEX_NAME, knowledge_files, skip_reason
 from .findings import Finding, Severity
+from .index_checks import check_index
 from .text import Span
 
 Found = list[tuple[str, list[Finding]]]

@@ -9,10 +9,10 @@ from typing import Any
 from rapidfuzz import process
 
 from .bank import Bank
+from .fields import CONCEPT_RE, Field, Item
 from .findings import Finding
-from .header import Field, Item
-from .knowledge import CONCEPT_RE, KnowledgeFile
-from .secrets import placeholder
+from .knowledge import KnowledgeFile
+from .redaction import placeholder
 from .text import Span
 
 #: codes whose fix is certain enough to apply without looking (``source.fixAll``, ``ckp fix``)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .discovery import INDEX_END, INDEX_START
-from .header import CKP_FIELDS, LIST_FIELDS
+from .fields import CKP_FIELDS, LIST_FIELDS
 from .text import newline_of, split_lines, utf16_len
 
 if TYPE_CHECKING:
@@ -83,10 +83,6 @@ def expected_rows(bank: Bank) -> list[dict[str, str]]:
     rows = [row_values(kf) for kf in bank.files.values() if kf.concept]
     rows.sort(key=lambda r: (r["CONCEPT"], r["FILE"]))
     return rows
-
-
-def _escape(v: str) -> str:
-    return v.replace("|", "\\|")
 
 
 def _head(columns: tuple[str, ...]) -> tuple[str, str]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .header import Field, Item
-from .knowledge import KnowledgeFile, Relationship
+from .fields import Field, Item, Relationship
+from .knowledge import KnowledgeFile
 
 
 @dataclass(frozen=True)

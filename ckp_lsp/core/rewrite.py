@@ -10,7 +10,8 @@ import json
 import re
 from dataclasses import dataclass
 
-from .header import CKP_FIELDS, LIST_FIELDS, Header, parse_header
+from .fields import CKP_FIELDS, LIST_FIELDS, Header
+from .header import parse_header
 from .text import line_offsets, newline_of, split_lines
 
 #: a value YAML reads back as written without quotes (a quote inside a word, "service's", is plain)
@@ -172,9 +173,3 @@ def replace_header(
         else:
             new = new[: -len(nl)]
     return new, old
-
-
-def rewrite(text: str, values: dict[str, str | list[str]], default_form: str = "bare") -> str:
-    """``text`` with its header replaced by ``values``; the body is untouched."""
-    new, old = replace_header(text, values, default_form)
-    return new + text[len(old) :]

@@ -213,8 +213,8 @@ def _index_rows(text: str) -> Iterator[tuple[str, str, str, str, str]]:
 
 
 def _read_file(root: Path, rel: str) -> KnowledgeFile | None:
-    from .bank import read_text
     from .knowledge import read_knowledge_file
+    from .text import read_text
 
     try:
         text, utf8 = read_text(root / rel)

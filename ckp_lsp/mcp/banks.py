@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ..core.bank import Bank, read_text
+from ..core.bank import Bank
 from ..core.discovery import (
     INDEX_NAME,
     SKIP_DIRS,
@@ -28,6 +28,7 @@ from ..core.discovery import (
 )
 from ..core.routing.ranked import RankedRouter
 from ..core.stat_scan import Stats, stat_tree
+from ..core.text import read_text
 from ..core.within import escape, regular_inside
 from ..faces.banks import read_bank
 from ..faces.clock import today

@@ -21,10 +21,10 @@ from mcp.types import Tool as MCPTool
 from pydantic import Field, ValidationError, WithJsonSchema
 
 from .. import __version__
+from ..core.agent_rules import agent_rules
 from ..core.agent_text import for_agent, for_agent_answer, for_agent_value
 from ..core.bench import tool_json
-from ..core.init import agent_rules
-from ..core.secrets import redaction_note
+from ..core.redaction import redaction_note
 from . import tools
 from .banks import Refusal, ServedBanks
 from .schemas import OUTPUT, argument_error

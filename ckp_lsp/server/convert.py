@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Container
 from pathlib import Path
 from urllib.parse import quote
@@ -95,7 +96,10 @@ def uri_of(path: Path) -> str:
     return from_fs_path(str(path)) or path.as_uri()
 
 
-_ROOT_URIS: dict[Path, str] = {}
+@functools.lru_cache(maxsize=1024)
+def _root_uri(root: Path) -> str:
+    """The URI of a bank's root, without its trailing slash (kept for the most recent banks)."""
+    return uri_of(root).rstrip("/")
 
 
 def uri_in(root: Path, rel: str) -> str:
@@ -104,10 +108,7 @@ def uri_in(root: Path, rel: str) -> str:
     Percent-encoding works character by character, so the root's URI (cached) and the encoded
     relative path can be joined: a bank of 10,000 files asks for 10,000 URIs at once.
     """
-    base = _ROOT_URIS.get(root)
-    if base is None:
-        base = _ROOT_URIS[root] = uri_of(root).rstrip("/")
-    return f"{base}/{quote(rel)}" if rel else uri_of(root)
+    return f"{_root_uri(root)}/{quote(rel)}" if rel else uri_of(root)
 
 
 def path_of(uri: str) -> Path | None:

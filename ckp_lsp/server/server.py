@@ -19,8 +19,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
-from ..core.bank import read_text
-from ..core.text import BOM
+from ..core.text import BOM, read_text
 from . import pygls_compat
 from .client import ClientCapabilities, Settings
 from .convert import path_of, to_position
@@ -45,6 +44,7 @@ class CkpServer(LanguageServer):
         self.routers: dict[Any, tuple[int, Any]] = {}  # bank root -> (state version, Router)
         self.closing = False
         self.tasks: set[asyncio.Task[Any]] = set()
+        self.told: set[str] = set()  # ignored settings already shown in a window (once a server)
         self.import_seconds = 0.0  # what importing the server took (main sets it): said at start
 
     def report_server_error(self, error: Exception, source: Any) -> None:

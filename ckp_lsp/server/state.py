@@ -12,17 +12,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.bank import Bank, read_text
+from ..core.bank import Bank
 from ..core.cache import FileCache
 from ..core.checked import cached_findings
-from ..core.checks import check_file, check_index
+from ..core.checks import check_file
 from ..core.config import Config, config_for_bank
 from ..core.dates import CkpDate
 from ..core.discovery import INDEX_NAME, bank_of, find_banks, is_knowledge_path, skip_reason
 from ..core.findings import Finding
 from ..core.index import row_values
+from ..core.index_checks import check_index
 from ..core.knowledge import KnowledgeFile
 from ..core.references import prepare
+from ..core.text import read_text
 from ..core.within import escape, inside
 from ..faces.clock import today
 from ..faces.collector import paused_collection

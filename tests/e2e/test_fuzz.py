@@ -30,10 +30,11 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from lsprotocol import types
 
 from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_file, check_index
+from ckp_lsp.core.checks import check_file
 from ckp_lsp.core.config import Config
 from ckp_lsp.core.discovery import INDEX_NAME
 from ckp_lsp.core.index import update_index_text
+from ckp_lsp.core.index_checks import check_index
 from ckp_lsp.core.text import decode, utf16_len
 from ckp_lsp.faces.clock import today
 

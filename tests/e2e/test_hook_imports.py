@@ -23,8 +23,8 @@ EXACT = "How do the JWT guards protect NestJS routes?"
 TYPO = "How is the prophett model trained?"
 
 #: what routing from the kept snapshot never needs: the editor and agent protocols, YAML, file
-#: parsing and whole-bank code, OpenSSL (no digest is taken), temporary files, and, for a question
-#: with no typo, RapidFuzz
+#: parsing, whole-bank code, the faces' reading of banks and git, OpenSSL (no digest is taken),
+#: temporary files, and, for a question with no typo, RapidFuzz
 NOT_IMPORTED = (
     "pygls",
     "lsprotocol",
@@ -36,7 +36,9 @@ NOT_IMPORTED = (
     "tempfile",
     "ckp_lsp.server",
     "ckp_lsp.mcp",
-    "ckp_lsp.faces",
+    "ckp_lsp.faces.banks",
+    "ckp_lsp.faces.git",
+    "ckp_lsp.faces.llm",
     "ckp_lsp.core.bank",
     "ckp_lsp.core.knowledge",
 )

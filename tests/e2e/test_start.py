@@ -46,7 +46,7 @@ def from_the_cache(session: Session) -> list[int]:
 async def test_a_second_start_reads_the_banks_from_the_cache_with_the_findings_of_ckp_check(
     workspace: Path,
 ):
-    results, _, _ = collect([workspace])
+    results, _, _, _ = collect([workspace])
     expected: dict[str, list[tuple[str, int, int, str]]] = {}
     for path, f in results:
         expected.setdefault(path.as_uri(), []).append(
@@ -125,7 +125,7 @@ async def test_with_no_cache_the_server_reads_every_file_and_writes_no_cache(wor
     session = await Session.start(workspace, "vscode", command=[*SERVER, "--no-cache"])
     try:
         await session.wait_indexed()
-        results, _, _ = collect([workspace])
+        results, _, _, _ = collect([workspace])
         uris = {path.as_uri() for path, _ in results}
         await wait_for(lambda: published(session).keys() >= uris, "every finding was published")
         assert published(session).keys() == uris

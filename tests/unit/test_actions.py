@@ -141,17 +141,57 @@ def test_annotations_only_for_clients_that_take_them() -> None:
     assert not annotations_supported(None)
 
 
-def test_the_title_is_compiled_once_per_text_while_the_cursor_moves(
-    mentat: Bank, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[object, ...]]:
+    """Every call of the offline compiler that the code actions make."""
     from ckp_lsp.server.features import actions
 
-    calls = []
+    made: list[tuple[object, ...]] = []
     real = actions.compile_header
-    monkeypatch.setattr(actions, "compile_header", lambda *a: calls.append(a) or real(*a))
+    monkeypatch.setattr(actions, "compile_header", lambda *a: made.append(a) or real(*a))
+    return made
+
+
+def test_the_title_is_compiled_once_per_text_while_the_cursor_moves(
+    mentat: Bank, calls: list[tuple[object, ...]]
+) -> None:
     rel = "stack/database.md"
     text = (mentat.root / rel).read_text()
     titles = {recompile_action(mentat, rel, URI, text, line, offline=True).title for line in range(4)}  # type: ignore[union-attr]
     assert len(titles) == 1 and len(calls) == 1
     recompile_action(mentat, rel, URI, text + "\nMore body.\n", 0, offline=True)  # another text
     assert len(calls) == 2
+
+
+def test_what_is_kept_of_a_bank_goes_with_it_and_is_bounded(
+    tmp_path: Path, mentat: Bank, calls: list[tuple[object, ...]]
+) -> None:
+    import gc
+
+    from ckp_lsp.server.features import actions
+
+    rel = "stack/database.md"
+    text = (mentat.root / rel).read_text()
+    # Another bank of the same files, at the same revision: its titles are its own, not the first's.
+    other = Bank.load(copy_tree(mentat.root, tmp_path / "other" / "memory-bank"), today=today())
+    other_root = other.root
+    assert other.revision == mentat.revision
+    recompile_action(mentat, rel, URI, text, 0, offline=True)
+    recompile_action(other, rel, URI, text, 0, offline=True)
+    assert len(calls) == 2
+    for n in range(actions._CHANGES_KEPT + 5):
+        recompile_action(other, rel, URI, text + f"\nBody {n}.\n", 0, offline=True)
+    assert len(actions._CHANGES[other]) <= actions._CHANGES_KEPT
+    del other
+    calls.clear()  # the calls recorded hold the bank too
+    gc.collect()
+    roots = {b.root for b in actions._CHANGES}
+    assert mentat.root in roots and other_root not in roots
+
+
+def test_the_root_uris_kept_are_bounded() -> None:
+    from ckp_lsp.server.convert import _root_uri, uri_in
+
+    for n in range(1100):
+        assert uri_in(Path(f"/banks/b{n}"), "a b.md") == f"file:///banks/b{n}/a%20b.md"
+    assert _root_uri.cache_info().currsize <= 1024

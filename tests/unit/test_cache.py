@@ -12,9 +12,10 @@ import pytest
 
 from ckp_lsp.cli.main import main as ckp
 from ckp_lsp.core.bank import Bank
+from ckp_lsp.core.brief import brief
 from ckp_lsp.core.cache import FOLDER, FileCache, cache_path
-from ckp_lsp.core.checks import check_file, check_index
-from ckp_lsp.core.knowledge import brief
+from ckp_lsp.core.checks import check_file
+from ckp_lsp.core.index_checks import check_index
 from tests.unit.builders import SHOP, copy_bank
 
 ROOT = Path(__file__).resolve().parents[2]

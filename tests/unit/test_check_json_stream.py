@@ -11,10 +11,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ckp_lsp.cli.check import as_json, collect, json_chunks
+from ckp_lsp.cli.check import collect
 from ckp_lsp.cli.main import main
 from ckp_lsp.core.findings import Finding, Severity
 from ckp_lsp.core.text import Span
+from ckp_lsp.faces.findings_json import as_json, json_chunks
 from tests.unit.builders import bare_header, write_files
 
 FILES = 200
@@ -51,7 +52,7 @@ def test_the_json_is_written_a_finding_at_a_time(tmp_path: Path, monkeypatch: py
     monkeypatch.setattr("sys.stdout", out)
     assert main(["check", "--no-cache", "--format", "json", "memory-bank"]) == 0
     text = out.getvalue()
-    results, _, checked = collect([Path("memory-bank")])
+    results, _, checked, _ = collect([Path("memory-bank")])
     assert text == json.dumps(as_json(results, checked), indent=2, ensure_ascii=False) + "\n"
     assert len(results) >= 3 * FILES and len(text) > 300_000
     assert out.largest < 1_000  # one finding's text at most, never the whole

@@ -9,7 +9,8 @@ import pytest
 from ckp_lsp.cli import fix_cmd
 from ckp_lsp.cli.main import main
 from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_file, check_index
+from ckp_lsp.core.checks import check_file
+from ckp_lsp.core.index_checks import check_index
 from ckp_lsp.core.rewrite import body_of
 from tests.unit.builders import copy_to_cwd, edit_on_disk_during, snapshot_files
 

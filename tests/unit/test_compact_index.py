@@ -9,9 +9,9 @@ import pytest
 import yaml
 
 from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_index
 from ckp_lsp.core.config import Config, load_config
 from ckp_lsp.core.index import COMPACT_HEAD, parse_index, tokens, update_index_text
+from ckp_lsp.core.index_checks import check_index
 from ckp_lsp.core.route import Router
 from ckp_lsp.core.route_table import read_route_table
 from tests.copies import copy_tree

@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 
 from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_file, check_index
+from ckp_lsp.core.checks import check_file
 from ckp_lsp.core.config import Config
 from ckp_lsp.core.findings import CODES, Finding, Severity
+from ckp_lsp.core.index_checks import check_index
 from ckp_lsp.core.text import Span
 from tests.unit.builders import bank_of_texts, bare_header, span_of_text
 

@@ -11,13 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ckp_lsp.core import checks
+from ckp_lsp.core import index_checks
 from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_index
 from ckp_lsp.core.index import update_index_text
-from ckp_lsp.core.knowledge import KnowledgeFile, _read_clean, _read_full, closest, read_knowledge_file
-from ckp_lsp.core.references import index_cell_at, index_cells, index_cells_naming
-from ckp_lsp.core.secrets import secret_findings
+from ckp_lsp.core.index_cells import index_cell_at, index_cells, index_cells_naming
+from ckp_lsp.core.index_checks import check_index
+from ckp_lsp.core.knowledge import KnowledgeFile, _read_clean, _read_full, read_knowledge_file
+from ckp_lsp.core.redaction import secret_findings
+from ckp_lsp.core.suggest import closest
 from ckp_lsp.core.text import decode
 from ckp_lsp.server.convert import uri_in, uri_of
 from tests.unit.builders import SHOP
@@ -259,7 +260,7 @@ def test_the_index_drift_check_reads_the_same_line_by_line(
     assert callable(mutate)
     bank.index_text = mutate(update_index_text(None, bank))
     fast = index_findings(bank)
-    monkeypatch.setattr(checks, "_table_drift", lambda bank, text: None)
+    monkeypatch.setattr(index_checks, "_table_drift", lambda bank, text: None)
     assert fast == index_findings(bank)
 
 
@@ -342,7 +343,7 @@ def test_the_index_drift_check_follows_edits_one_file_at_a_time(
         edit()
         fast = index_findings(bank)
         with monkeypatch.context() as m:
-            m.setattr(checks, "_table_drift", lambda bank, text: None)
+            m.setattr(index_checks, "_table_drift", lambda bank, text: None)
             assert fast == index_findings(bank)
     bank.index_text = update_index_text(bank.index_text, bank)
     assert [f.code for f in check_index(bank) if f.code == "CKP070"] == []

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ckp_lsp.core.header import CKP_FIELDS, Field, Header, parse_header
+from ckp_lsp.core.fields import CKP_FIELDS, Field, Header
+from ckp_lsp.core.header import parse_header
 from ckp_lsp.core.knowledge import read_knowledge_file
 from ckp_lsp.core.text import Span, decode
 from tests.unit.builders import HEADERS, text_at

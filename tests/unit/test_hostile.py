@@ -15,10 +15,11 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core import bank as bank_module
+from ckp_lsp.core import reading as reading_module
 from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_file, check_index
+from ckp_lsp.core.checks import check_file
 from ckp_lsp.core.findings import Finding
+from ckp_lsp.core.index_checks import check_index
 from ckp_lsp.core.text import Span, decode, split_lines, utf16_len
 from tests.unit.builders import assert_inside, bank_of_texts, bare_header, write_files
 
@@ -225,14 +226,14 @@ def test_an_unreadable_file_is_skipped_with_the_reason(
         tmp_path / "memory-bank",
         {"good.md": bare_header(CONCEPT="good"), "locked.md": bare_header(CONCEPT="x")},
     )
-    real = bank_module.read_text
+    real = reading_module.read_text
 
     def read_text(path: str | Path) -> tuple[str, bool]:
         if str(path).endswith("locked.md"):
             raise PermissionError(13, "Permission denied", str(path))
         return real(path)
 
-    monkeypatch.setattr(bank_module, "read_text", read_text)
+    monkeypatch.setattr(reading_module, "read_text", read_text)
     bank = Bank.load(bank_dir)
     assert sorted(bank.files) == ["good.md"]
     assert bank.unreadable == {"locked.md": "cannot be read: Permission denied"}

@@ -8,18 +8,13 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.cli.main import main
+from ckp_lsp.core.agent_rules import RULES_END, RULES_START, agent_rules, with_rules
 from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_file, check_index
+from ckp_lsp.core.checks import check_file
 from ckp_lsp.core.findings import Severity
-from ckp_lsp.core.init import (
-    RULES_END,
-    RULES_START,
-    InitError,
-    agent_rules,
-    init_bank,
-    scan_project,
-    with_rules,
-)
+from ckp_lsp.core.index_checks import check_index
+from ckp_lsp.core.init import InitError, init_bank
+from ckp_lsp.core.project import scan_project
 from ckp_lsp.faces.clock import this_month, today
 from tests.copies import copy_tree
 

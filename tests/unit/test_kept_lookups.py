@@ -13,23 +13,22 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ckp_lsp.core.bank import SUGGEST_POOL, Bank
-from ckp_lsp.core.checks import check_index, kept_index_lines
+from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.discovery import INDEX_NAME
 from ckp_lsp.core.index import update_index_text
-from ckp_lsp.core.knowledge import closest
+from ckp_lsp.core.index_cells import index_cells, index_cells_naming
+from ckp_lsp.core.index_checks import check_index, kept_index_lines
 from ckp_lsp.core.references import (
     Mention,
     RenamePlan,
     declarations,
     entries_naming,
-    index_cells,
-    index_cells_naming,
     index_declarations,
     index_mentions,
     moved_path,
     plan_rename,
 )
+from ckp_lsp.core.suggest import SUGGEST_POOL, closest
 from ckp_lsp.faces.collector import FREEZE_ABOVE, paused_collection
 from tests.unit.builders import bare_header
 

@@ -8,8 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_file, check_index
+from ckp_lsp.core.checks import check_file
 from ckp_lsp.core.header import parse_header
+from ckp_lsp.core.index_checks import check_index
 from ckp_lsp.core.knowledge import read_knowledge_file
 from ckp_lsp.core.text import decode
 from tests.unit.builders import assert_inside, bare_header, text_at

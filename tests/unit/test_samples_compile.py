@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.bank import Bank, read_text
+from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.checks import check_file
 from ckp_lsp.core.compile import compiler
 from ckp_lsp.core.compile.answer import sentence_count
@@ -19,6 +19,7 @@ from ckp_lsp.core.discovery import find_banks
 from ckp_lsp.core.findings import Severity
 from ckp_lsp.core.rewrite import body_of
 from ckp_lsp.core.route import route
+from ckp_lsp.core.text import read_text
 from tests.copies import copy_tree
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "mentat"

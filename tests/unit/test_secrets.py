@@ -3,6 +3,7 @@ silenced like any code, redacted by one edit, and found in time linear in the te
 
 from __future__ import annotations
 
+import gc
 import time
 from pathlib import Path
 
@@ -14,8 +15,9 @@ from ckp_lsp.core.checks import check_file
 from ckp_lsp.core.config import Config
 from ckp_lsp.core.findings import Severity
 from ckp_lsp.core.fixes import apply_edits, fix_text, fixes_for
+from ckp_lsp.core.redaction import placeholder, redact
 from ckp_lsp.core.rewrite import body_of
-from ckp_lsp.core.secrets import ALLOW_COMMENT, find_secrets, placeholder, redact
+from ckp_lsp.core.secrets import ALLOW_COMMENT, find_secrets
 from ckp_lsp.core.text import index_of_utf16, line_offsets, split_lines
 from tests.secret_corpus import Planted, fake_secrets, look_alikes, placements, settings
 from tests.unit.builders import bank_of_texts, run_cli, write_files
@@ -183,10 +185,16 @@ def test_a_long_hostile_line_is_scanned_in_linear_time(unit: str) -> None:
     def cost(n: int) -> float:
         text = (unit * (n // len(unit) + 1))[:n]
         best = float("inf")
-        for _ in range(3):
-            started = time.perf_counter()
-            find_secrets(text)
-            best = min(best, time.perf_counter() - started)
+        # The best of five, the collector paused: another process on the core, or a collection of
+        # the findings just made, is no part of the scan's cost.
+        gc.disable()
+        try:
+            for _ in range(5):
+                started = time.perf_counter()
+                find_secrets(text)
+                best = min(best, time.perf_counter() - started)
+        finally:
+            gc.enable()
         return best
 
     small, large = cost(50_000), cost(400_000)

@@ -14,8 +14,9 @@ from dataclasses import dataclass, replace
 
 from ..bank import Bank
 from ..checks import bank_findings
+from ..fields import CONCEPT_RE
 from ..findings import Severity
-from ..knowledge import CONCEPT_RE, KnowledgeFile, read_knowledge_file
+from ..knowledge import KnowledgeFile, read_knowledge_file
 from ..rewrite import body_of, replace_header
 from .merge import front_matter_description, front_matter_title, kept_keywords, kept_tldr, offline_values
 from .offline import BankFile, compile_bank

@@ -15,8 +15,9 @@ from pathlib import PurePosixPath
 
 from ..bank import Bank
 from ..checks import bank_findings
+from ..fields import CONCEPT_RE
 from ..findings import Severity
-from ..knowledge import CONCEPT_RE, read_knowledge_file
+from ..knowledge import read_knowledge_file
 from ..rewrite import body_of, header_region, replace_header
 from .answer import answer_problems, normalize_answer, parse_answer
 from .candidates import DEFAULT_CANDIDATES, candidates

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from weakref import WeakKeyDictionary
 
 from lsprotocol import types
 
@@ -20,7 +21,6 @@ from .index_upkeep import index_edit
 
 FIX_ALL = "source.fixAll.ckp"
 RECOMPILE = "ckp.recompile"
-REGENERATE_INDEX = "ckp.regenerateIndex"
 
 
 def text_edit(
@@ -113,23 +113,26 @@ def recompile_action(
     )
 
 
-#: (bank, its revision, file, text) -> what the offline compiler would change. An editor asks for
-#: code actions at every move of the cursor: the header is compiled once per text and bank state.
-_CHANGES: dict[tuple[int, int, str, str], str | CompileError] = {}
+#: for each bank, (its revision, file, text) -> what the offline compiler would change. An editor
+#: asks for code actions at every move of the cursor: the header is compiled once per text and bank
+#: state. What is kept of a bank goes with it, and holds at most ``_CHANGES_KEPT`` texts.
+_CHANGES: WeakKeyDictionary[Bank, dict[tuple[int, str, str], str | CompileError]] = WeakKeyDictionary()
+_CHANGES_KEPT = 16
 
 
 def _offline_changes(bank: Bank, rel: str, text: str) -> str | CompileError:
-    key = (id(bank), bank.revision, rel, text)
-    found = _CHANGES.get(key)
+    kept = _CHANGES.setdefault(bank, {})
+    key = (bank.revision, rel, text)
+    found = kept.get(key)
     if found is None:
         try:
             compiled = compile_header(bank, rel, text)
             found = "no change" if compiled.text == text else describe(text, compiled.text, rel, names=True)
         except CompileError as exc:
             found = exc
-        if len(_CHANGES) >= 16:
-            _CHANGES.clear()
-        _CHANGES[key] = found
+        if len(kept) >= _CHANGES_KEPT:
+            kept.clear()
+        kept[key] = found
     return found
 
 

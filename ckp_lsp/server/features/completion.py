@@ -20,8 +20,8 @@ from lsprotocol import types
 from rapidfuzz import fuzz, process
 
 from ...core.bank import Bank
-from ...core.header import CKP_FIELDS, TIER_FIELDS
-from ...core.knowledge import CONCEPT_RE, CONFIDENCES, KnowledgeFile
+from ...core.fields import CKP_FIELDS, CONCEPT_RE, CONFIDENCES, TIER_FIELDS
+from ...core.knowledge import KnowledgeFile
 from ...core.text import index_of_utf16, span_of, visible_controls
 from ..convert import to_range
 from .hover import field_markdown

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ...core.header import Header
+from ...core.fields import Header
 from ...core.outline import outline
 from ...core.text import split_lines
 from ..state import Doc

@@ -17,11 +17,13 @@ from lsprotocol import types
 from ...core.bank import Bank
 from ...core.dates import parse_date
 from ...core.discovery import INDEX_NAME
+from ...core.fields import Relationship
 from ...core.index import index_lines, row_at
-from ...core.knowledge import KnowledgeFile, Relationship, closest
+from ...core.knowledge import KnowledgeFile
 from ...core.limits import CLAIM_LIMIT, MAX_KEYWORDS, MAX_TLDR, TIER_CAPS
 from ...core.locate import at
 from ...core.references import bank_file
+from ...core.suggest import closest
 from ...core.text import Span, utf16_len, visible_controls
 from ..convert import doc_url, to_range
 

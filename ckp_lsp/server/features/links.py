@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ...core.references import bank_file, index_cells
+from ...core.index_cells import index_cells
+from ...core.references import bank_file
 from ..convert import to_range, uri_of
 from ..state import Doc
 

@@ -11,13 +11,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
-from ...core.bank import read_text
 from ...core.compile.compiler import compile_header
 from ...core.compile.job import Job, Usage
 from ...core.compile.model import CompileError
 from ...core.header_changes import describe
 from ...core.line_edits import line_edits
-from ...core.text import BOM
+from ...core.text import BOM, read_text
 from ...faces.llm.providers import provider_for
 from ..pygls_compat import forget_progress
 from .actions import annotations_supported, recompile_annotation, text_edit
@@ -201,15 +200,12 @@ def _in_thread(fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
     return future
 
 
-_told: set[str] = set()  # ignored settings already shown in a window this session
-
-
 def _tell_ignored(ls: CkpServer, notes: tuple[str, ...]) -> None:
     """Say which workspace settings an untrusted folder could not choose: logged always, shown once."""
     for note in notes:
         ls.log(f"ckp-lsp: {note}", types.MessageType.Warning)
-        if note not in _told:
-            _told.add(note)
+        if note not in ls.told:
+            ls.told.add(note)
             _tell(ls, f"CKP: {note}", types.MessageType.Warning)
 
 

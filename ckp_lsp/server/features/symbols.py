@@ -9,9 +9,9 @@ from lsprotocol import types
 from rapidfuzz import fuzz, process, utils
 
 from ...core.bank import Bank
-from ...core.header import Field
+from ...core.fields import Field
+from ...core.index_cells import index_cells
 from ...core.outline import Heading, outline
-from ...core.references import index_cells
 from ...core.text import Span, split_lines, utf16_len
 from ..convert import location, to_range
 from ..state import Doc
