@@ -17,7 +17,7 @@ OTHER_PYTHONS ?= $(call find_python,3.10) $(call find_python,3.13)
 PARALLEL ?= -n auto --dist loadgroup
 TEST_ENV := env -u PYTHONDONTWRITEBYTECODE
 
-.PHONY: demo test test-deps test-pythons venv venv-test lint bench clean
+.PHONY: demo test test-suite test-deps test-pythons venv venv-test lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -42,12 +42,25 @@ demo: venv
 test-deps: venv-test
 	bash scripts/install-test-deps.sh
 
-test: test-deps
+# Everything CI runs. The unit tests on OTHER_PYTHONS run meanwhile, in the background (their
+# output is shown at the end, and kept in test-artifacts/test-pythons.log): the editors' installs
+# and the e2e tests mostly wait, and leave the cores to them.
+test:
+	@mkdir -p test-artifacts; \
+	$(MAKE) --no-print-directory test-pythons > test-artifacts/test-pythons.log 2>&1 & others=$$!; \
+	echo "== meanwhile, in the background: the unit tests on $(OTHER_PYTHONS)"; \
+	$(MAKE) --no-print-directory test-suite; suite=$$?; \
+	wait $$others; pythons=$$?; \
+	echo "== the unit tests on the other Pythons (test-artifacts/test-pythons.log)"; \
+	cat test-artifacts/test-pythons.log; \
+	[ $$suite -eq 0 ] && [ $$pythons -eq 0 ]
+
+# ruff, mypy and the whole suite on $(PYTHON).
+test-suite: test-deps
 	$(BIN)/ruff check ckp_lsp tests benchmarks
 	$(BIN)/ruff format --check ckp_lsp tests benchmarks
 	$(BIN)/mypy
 	$(TEST_ENV) $(BIN)/python -m pytest -q -p no:cacheprovider $(PARALLEL)
-	$(MAKE) test-pythons
 
 # The unit tests (a minute or two) on each of OTHER_PYTHONS. A missing one is skipped with a
 # warning, and fails the run under CI=true.
