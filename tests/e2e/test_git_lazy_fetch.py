@@ -7,12 +7,9 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
-from tests.unit.builders import GIT_ENV, bare_header, git
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.unit.builders import GIT_ENV, bare_header, git, run_ckp
 
 
 def promisor_repository(tmp_path: Path) -> tuple[Path, Path]:
@@ -57,16 +54,7 @@ def ckp(args: list[str], repo: Path, tmp_path: Path, config: str = "") -> subpro
     xdg = tmp_path / "xdg"
     (xdg / "ckp").mkdir(parents=True, exist_ok=True)
     (xdg / "ckp" / "config.toml").write_text(config)
-    env = {**os.environ, **GIT_ENV, "PYTHONPATH": str(ROOT), "XDG_CONFIG_HOME": str(xdg)}
-    return subprocess.run(
-        [sys.executable, "-m", "ckp_lsp.cli.main", *args],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        timeout=120,
-    )
+    return run_ckp(args, repo, {**GIT_ENV, "XDG_CONFIG_HOME": str(xdg)})
 
 
 def test_the_repository_would_run_its_ssh_command_on_a_lazy_fetch(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from tests.unit.builders import bare_header, git
+from tests.unit.builders import bare_header, git, run_ckp
 
 from .harness import Session
 
@@ -76,16 +76,7 @@ def user_config(tmp_path: Path, text: str) -> Path:
 
 
 def ckp(args: list[str], cwd: Path, xdg: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CONFIG_HOME": str(xdg)}
-    return subprocess.run(
-        [sys.executable, "-m", "ckp_lsp.cli.main", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        timeout=120,
-    )
+    return run_ckp(args, cwd, {"XDG_CONFIG_HOME": str(xdg)})
 
 
 def test_ckp_check_reads_the_dates_and_runs_no_program_of_the_repository(tmp_path: Path) -> None:

@@ -5,14 +5,10 @@ file naming another repository's git folder."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
-from tests.unit.builders import GIT_ENV, bare_header, git
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.unit.builders import GIT_ENV, bare_header, git, run_ckp
 
 
 def project(tmp_path: Path) -> Path:
@@ -24,16 +20,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def ckp(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, **GIT_ENV, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "ckp_lsp.cli.main", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        timeout=120,
-    )
+    return run_ckp(list(args), cwd, GIT_ENV)
 
 
 def install(repo: Path, how: str) -> subprocess.CompletedProcess[str]:

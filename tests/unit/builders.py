@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -166,6 +167,22 @@ def git(repo: Path, *args: str, date: str | None = None) -> None:
     if date is not None:
         env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"{date} +0000"
     subprocess.run(["git", "-C", str(repo), *args], check=True, env=env, capture_output=True)
+
+
+def run_ckp(
+    args: list[str], cwd: Path, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``ckp *args`` as a child process in ``cwd``, with ``env`` on top of this environment and this
+    checkout first on the path; no input, two minutes at most."""
+    return subprocess.run(
+        [sys.executable, "-m", "ckp_lsp.cli.main", *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]), **(env or {})},
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
 
 
 def alone(bank: Path) -> Path:
