@@ -26,7 +26,7 @@ PROMPT = ("claude-code", "UserPromptSubmit")
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A project with the mentat sample as its memory bank (as in test_hooks)."""
-    return test_hooks.project.__wrapped__(tmp_path)  # type: ignore[attr-defined,no-any-return]
+    return test_hooks.mentat_project(tmp_path)
 
 
 def _context(project: Path, prompt: str = QUESTION) -> str:

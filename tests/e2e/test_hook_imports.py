@@ -11,10 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.copies import copy_tree
+from tests.e2e.test_hooks import mentat_project
 
-ROOT = Path(__file__).resolve().parents[2]
-MENTAT = ROOT / "samples" / "mentat" / "memory-bank"
 CKP = Path(sys.executable).with_name("ckp")
 #: every word of five letters or more is a word of the bank's keywords, or too far from all of them
 #: to be a typo of one
@@ -46,10 +44,8 @@ NOT_IMPORTED = (
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    proj = tmp_path / "shop"
-    copy_tree(MENTAT, proj / "memory-bank")
-    (tmp_path / "home").mkdir()
-    return proj
+    """A project with the mentat sample as its memory bank (as in test_hooks)."""
+    return mentat_project(tmp_path)
 
 
 #: what the console script ``ckp`` runs, and the modules loaded when it ends written to a file

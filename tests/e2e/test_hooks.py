@@ -51,13 +51,18 @@ def environment(tmp: Path, **extra: str) -> dict[str, str]:
     }
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    """A project with the mentat sample as its memory bank."""
+def mentat_project(tmp_path: Path) -> Path:
+    """A project with the mentat sample as its memory bank (and a home folder beside it)."""
     proj = tmp_path / "shop"
     copy_tree(MENTAT, proj / "memory-bank")
     (tmp_path / "home").mkdir()
     return proj
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project with the mentat sample as its memory bank."""
+    return mentat_project(tmp_path)
 
 
 def ckp(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
