@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from .summary import is_metadata, is_placeholder
 from .terms import KANJI, PART, Corpus, is_identifier, keyword_key, part_keys, stem, tokens, usable_word
-from .text import STRONG, URL, WS, Block, emphasised, inline_code, plain
+from .text import CJK_CHAR, STRONG, URL, WS, Block, emphasised, inline_code, plain
 
 MAX_KEYWORDS = 15
 MIN_KEYWORDS = 5
@@ -97,7 +97,6 @@ _SHORT = 4  # a name shorter than this that only code uses is a field or a varia
 _HEADING_ONLY = 0.5  # a heading's word the body never uses again is mostly structure, not a topic
 _HEADING_RANK = 2.0  # a heading's word the body talks about is a topic: it ranks first
 _LATIN_NAME = 2.0  # a Latin name in Chinese or Japanese prose (`Cookie`) is a keyword from its first use
-_CJK_TEXT = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 
 
 def count_terms(
@@ -204,7 +203,7 @@ def _count_prose(text: str, weight: float, counting: Counting, bigrams: Counter[
     previous, previous_end = "", -1
     text = URL.sub(" · ", text) if "/" in text or "@" in text else text
     # In Chinese or Japanese prose a word in Latin letters is a name (`Redis`, `Cookie`).
-    latin_names = _CJK_TEXT.search(text) is not None
+    latin_names = CJK_CHAR.search(text) is not None
     for token, start, end in tokens(text, counting.cjk):
         info = counting.word(token)
         if info is None:
@@ -219,7 +218,7 @@ def _count_prose(text: str, weight: float, counting: Counting, bigrams: Counter[
             (counting.glued if glued else counting.free).add(word)
         if not syllable:
             counting.add(word, weight * factor, identifier)
-        spaced = _CJK_TEXT.search(word) is None  # words with spaces between them: pairs mean something
+        spaced = CJK_CHAR.search(word) is None  # words with spaces between them: pairs mean something
         if previous and not identifier and start == previous_end + 1 and spaced:
             bigrams[f"{previous} {word.casefold()}"] += 1
         previous, previous_end = ("" if identifier or not spaced else word.casefold()), end
@@ -253,7 +252,7 @@ def _count_heading(text: str, counting: Counting) -> None:
         for word in run:
             if not _syllable(word, counting.syllabic):
                 counting.add(word, 2.5 if len(run) == 1 else 1.0, is_identifier(word))
-        if 2 <= len(run) <= 3 and not any(_CJK_TEXT.search(w) for w in run):
+        if 2 <= len(run) <= 3 and not any(CJK_CHAR.search(w) for w in run):
             counting.add(" ".join(run), 3.0)
 
 

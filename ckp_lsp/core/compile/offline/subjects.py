@@ -13,9 +13,8 @@ from collections.abc import Collection, Iterator
 
 from ...limits import MAX_TLDR
 from .structure import is_status, size
-from .text import LINK, WIKI_LINK, WS, Block, plain
+from .text import CJK_CHAR, LINK, WIKI_LINK, WS, Block, plain
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af]")
 _MARKS = re.compile(r"\d?[\ufe0f\u20e3]+|[\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]")
 #: a bold lead (`**Safari support**: …`); its content holds no `*`, so the match is linear
@@ -203,7 +202,7 @@ def _sentence(title: str, subjects: list[str]) -> str:
     cannot fit). Commas, not a word for `and`, read right in every language."""
     title = title.rstrip(".。:：;, ")
     subjects = [s for s in subjects if s.casefold() != title.casefold()]
-    cjk = bool(_CJK.search(title + "".join(subjects))) and not _HANGUL.search(title)
+    cjk = bool(CJK_CHAR.search(title + "".join(subjects))) and not _HANGUL.search(title)
     while len(subjects) >= 2:
         text = f"{title}：{'、'.join(subjects)}。" if cjk else f"{title}: {', '.join(subjects)}."
         if len(text) <= MAX_TLDR:

@@ -25,13 +25,12 @@ from .structure import (
 )
 from .subjects import BOLD_LEAD, first_list, listed
 from .terms import Corpus, content_keys
-from .text import IMAGE, LINK, WIKI_LINK, WS, Block, plain
+from .text import CJK_CHAR, IMAGE, LINK, WIKI_LINK, WS, Block, plain
 
 NO_TEXT = "Notes without explanatory text yet."
 
 _STOPS = ".!?。！？"
 _CJK_STOP = re.compile(r"[。！？]")
-_CJK_TEXT = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 _LETTER_WORD = re.compile(r"[^\W\d_]{2,}")
 _WORD_BEFORE = re.compile(r"([\w.]+)$")
 _INNER_STOP = re.compile(r"(?<![.!?])[.!?]+(?=[\"'”’)\]]*\s+(?![a-z]))")  # reads as a second sentence
@@ -180,7 +179,7 @@ def _from_title(
     and its first keywords (another one each time the text is another file's TLDR already);
     without keywords `Notes on Topic.` in English, `Topic.` in any other language."""
     topic = _cut(topic.rstrip(_STOPS + ":：;, "), MAX_TLDR // 2) if re.search(r"[^\W_]", topic) else subject
-    cjk = bool(_CJK_TEXT.search(topic))
+    cjk = bool(CJK_CHAR.search(topic))
     own = set(content_keys(topic, corpus.stops, corpus.cjk))
     named = [
         k
@@ -238,7 +237,7 @@ def _explains(sentence: str) -> bool:
     """Whether a sentence says something: enough words, no label-and-value, no placeholder."""
     if sentence.endswith((":", "：")) or _PLACEHOLDER.search(sentence):
         return False
-    cjk = len(_CJK_TEXT.findall(sentence))
+    cjk = len(CJK_CHAR.findall(sentence))
     if cjk:
         if cjk < 8 and len(words(sentence)) < 4:
             return False
@@ -252,14 +251,14 @@ def is_metadata(sentence: str) -> bool:
     if len(_LABELS.findall(sentence)) >= 2:
         return True  # `Status: Accepted Date: 2024-01-05`
     rest = _DATE.sub(" ", _VERSION.sub(" ", sentence))
-    if rest != sentence and len(_LETTER_WORD.findall(rest)) + len(_CJK_TEXT.findall(rest)) // 2 < 4:
+    if rest != sentence and len(_LETTER_WORD.findall(rest)) + len(CJK_CHAR.findall(rest)) // 2 < 4:
         return True  # mostly dates and version numbers
     label = _LABEL.match(sentence)
     if label:
         value = sentence[label.end() :]
         if _DATE.search(value) or _VERSION.search(value):
             return True
-        if len(_LETTER_WORD.findall(value)) + len(_CJK_TEXT.findall(value)) // 3 <= 4:
+        if len(_LETTER_WORD.findall(value)) + len(CJK_CHAR.findall(value)) // 3 <= 4:
             return True  # a field and its value (`Owner: Jane Doe`, `Build: Visual Studio 2022`)
     return False
 
@@ -271,7 +270,7 @@ def _with_title(title: str, sentence: str, corpus: Corpus) -> str:
     said = set(content_keys(sentence, corpus.stops, corpus.cjk))
     if not title_keys or any(_same_word(t, s) for t in title_keys for s in said):
         return sentence
-    joined = f"{title}：{sentence}" if _CJK_TEXT.search(title) else f"{title}: {sentence}"
+    joined = f"{title}：{sentence}" if CJK_CHAR.search(title) else f"{title}: {sentence}"
     return joined if len(joined) <= MAX_TLDR else sentence
 
 
@@ -292,14 +291,14 @@ def _mostly_links(md: str) -> bool:
 def fit(sentence: str) -> str:
     """One sentence of at most MAX_TLDR characters that ends with one full stop."""
     text = WS.sub(" ", sentence).strip()
-    cjk = bool(_CJK_TEXT.search(text))
+    cjk = bool(CJK_CHAR.search(text))
     text = _one_sentence(text)
     text = text.rstrip(":：")
     if len(text) > MAX_TLDR:
         text = _cut(text, MAX_TLDR - 1)
     text = text.rstrip(" ,;:-–—([{\"'、，；：")
     if not text.endswith(tuple(_STOPS)):
-        text += "。" if cjk and _CJK_TEXT.search(text[-1:]) else "."
+        text += "。" if cjk and CJK_CHAR.search(text[-1:]) else "."
     return text if len(text) > 1 else NO_TEXT
 
 

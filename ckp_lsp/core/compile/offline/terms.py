@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from ...language import has_cjk, stop_words, words
 from ...language.korean import has_hangul, is_predicate, strip_particles
 from ...language.stems import stem_of_script
+from .text import CJK_CHAR
 
 # Words too generic to route by in any technical bank (English), on top of the languages' stop
 # words: document structure (overview, notes, status), time and quantity words.
@@ -69,7 +70,6 @@ CAMEL_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _HIRAGANA_ONLY = re.compile(r"[\u3040-\u309f\u30fc]+")
 _HIRAGANA = re.compile(r"[\u3040-\u309f]")
 KANJI = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3005]")
-_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 
 
 @dataclass(frozen=True, eq=False)  # hashed by identity: one bank's corpus keys caches
@@ -152,7 +152,7 @@ def tokens(text: str, cjk: str | None = None) -> list[tuple[str, int, int]]:
         return found
     out: list[tuple[str, int, int]] = []
     for token, start, end in found:
-        if not _CJK_CHAR.search(token):
+        if not CJK_CHAR.search(token):
             out.append((token, start, end))
             continue
         pos = start
@@ -189,7 +189,7 @@ def usable_word(token: str, stops: frozenset[str] = STOP_WORDS) -> str:
     low = token.casefold()
     if low in stops or stem(low) in stops:
         return ""
-    if _CJK_CHAR.search(low):
+    if CJK_CHAR.search(low):
         # One ideograph or a run of hiragana is grammar (particles, endings), not a topic; a word
         # that starts or ends in hiragana is a verb form or a particle stuck to a word.
         if len(low) < 2 or _HIRAGANA_ONLY.fullmatch(low):

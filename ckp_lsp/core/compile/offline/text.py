@@ -12,6 +12,9 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+#: a character of Chinese or Japanese (kana and ideographs), written without spaces between words
+CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+
 # Text clean-up
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufeff\u200b-\u200d\u2060]")
 _LINE_BREAKS = re.compile(r"\r\n?|[\x85\u2028\u2029]")
