@@ -100,6 +100,12 @@ HOSTILE = [
     ("status label before a full-width colon", "_CJK_LABEL.match(s)", "a"),
     ("subjects of a list", "listed(parse(s.split('\\n')), 'Notes')", "- **ab** (c: d) 1%\n"),
     ("subjects of headings", "listed(parse(s.split('\\n')), 'Notes')", "## 1. ab (c) ✅:\n"),
+    ("status word, accents folded", "_STATUS_STEM.search(_folded(s))", "é"),
+    ("status clause", "_FIRST_CLAUSE.match(s)", "a "),
+    ("heading run into text", "list(_RUN_IN_HEADING.finditer(s + 'x'))", "a##\t"),
+    ("remark dropped from a long sentence", "_LONG_REMARK.sub('', s + 'x')", "\t"),
+    ("code value of a field", "_CODE_VALUE.match(s)", "a"),
+    ("sentences around code spans", "_sentences(s, 'en')", "`a.` b "),
 ]
 SETUP = (
     "from ckp_lsp.core.compile.answer import sentence_count, slugify, unfenced\n"
@@ -113,6 +119,9 @@ SETUP = (
     "from ckp_lsp.core.compile.offline.subjects import heading_key, listed\n"
     "from ckp_lsp.core.compile.offline.structure import _CJK_LABEL\n"
     "from ckp_lsp.core.compile.offline.text import parse\n"
+    "from ckp_lsp.core.compile.offline.structure import _FIRST_CLAUSE, _RUN_IN_HEADING, _STATUS_STEM, _folded\n"
+    "from ckp_lsp.core.compile.offline.summary import _CODE_VALUE, _sentences\n"
+    "from ckp_lsp.core.compile.offline.summary import _REMARK as _LONG_REMARK\n"
 )
 
 

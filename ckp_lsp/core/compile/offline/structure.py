@@ -3,12 +3,14 @@
 A TLDR says what a file is about. Sentences that only organise a document are no TLDR in any
 language: a status line (`Status: Refactor (80%)`, a ✅), a list lead-in (`… the following:`,
 `次の機能があります。`), a closing line (`That is all.`), a pointer (`See ROADMAP.md.`), a
-fragment (a label and a few words, a path) or a text cut inside brackets or quotes.
+fragment (a label and a few words, a path), a request to the agent (`You are an expert …`), a
+sentence that points back (`This was …`) or a text cut inside brackets or quotes.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _WORD = re.compile(r"[^\W\d_]{2,}")
@@ -55,7 +57,7 @@ _LABEL = re.compile(
 )
 #: a label before a full-width colon, which needs no space after it (`TASK001 已完成：…`)
 _CJK_LABEL = re.compile(r"([^:：\n]{1,24})：")
-_PAIRS = (("(", ")"), ("（", "）"), ("[", "]"), ("「", "」"), ("『", "』"), ("“", "”"), ("《", "》"))
+PAIRS = (("(", ")"), ("（", "）"), ("[", "]"), ("「", "」"), ("『", "』"), ("“", "”"), ("《", "》"))
 
 
 def size(text: str) -> int:
@@ -72,7 +74,32 @@ _STATUS_WORD = re.compile(
     r"|已完成|完成|未实施|未實施|进行中|進行中|待办|待辦|完了|済み|未着手|완료|진행 중",
     re.IGNORECASE,
 )
+# The same words in the Latin-script languages with their accents folded (`TERMINÉ`, `terminado`,
+# `terminato`; `complété`, `completado`; `concluído`; `résolu`): one stem and a participle's
+# ending cover them all.
+_STATUS_STEM = re.compile(
+    r"\b(?:termin|complet|conclu|finali[sz]|achev|resol|verifi|valid|fini|livr|corrig|implement)"
+    r"(?:e|ee|es|ees|ed|ad[oa]s?|at[oa]|id[oa]s?|u|ue|ie|i|ert|iert)?\b"
+    r"|\b(?:en cours|in corso|em (?:andamento|curso)|en (?:progreso|curso)|a faire|pendiente|bloque)\b",
+    re.IGNORECASE,
+)
+
+
+def _folded(text: str) -> str:
+    """A text without its accents (`TERMINÉ` → `TERMINE`)."""
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+
+
+def status_word(text: str) -> bool:
+    """Whether a text holds a word that says how far work is, in any of the languages read."""
+    return _STATUS_WORD.search(text) is not None or _STATUS_STEM.search(_folded(text)) is not None
+
+
 _DATE_LEAD = re.compile(r"^\W*(?:\d{4}[-/.年]\d{1,2}(?:[-/.月]\d{1,2}日?)?|\d{1,2}[/.]\d{1,2}[/.]\d{2,4})\b")
+#: the text before a dash or colon that parts two clauses
+_FIRST_CLAUSE = re.compile(r"([^\n:：—–]{1,60}?)\s(?:-|—|–)\s")
 _VERSION_MARK = re.compile(r"(?:\^|~|>=|<=|==)\s*\d|(?<![\w.])v?\d+\.\d+(?:\.\d+)?\+?(?![\w.])")
 
 
@@ -82,10 +109,13 @@ def is_status(sentence: str) -> bool:
     if _STATUS_MARK.search(sentence) or _STATUS_LABEL.search(sentence) or _DATE_LEAD.match(sentence):
         return True
     label = _LABEL.match(sentence) or _CJK_LABEL.match(sentence)
-    if label and _STATUS_WORD.search(label.group(1)):
+    if label and status_word(label.group(1)):
         return True
-    if _STATUS_WORD.search(sentence) and size(sentence) < 8:
+    if status_word(sentence) and size(sentence) < 8:
         return True
+    first = _FIRST_CLAUSE.match(sentence)
+    if first and status_word(first.group(1)) and size(first.group(1)) < 6:
+        return True  # `No tasks in progress - the system is ready …`
     return bool(_PERCENT.search(sentence)) and size(sentence) < 10
 
 
@@ -115,7 +145,7 @@ def is_pointer(sentence: str) -> bool:
 
 def balanced(text: str) -> bool:
     """Whether every bracket and quote a text opens is closed in it."""
-    if any(text.count(a) != text.count(b) for a, b in _PAIRS):
+    if any(text.count(a) != text.count(b) for a, b in PAIRS):
         return False
     return text.count('"') % 2 == 0 and text.count("「") == text.count("」")
 
@@ -133,6 +163,20 @@ def split_label(sentence: str) -> tuple[str, str]:
     return m.group(1).strip(), sentence[m.end() :]
 
 
+# A request to the agent (`You are an expert …`, `Act as …`, a quoted prompt): what was asked,
+# not what the file is about.
+_PROMPT = re.compile(r"^[\"“'(*]*(?:you|your|act as|acting as|please|i want you)\b", re.IGNORECASE)
+# A sentence that points back at the one before it (`This was a critical bug …`) says nothing alone.
+_BACK_REFERENCE = re.compile(r"^(?:this|that|it|these|those)\s+(?:was|were|had)\b", re.IGNORECASE)
+# A heading marker inside running text: the file lost a line break there (`… w### Context`).
+_RUN_IN_HEADING = re.compile(r"(?:\w|\s)#{2,6}\s+[^\W\d_]")
+
+
+def is_request(sentence: str) -> bool:
+    """A request to the agent (`You are an expert …`, `Act as …`): the rest of its text is too."""
+    return _PROMPT.match(sentence) is not None
+
+
 _INNER_LABEL = re.compile(r"[^\W\d_][:：](?=\s|[^\x00-\x7f])")
 
 
@@ -147,8 +191,12 @@ def structure(sentence: str, long_enough: int) -> str | None:
         return "closing"
     if is_pointer(sentence):
         return "pointer"
-    if not balanced(sentence):
+    if not balanced(sentence) or _RUN_IN_HEADING.search(sentence):
         return "cut"
+    if is_request(sentence):
+        return "request"
+    if _BACK_REFERENCE.match(sentence):
+        return "back-reference"
     if len(_INNER_LABEL.findall(sentence)) >= 2:
         return "label"  # `Focus: Plan: …`, `方案：視角：…`: fields, not a sentence
     if size(sentence) < long_enough:

@@ -29,6 +29,7 @@ _NUMBERING = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3})*[.)]?|[IVX]{1,5}\.)\s+")
 _TITLE_KIND = re.compile(r"(?<!\s)\s*[:：]")
 _VERSION_END = re.compile(r"(?<!\s)\s+v?\d+(?:\.\d+)+\+?$")  # `Next.js 16.0.3`: the subject is Next.js
 _PERCENT = re.compile(r"(?<!\d)\d+\s*%")
+_SETTING = re.compile(r"\s*`")  # a value that opens with code (`main`, `fix/30`)
 #: `core/`, `src/app/`, `app.config.ts`: a place, not a subject
 _PATH = re.compile(r"/?(?:[\w.-]+/)+|[\w/.-]+\.(?:md|mdc|py|tsx|mjs|json|ya?ml|toml|sh)", re.ASCII)
 _DATE = re.compile(r"\d{4}[-/.年]\d{1,2}|\[[A-Z]{3} \d{4}\]")
@@ -134,12 +135,17 @@ def _item_subjects(run: list[Block]) -> list[str] | None:
     """The subjects of one list's top items; None when the list is a status list."""
     margin = min(b.level for b in run)
     found = []
+    values = 0  # items that are a label and a setting's value
     for block in run:
         if block.level != margin:
             continue
         if _PERCENT.search(block.plain[:_LONGEST]) and size(block.plain) < 12:
             return None  # `Overall progress: about 60%`: where the work stands, not what it is
+        bold = BOLD_LEAD.match(block.text)
+        values += bool(bold and bold.group(2) and _SETTING.match(block.text, bold.end()))
         found.append(subject_of(block))
+    if values >= 2 and values * 2 >= len(found):
+        return None  # `**Branch**: `main``, `**Base**: `dev``: a snapshot of settings, no subjects
     return _unique(found)
 
 

@@ -15,8 +15,10 @@ from collections.abc import Collection, Iterator, Sequence
 from ...language import sentences, words
 from ...limits import MAX_TLDR
 from .structure import (
+    PAIRS,
     balanced,
     has_version,
+    is_request,
     is_status,
     size,
     split_label,
@@ -25,7 +27,7 @@ from .structure import (
 )
 from .subjects import BOLD_LEAD, first_list, listed
 from .terms import Corpus, content_keys
-from .text import CJK_CHAR, IMAGE, LINK, WIKI_LINK, WS, Block, plain
+from .text import CJK_CHAR, IMAGE, LINK, WIKI_LINK, WS, Block, code_spans, plain
 
 NO_TEXT = "Notes without explanatory text yet."
 
@@ -38,14 +40,17 @@ _LABEL = re.compile(r"^[\W_]*([^\W\d_][\w .'/&-]{0,30}?)[\W_]*[:：]\s*")
 _LABELS = re.compile(r"(?:^|\s)[^\W\d_][\w'/-]{0,20}[:：](?:\s|$)")
 _DATE = re.compile(r"\b\d{4}[-/.年]\d{1,2}(?:[-/.月]\d{1,2}日?)?|\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b|\d{4}年")
 _VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w.])", re.IGNORECASE)
+# (`players[pid]` is an index into code, not a placeholder: a bracket after a word opens none)
 _PLACEHOLDER = re.compile(
-    r"\[[^\[\]]{2,80}\]|\{\{[^{}]*\}\}|<[^<>]{2,60}>|\b(?:TODO|TBD|FIXME|XXX|lorem ipsum)\b|_{3,}|\.\.\.\s*$",
+    r"(?<![\w\]])\[[^\[\]]{2,80}\]|\{\{[^{}]*\}\}|<[^<>]{2,60}>|\b(?:TODO|TBD|FIXME|XXX|lorem ipsum)\b|_{3,}|\.\.\.\s*$",
     re.IGNORECASE,
 )
 #: starts where the spaces before it start (linear on a long run of them)
 _TITLE_FILE = re.compile(r"(?<!\s)\s*[(（][^()（）]*\.(?:md|markdown)[)）]\s*", re.IGNORECASE)
 # `4. `, `ADR-0004 `: a record's number, not its title
 _NUMBERING = re.compile(r"^(?:(?:ADR|RFC|DR)[- ]?)?\d+(?:\.\d+)*[.):]?\s+(?=[^\W\d_])", re.IGNORECASE)
+#: a short aside (an expansion, an example); starts where the spaces before it start: linear
+_REMARK = re.compile(r"(?<!\s)\s*[(（][^()（）]{0,60}[)）]")
 _CLAUSE = ("; ", " — ", " – ", ": ", "，", "；", "：")
 _COMMA = (", ", "、")
 
@@ -59,7 +64,10 @@ def title_of(blocks: list[Block], given: str = "", part: int = -1) -> str:
             found = block.plain
             break
     title = WS.sub(" ", _TITLE_FILE.sub(" ", found)).strip()
-    last = re.split(r"[:：]\s+|\s[—–-]\s", title)[part].strip()
+    parts = [p.strip() for p in re.split(r"[:：]\s+|\s[—–-]\s", title)]
+    if part == -1:  # the last part that names something, not a date or a status (`… - DONE`)
+        parts = [p for p in parts if not is_status(p)] or parts
+    last = parts[part]
     title = last if re.search(r"[^\W_]", last) else title
     return _NUMBERING.sub("", title)
 
@@ -70,6 +78,8 @@ DESCRIPTION, PARAGRAPH, ITEM, TITLE = "description", "paragraph", "item", "title
 
 _EMOJI = re.compile(r"\d?[\ufe0f\u20e3]+|[\u2600-\u27bf\U0001f000-\U0001faff]")
 _CODE_NAME = re.compile(r"^[a-z]+[A-Z]|_|\.\w")  # `graphqlClient`, `msg.append`: code, not a topic
+#: a value that opens with a path or a code name (`fix/30 …`, `settings.ts …`): a field's value
+_CODE_VALUE = re.compile(r"[^\s/_.]*[/_.]\w")
 _CANDIDATES = 60  # sentences looked at, at most: the first explanatory ones are near the top
 # A list item that names a path or a code name and says what it is (`tests/e2e/ - the e2e suite`)
 #: split at the first separator: two runs of \S* meeting at any one of them were quadratic
@@ -135,13 +145,37 @@ def _candidates(blocks: list[Block], language: str, subjects_at: int) -> Iterato
                 continue
             if block.kind == "item" and (index > subjects_at or _subject_item(block, after)):
                 continue
-            for sentence in sentences(plain(block.text)[:_HEAD], language):
+            for sentence in _sentences(block.text, language):
                 looked += 1
                 if looked > _CANDIDATES:
                     return
+                if is_request(split_label(sentence)[1]):
+                    break  # the rest of a prompt is the prompt too
                 found = meaning(sentence, need, item=source == ITEM)
                 if found:
                     yield at - 1, source, found
+
+
+#: a stop inside a code span while a text is split into sentences, as a private-use character
+#: (no text holds one, no splitter ends a sentence at one), and back
+_HIDE_STOPS = str.maketrans({c: chr(0xE000 + i) for i, c in enumerate(".!?。！？")})
+_SHOW_STOPS = str.maketrans({chr(0xE000 + i): c for i, c in enumerate(".!?。！？")})
+_DROP_STAND_INS = str.maketrans(dict.fromkeys(_SHOW_STOPS))
+
+
+def _sentences(md: str, language: str) -> list[str]:
+    """The sentences of a Markdown block's plain text; a stop inside a code span (`./start.sh`,
+    `v1.2`) ends no sentence, so no sentence is left with a dangling word where the code was."""
+    if "`" not in md:
+        return sentences(plain(md)[:_HEAD], language)
+    md = md.translate(_DROP_STAND_INS)
+    parts: list[str] = []
+    at = 0
+    for _start, a, b, _end in code_spans(md):
+        parts += [md[at:a], md[a:b].translate(_HIDE_STOPS)]
+        at = b
+    hidden = "".join(parts) + md[at:]
+    return [s.translate(_SHOW_STOPS) for s in sentences(plain(hidden)[:_HEAD], language)]
 
 
 def _subject_item(block: Block, after: str) -> bool:
@@ -164,8 +198,8 @@ def meaning(sentence: str, need: int = 5, item: bool = False) -> str:
     text = WS.sub(" ", _EMOJI.sub(" ", without_pointer_remark(sentence))).strip(" -–—·*")
     label, rest = split_label(text)
     if label:
-        if split_label(rest)[0] or size(rest) < need:
-            return ""  # `Frontend: React.`, `Tech: Build: Vite.`: fields and values
+        if split_label(rest)[0] or size(rest) < need or (item and _CODE_VALUE.match(rest)):
+            return ""  # `Frontend: React.`, `Tech: Build: Vite.`, `Branch: fix/30 (…)`: fields
         text = rest
     if structure(text, need) or not _explains(text):
         return ""
@@ -205,7 +239,11 @@ def described(description: str) -> str:
     if not re.search(r"[^\W_]", text) or is_placeholder(text):
         return ""
     first = sentences(text)
-    return fit(first[0] if first else text)
+    text = first[0] if first else text
+    if not balanced(text):  # `… hex (no #)`: YAML read ` #` as a comment and left `(no` open
+        opened = max(text.rfind(a) for a, _b in PAIRS)
+        text = text[:opened] if opened > 0 and size(text[:opened]) >= 4 else text
+    return fit(text)
 
 
 def acceptable(text: str) -> bool:
@@ -294,6 +332,10 @@ def fit(sentence: str) -> str:
     cjk = bool(CJK_CHAR.search(text))
     text = _one_sentence(text)
     text = text.rstrip(":：")
+    if len(text) > MAX_TLDR:
+        # a remark in brackets (`RAG (Retrieval-Augmented Generation)`) goes before any clause
+        shorter = WS.sub(" ", _REMARK.sub("", text)).strip()
+        text = shorter if len(shorter) <= MAX_TLDR and size(shorter) >= 4 else text
     if len(text) > MAX_TLDR:
         text = _cut(text, MAX_TLDR - 1)
     text = text.rstrip(" ,;:-–—([{\"'、，；：")
