@@ -10,7 +10,7 @@ Both runs start the same ``ckp_lsp`` source (this checkout) with the same interp
 - bundled: ``PYTHONPATH`` = the extension's ``bundled/libs`` (``npm run package`` or
   ``scripts/bundle-libs.py --target ...`` fills it; a universal build has no compiled modules).
 
-Measured: spawn → every diagnostic published (``run.py``'s spawn measure), the runs alternating
+Measured: spawn → every diagnostic published (``server_bench.py``), the runs alternating
 so that a change of the machine's load touches both. Prints both medians and their ratio.
 """
 
@@ -28,8 +28,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import run
+import measure
 from genbank import prepare
+from server_bench import Bench
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -46,8 +47,8 @@ def native_state(code: Path, env: dict[str, str]) -> str:
 
 
 def spawn(code: Path, bank: Path, n: int) -> float:
-    run.CODE = code  # run.environment() and run.tool() start `python -P -m ckp_lsp` on it
-    bench = run.Bench(bank, n, random.Random(0), run.environment(), spawn_only=True)
+    measure.CODE = code  # measure.environment() and measure.tool() start `python -P -m ckp_lsp` on it
+    bench = Bench(bank, n, random.Random(0), measure.environment(), spawn_only=True)
     asyncio.run(bench.server())
     return bench.results["spawn"]
 
@@ -64,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     build_file = libs.parent / "build.json"
     build = json.loads(build_file.read_text()) if build_file.exists() else {}
     bank = prepare(args.size, 0)
-    info = run.machine()
+    info = measure.machine()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     variants = {"pip-installed": REPO, f"bundled ({build.get('target', '?')} build)": libs}
     states = {name: native_state(code, env) for name, code in variants.items()}
