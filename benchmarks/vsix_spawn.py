@@ -14,7 +14,7 @@ Both runs start the same ``ckp_lsp`` source (this checkout) with the same interp
 - ``--also``: another build's ``bundled/libs`` (an older .vsix unpacked, another branch's build),
   started the same way, for a before/after of the bundle.
 
-Measured: spawn → every diagnostic published (``run.py``'s spawn measure), on a generated bank of
+Measured: spawn → every diagnostic published (``server_bench.py``), on a generated bank of
 ``--size`` files or a copy of ``--bank`` (a sample bank: what a first start in an editor waits
 for), the runs alternating so that a change of the machine's load touches each. Prints the medians
 and their ratios.
@@ -36,8 +36,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import run
+import measure
 from genbank import prepare
+from server_bench import Bench
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -54,8 +55,8 @@ def native_state(code: Path, env: dict[str, str]) -> str:
 
 
 def spawn(code: Path, bank: Path, n: int) -> float:
-    run.CODE = code  # run.environment() and run.tool() start `python -P -m ckp_lsp` on it
-    bench = run.Bench(bank, n, random.Random(0), run.environment(), spawn_only=True)
+    measure.CODE = code  # measure.environment() and measure.tool() start `python -P -m ckp_lsp` on it
+    bench = Bench(bank, n, random.Random(0), measure.environment(), spawn_only=True)
     asyncio.run(bench.server())
     return bench.results["spawn"]
 
@@ -85,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         bank, size = prepare(args.size, 0), args.size
         described = f"{size:,} generated files"
-    info = run.machine()
+    info = measure.machine()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     states = {name: native_state(code, env) for name, code in variants.items()}
     times: dict[str, list[float]] = {name: [] for name in variants}

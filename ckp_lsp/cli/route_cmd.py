@@ -12,7 +12,7 @@ from ..faces.paths import display_path
 from .output import bank_root
 
 if TYPE_CHECKING:
-    from ..core.route import RouteResult, RouteTokens
+    from ..core.routing.result import RouteResult, RouteTokens
 
 
 def add_parser(sub: Any) -> None:
@@ -41,8 +41,9 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     # Imported when the command runs: `ckp --help`, which lists every command, stays quick.
     from ..core.config import config_for_bank
-    from ..core.route import Router, describe
     from ..core.route_table import read_route_table
+    from ..core.routing.index_pattern import Router
+    from ..core.routing.result import describe
     from ..core.routing.snapshot import ranked_router
 
     root = bank_root(args.bank)

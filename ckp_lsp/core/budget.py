@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from .header import parse_header
 from .outline import outline
-from .route import words
+from .routing.words import words
 from .text import split_lines
 
 if TYPE_CHECKING:
-    from .route import RouteEntry, RouteResult
+    from .routing.result import RouteEntry, RouteResult
 
 #: characters per token, as everywhere in SPEC §6 (tokens = characters ÷ 4, rounded up)
 CHARS_PER_TOKEN = 4

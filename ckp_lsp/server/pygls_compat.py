@@ -207,6 +207,15 @@ class CkpProtocol(LanguageServerProtocol):
         self._shutdown = True
         return None
 
+    def _send_data(self, data: Any) -> None:
+        """After ``exit`` pygls closes stdout, then ends the loop: a task still running then (a
+        publish on its debounce, an answer being cancelled) would log "I/O operation on closed
+        file" with a traceback. Nothing can be sent any more, and nobody is listening."""
+        stream = getattr(self.writer, "_stdout", None)
+        if APPLIES and stream is not None and stream.closed:
+            return
+        super()._send_data(data)
+
     def _execute_handler(
         self,
         msg_id: Any,

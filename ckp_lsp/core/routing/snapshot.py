@@ -222,8 +222,8 @@ def _value_of(router: RankedRouter) -> tuple[Any, ...]:
 
 def _router_of(root: Path, value: tuple[Any, ...]) -> RankedRouter:
     """The router ``_value_of`` kept (``TypeError`` or ``ValueError`` for a value of another shape)."""
-    from ..route import Router
     from ..route_table import RouteTable
+    from .index_pattern import Router
     from .postings import Postings
     from .ranked import RankedRouter
 
