@@ -124,3 +124,8 @@ def test_a_description_cut_inside_brackets_loses_the_open_remark() -> None:
         f"# Players\n\n{GOAL}", description="The color of each player is a bare hex string (no"
     )
     assert answer.tldr == "The color of each player is a bare hex string."
+
+
+def test_a_list_item_of_a_label_and_a_code_value_is_a_field() -> None:
+    text = "# 数据存储\n\n- Python 类型：`dict[str, list[dict[str, str]]]`\n\n> 缓存数据保存在插件目录的 JSON 文件中，每次轮询后整体替换并立即写回磁盘。\n"
+    assert "dict[" not in compile_text(text).tldr

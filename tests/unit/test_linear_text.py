@@ -106,6 +106,7 @@ HOSTILE = [
     ("remark dropped from a long sentence", "_LONG_REMARK.sub('', s + 'x')", "\t"),
     ("code value of a field", "_CODE_VALUE.match(s)", "a"),
     ("sentences around code spans", "_sentences(s, 'en')", "`a.` b "),
+    ("field item of a code value", "_FIELD_ITEM.match(s)", "a"),
 ]
 SETUP = (
     "from ckp_lsp.core.compile.answer import sentence_count, slugify, unfenced\n"
@@ -120,7 +121,7 @@ SETUP = (
     "from ckp_lsp.core.compile.offline.structure import _CJK_LABEL\n"
     "from ckp_lsp.core.compile.offline.text import parse\n"
     "from ckp_lsp.core.compile.offline.structure import _FIRST_CLAUSE, _RUN_IN_HEADING, _STATUS_STEM, _folded\n"
-    "from ckp_lsp.core.compile.offline.summary import _CODE_VALUE, _sentences\n"
+    "from ckp_lsp.core.compile.offline.summary import _CODE_VALUE, _FIELD_ITEM, _sentences\n"
     "from ckp_lsp.core.compile.offline.summary import _REMARK as _LONG_REMARK\n"
 )
 

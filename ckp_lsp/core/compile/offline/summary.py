@@ -80,6 +80,7 @@ _EMOJI = re.compile(r"\d?[\ufe0f\u20e3]+|[\u2600-\u27bf\U0001f000-\U0001faff]")
 _CODE_NAME = re.compile(r"^[a-z]+[A-Z]|_|\.\w")  # `graphqlClient`, `msg.append`: code, not a topic
 #: a value that opens with a path or a code name (`fix/30 …`, `settings.ts …`): a field's value
 _CODE_VALUE = re.compile(r"[^\s/_.]*[/_.]\w")
+_FIELD_ITEM = re.compile(r"[^`:：\n]{1,30}[:：]\s*`")
 _CANDIDATES = 60  # sentences looked at, at most: the first explanatory ones are near the top
 # A list item that names a path or a code name and says what it is (`tests/e2e/ - the e2e suite`)
 #: split at the first separator: two runs of \S* meeting at any one of them were quadratic
@@ -184,8 +185,8 @@ def _subject_item(block: Block, after: str) -> bool:
     whose value may say what the file is)."""
     if block.kind != "item":
         return False
-    if after == "item":
-        return True  # one item among others, not what the whole list is
+    if after == "item" or _FIELD_ITEM.match(block.text):
+        return True  # one item among others, or a field and its code value (`类型：`dict``)
     bold = BOLD_LEAD.match(block.text)
     return block.level >= 2 or bool(bold and bold.group(2) and size(bold.group(1)) >= 2)
 
