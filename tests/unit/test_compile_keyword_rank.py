@@ -81,7 +81,7 @@ def test_the_index_pattern_routes_a_question_by_a_word_of_the_name(tmp_path: Pat
 
     from ckp_lsp.cli.main import main as cli
     from ckp_lsp.core.bank import Bank
-    from ckp_lsp.core.route import route
+    from ckp_lsp.core.routing import route
 
     bank = tmp_path / "memory-bank"
     bank.mkdir()
