@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import gc
 import sys
 from pathlib import Path
@@ -10,8 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..faces.paths import display_path
 from .output import bank_root
+from .quick_args import Option, Quick
 
 if TYPE_CHECKING:
+    import argparse
+
     from ..core.routing.result import RouteResult, RouteTokens
 
 
@@ -36,6 +38,17 @@ def add_parser(sub: Any) -> None:
         "does not fit comes as its TLDR and the sections whose headings match the query",
     )
     p.set_defaults(run=run)
+
+
+#: the arguments ``add_parser`` declares, as ``cli.main`` reads them without argparse
+QUICK = Quick(
+    (("bank", Path), ("query", str)),
+    {
+        "--format": Option("format", str, ("text", "json"), "text"),
+        "--mode": Option("mode", str, ("ranked", "index"), "ranked"),
+        "--max-tokens": Option("max_tokens", int),
+    },
+)
 
 
 def run(args: argparse.Namespace) -> int:

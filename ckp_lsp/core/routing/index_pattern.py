@@ -80,9 +80,8 @@ class Router:
         for i, c in enumerate(table.concepts):
             if c and (c not in self._by_concept or table.paths[i] < table.paths[self._by_concept[c]]):
                 self._by_concept[c] = i
-        # Every keyword of every file in one flat list (file i's start at _starts[i]).
+        # Every keyword of every file in one flat list (file i's start at _starts[i]): ``_items``.
         self._lines = lines = _keyword_lines(table)
-        self._items = SEPARATOR.join(lines).split(SEPARATOR)
         self._starts = list(accumulate((line.count(SEPARATOR) + 1 for line in lines), initial=0))
         self._words: dict[str, tuple[str, ...]] = {}  # a keyword -> its words (see ``_words_of``)
         self._anchored: defaultdict[str, list[str]] | None = None
@@ -93,6 +92,12 @@ class Router:
     @cached_property
     def _text(self) -> str:
         return "\n".join(self._lines)
+
+    @cached_property
+    def _items(self) -> list[str]:
+        """Every keyword of every file, in one flat list: made when a server indexes them (a
+        one-shot query searches the text of ``_lines``, and a kept router need not hold them)."""
+        return SEPARATOR.join(self._lines).split(SEPARATOR)
 
     @cached_property
     def language(self) -> str | None:
@@ -177,7 +182,7 @@ class Router:
         return keywords, sorted(k for kw in keywords for k in self._occurs.get(kw, ()))
 
     def _search(self, matched: set[str]) -> tuple[set[str], list[int]]:
-        text = SEPARATOR.join(self._items)
+        text = SEPARATOR.join(self._lines)  # (the items, each file's after the one before)
         hits = []
         for t in matched:  # each word where it stands alone in the text (``str.find`` is fast)
             i = text.find(t)
@@ -195,7 +200,8 @@ class Router:
             previous = i
             if at and at[-1] == k:
                 continue
-            kw = self._items[k]
+            end = text.find(SEPARATOR, i)
+            kw = text[text.rfind(SEPARATOR, 0, i) + 1 : end if end >= 0 else len(text)]
             if matched.issuperset(self._words_of(kw)):
                 keywords.add(kw)
                 at.append(k)
