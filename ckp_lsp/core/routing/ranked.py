@@ -4,8 +4,9 @@ A file's score is BM25F over its header (concept, TLDR, keywords, file name), he
 plus a boost where the index pattern (6a) matches its keywords, so the ranked router finds what
 the index finds. The best file is a primary; up to two more are, when they score close to it.
 Relationships come after, within the budget of files: ``SIMILAR_HIGH`` of a primary, and
-``SIMILAR_MID`` only where the question matches that file too. A question whose best file holds
-too little of it (``OUT_OF_DOMAIN_COVERAGE``) loads nothing.
+``SIMILAR_MID`` only where the question matches that file too, and never in the place of a file
+that ranks above it on its own and holds as much of the question in its header and headings. A
+question whose best file holds too little of it (``OUT_OF_DOMAIN_COVERAGE``) loads nothing.
 """
 
 from __future__ import annotations
@@ -79,6 +80,7 @@ class Ranking(NamedTuple):
     titled: bool  # the best file holds a word of the question in its header or headings
     held: int = 0  # the question's words (as written) the best file holds…
     asked: int = 0  # …of this many
+    groups: tuple[tuple[QueryWord, frozenset[str]], ...] = ()  # the question's words and their terms
 
     @property
     def out_of_domain(self) -> bool:
@@ -271,6 +273,7 @@ class RankedRouter:
             titled,
             held,
             len({w.written for w, _ in groups}),
+            tuple(groups),
         )
 
     def _weight(self, word: QueryWord, group: frozenset[str]) -> float:
@@ -281,6 +284,19 @@ class RankedRouter:
             return self.postings.idf(group)
         unknown = math.log(1 + (self.postings.files + 0.5) / 0.5)
         return unknown if word.name else UNKNOWN_WORD_SHARE * unknown
+
+    def _outranks(
+        self,
+        i: int,
+        related_file: int,
+        score: dict[int, float],
+        groups: Sequence[tuple[QueryWord, frozenset[str]]],
+    ) -> bool:
+        """Whether file ``i`` takes the place of a related file: it scores above it and holds at
+        least as much of the question in its header and headings."""
+        if score.get(i, 0.0) <= score.get(related_file, 0.0):
+            return False
+        return _titled(self.postings, i, groups) >= _titled(self.postings, related_file, groups)
 
     def route(self, query: str) -> RouteResult:
         """The files to load for ``query`` (SPEC §6b), the declaration line and the token estimates."""
@@ -310,14 +326,27 @@ class RankedRouter:
             best = ranked[0][1]
             primaries = [i for i, s in ranked[:MAX_PRIMARY] if s >= PRIMARY_SHARE * best]
         loaded: dict[int, RouteEntry] = {i: entry(i, "match", None) for i in primaries}
+        # the files that score as a primary would, left out by MAX_PRIMARY, best first
+        standing = [
+            i for i, s in ranked if primaries and s >= PRIMARY_SHARE * ranked[0][1] and i not in loaded
+        ]
         for reason in ("high", "mid"):
             for p in primaries:
                 for concept in related(t.high[p] if reason == "high" else t.mid[p]):
                     i = self.index._by_concept.get(concept)
                     if i is None or i in loaded or len(loaded) >= MAX_LOADED:
                         continue
-                    if reason == "mid" and not _matches(i, hits, index_hits):
-                        continue
+                    if reason == "mid":
+                        if not _matches(i, hits, index_hits):
+                            continue
+                        # A MID file is only related: a file ranking above it that the question
+                        # names as much in its header and headings is the stronger evidence.
+                        for j in [j for j in standing if j not in loaded]:
+                            if len(loaded) >= MAX_LOADED or not self._outranks(j, i, score, found.groups):
+                                break
+                            loaded[j] = entry(j, "match", None)
+                        if len(loaded) >= MAX_LOADED:
+                            continue
                     loaded[i] = entry(i, reason, t.concepts[p])
         entries = list(loaded.values())
         rest = [entry(i, "match", None) for i in [i for i, _ in ranked if i not in loaded][:MATCHED_LISTED]]
@@ -332,6 +361,14 @@ class RankedRouter:
         over = [e for e in entries if e.over_budget]
         line = declaration(first, len(entries), self.files, over)
         return RouteResult(query, entries, rest, not entries, line, tokens, self.files, first, budget)
+
+
+def _titled(postings: Postings, i: int, groups: Sequence[tuple[QueryWord, frozenset[str]]]) -> float:
+    """The question's weight (its words' idf) that file ``i`` holds in its header or headings."""
+    named = postings.tables[HEADER], postings.tables[HEADINGS]
+    return sum(
+        postings.idf(g) for _, g in groups if g and any(i in table.get(t, ()) for table in named for t in g)
+    )
 
 
 def _matches(i: int, hits: dict[int, list[Hit]], index_hits: dict[int, list[str]]) -> bool:
