@@ -121,5 +121,6 @@ def cursor_rules_note(folder: Path) -> str:
         return ""
     return (
         f"; its {rules} Cursor rule(s) (*.mdc) are not knowledge files: Cursor applies them itself by "
-        "their description, globs and alwaysApply. Notes an agent should load on demand go in *.md files"
+        "their description, globs and alwaysApply. Notes an agent should load on demand go in *.md files "
+        "(.cursor/memory-bank/ in a Cursor project)"
     )
