@@ -285,19 +285,6 @@ class RankedRouter:
         unknown = math.log(1 + (self.postings.files + 0.5) / 0.5)
         return unknown if word.name else UNKNOWN_WORD_SHARE * unknown
 
-    def _outranks(
-        self,
-        i: int,
-        related_file: int,
-        score: dict[int, float],
-        groups: Sequence[tuple[QueryWord, frozenset[str]]],
-    ) -> bool:
-        """Whether file ``i`` takes the place of a related file: it scores above it and holds at
-        least as much of the question in its header and headings."""
-        if score.get(i, 0.0) <= score.get(related_file, 0.0):
-            return False
-        return _titled(self.postings, i, groups) >= _titled(self.postings, related_file, groups)
-
     def route(self, query: str) -> RouteResult:
         """The files to load for ``query`` (SPEC §6b), the declaration line and the token estimates."""
         t = self.table
@@ -327,9 +314,14 @@ class RankedRouter:
             primaries = [i for i, s in ranked[:MAX_PRIMARY] if s >= PRIMARY_SHARE * best]
         loaded: dict[int, RouteEntry] = {i: entry(i, "match", None) for i in primaries}
         # the files that score as a primary would, left out by MAX_PRIMARY, best first
-        standing = [
-            i for i, s in ranked if primaries and s >= PRIMARY_SHARE * ranked[0][1] and i not in loaded
-        ]
+        standing = [i for i, s in ranked[len(primaries) :] if primaries and s >= PRIMARY_SHARE * ranked[0][1]]
+        titled = _Titled(self.postings, found.groups)
+
+        def outranks(i: int, related_file: int) -> bool:
+            """Whether file ``i`` takes the place of a related file: it scores above it and holds
+            at least as much of the question in its header and headings."""
+            return score[i] > score.get(related_file, 0.0) and titled(i) >= titled(related_file)
+
         for reason in ("high", "mid"):
             for p in primaries:
                 for concept in related(t.high[p] if reason == "high" else t.mid[p]):
@@ -342,7 +334,7 @@ class RankedRouter:
                         # A MID file is only related: a file ranking above it that the question
                         # names as much in its header and headings is the stronger evidence.
                         for j in [j for j in standing if j not in loaded]:
-                            if len(loaded) >= MAX_LOADED or not self._outranks(j, i, score, found.groups):
+                            if len(loaded) >= MAX_LOADED or not outranks(j, i):
                                 break
                             loaded[j] = entry(j, "match", None)
                         if len(loaded) >= MAX_LOADED:
@@ -363,12 +355,27 @@ class RankedRouter:
         return RouteResult(query, entries, rest, not entries, line, tokens, self.files, first, budget)
 
 
-def _titled(postings: Postings, i: int, groups: Sequence[tuple[QueryWord, frozenset[str]]]) -> float:
-    """The question's weight (its words' idf) that file ``i`` holds in its header or headings."""
-    named = postings.tables[HEADER], postings.tables[HEADINGS]
-    return sum(
-        postings.idf(g) for _, g in groups if g and any(i in table.get(t, ()) for table in named for t in g)
-    )
+class _Titled:
+    """The question's weight (its words' idf) each file holds in its header or headings, computed
+    for the files asked about only."""
+
+    def __init__(self, postings: Postings, groups: Sequence[tuple[QueryWord, frozenset[str]]]) -> None:
+        self.postings, self.groups = postings, [g for _, g in groups if g]
+        self.found: dict[int, float] = {}
+
+    @cached_property
+    def _idf(self) -> list[float]:
+        return [self.postings.idf(g) for g in self.groups]
+
+    def __call__(self, i: int) -> float:
+        if i not in self.found:
+            named = self.postings.tables[HEADER], self.postings.tables[HEADINGS]
+            self.found[i] = sum(
+                w
+                for g, w in zip(self.groups, self._idf, strict=True)
+                if any(i in table.get(t, ()) for table in named for t in g)
+            )
+        return self.found[i]
 
 
 def _matches(i: int, hits: dict[int, list[Hit]], index_hits: dict[int, list[str]]) -> bool:
