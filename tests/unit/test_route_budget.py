@@ -127,3 +127,42 @@ def test_a_question_saying_404ing_routes_to_the_file_that_says_404(tmp_path: Pat
     question = "Why were the Learn more links 404ing?"
     assert [e.file for e in r.route(question).primaries][:1] == ["subpages.md"]
     assert PlainBM25(r.texts).top(question, 1) == ["subpages.md"]  # the peer reads the word alike
+
+
+def test_a_place_the_relationships_left_goes_to_the_next_file_that_ranks_on_its_own(tmp_path: Path) -> None:
+    files = {
+        f"{name}.md": header(name, f"{name}, notes") + FILLER + body
+        for name, body in (
+            ("brief", "The public area uses SSG and the member panel uses SSR.\n"),
+            ("architecture", "Pages are rendered with SSG; the panel with SSR.\n"),
+            ("product", "Visitors read the public area; SSR serves members.\n"),
+            ("active", "We decided on SSG for the public area this week.\n"),
+            ("deploy", "Releases are tagged on Fridays.\n"),
+        )
+    }
+    r = RankedRouter(Bank.load(write_files(tmp_path / "memory-bank", files)))
+    question = "Why does the public area use SSG and the panel SSR?"
+    s = scores(r, question)
+    assert s["active.md"] >= ranked.PRIMARY_SHARE * max(s.values())
+    result = r.route(question)
+    assert len(result.primaries) == ranked.MAX_PRIMARY  # the declaration names three primaries…
+    assert len(result.loaded) == ranked.MAX_LOADED  # …and the fourth place is filled by rank
+    assert result.loaded[-1].file == "active.md" and result.loaded[-1].reason == "match"
+    assert "deploy.md" not in {e.file for e in result.loaded}
+
+
+def test_no_place_goes_to_a_file_scoring_under_a_quarter_of_the_best(tmp_path: Path) -> None:
+    files = {
+        "brief.md": header("brief", "ssg, ssr, rendering")
+        + FILLER
+        + "SSG for the public area, SSR for the panel.\n",
+        "deploy.md": header("deploy", "deploy, release")
+        + FILLER
+        + "The public area is deployed on Fridays.\n",
+        "billing.md": header("billing", "billing") + FILLER,
+    }
+    r = RankedRouter(Bank.load(write_files(tmp_path / "memory-bank", files)))
+    question = "Why does the public area use SSG and the panel SSR?"
+    s = scores(r, question)
+    assert s["deploy.md"] < ranked.PRIMARY_SHARE * s["brief.md"]
+    assert [e.file for e in r.route(question).loaded] == ["brief.md"]

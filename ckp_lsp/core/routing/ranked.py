@@ -5,8 +5,9 @@ plus a boost where the index pattern (6a) matches its keywords, so the ranked ro
 the index finds. The best file is a primary; up to two more are, when they score close to it.
 Relationships come after, within the budget of files: ``SIMILAR_HIGH`` of a primary, and
 ``SIMILAR_MID`` only where the question matches that file too, and never in the place of a file
-that ranks above it on its own and holds as much of the question in its header and headings. A
-question whose best file holds too little of it (``OUT_OF_DOMAIN_COVERAGE``) loads nothing.
+that ranks above it on its own and holds as much of the question in its header and headings; a
+place they leave goes to the next file that ranks on its own (a quarter of the best, as a primary
+must). A question whose best file holds too little of it (``OUT_OF_DOMAIN_COVERAGE``) loads nothing.
 """
 
 from __future__ import annotations
@@ -341,6 +342,11 @@ class RankedRouter:
                         if len(loaded) >= MAX_LOADED:
                             continue
                     loaded[i] = entry(i, reason, t.concepts[p])
+        # A place the relationships left goes to the next file that ranks on its own.
+        for j in standing:
+            if len(loaded) >= MAX_LOADED:
+                break
+            loaded.setdefault(j, entry(j, "match", None))
         entries = list(loaded.values())
         rest = [entry(i, "match", None) for i in [i for i, _ in ranked if i not in loaded][:MATCHED_LISTED]]
         loaded_tokens = sum(e.tokens for e in entries)
