@@ -36,6 +36,7 @@ from .index_pattern import MAX_PRIMARY, Router
 from .postings import Hit, Postings, total
 from .result import RouteEntry, RouteResult, RouteTokens, declaration
 from .store import Analysed, RouteStore
+from .titled import Titled
 
 if TYPE_CHECKING:
     from ..bank import Bank
@@ -317,7 +318,7 @@ class RankedRouter:
         loaded: dict[int, RouteEntry] = {i: entry(i, "match", None) for i in primaries}
         # the files that score as a primary would, left out by MAX_PRIMARY, best first
         standing = [i for i, s in ranked[len(primaries) :] if primaries and s >= PRIMARY_SHARE * ranked[0][1]]
-        titled = _Titled(self.postings, found.groups)
+        titled = Titled(self.postings, found.groups)
 
         def outranks(i: int, related_file: int) -> bool:
             """Whether file ``i`` takes the place of a related file: it scores above it and holds
@@ -360,29 +361,6 @@ class RankedRouter:
         over = [e for e in entries if e.over_budget]
         line = declaration(first, len(entries), self.files, over)
         return RouteResult(query, entries, rest, not entries, line, tokens, self.files, first, budget)
-
-
-class _Titled:
-    """The question's weight (its words' idf) each file holds in its header or headings, computed
-    for the files asked about only."""
-
-    def __init__(self, postings: Postings, groups: Sequence[tuple[QueryWord, frozenset[str]]]) -> None:
-        self.postings, self.groups = postings, [g for _, g in groups if g]
-        self.found: dict[int, float] = {}
-
-    @cached_property
-    def _idf(self) -> list[float]:
-        return [self.postings.idf(g) for g in self.groups]
-
-    def __call__(self, i: int) -> float:
-        if i not in self.found:
-            named = self.postings.tables[HEADER], self.postings.tables[HEADINGS]
-            self.found[i] = sum(
-                w
-                for g, w in zip(self.groups, self._idf, strict=True)
-                if any(i in table.get(t, ()) for table in named for t in g)
-            )
-        return self.found[i]
 
 
 def _matches(i: int, hits: dict[int, list[Hit]], index_hits: dict[int, list[str]]) -> bool:
