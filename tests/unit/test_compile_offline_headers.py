@@ -130,7 +130,8 @@ def test_high_needs_mutual_evidence_and_a_one_way_reference_is_mid() -> None:
         BankFile(
             "jwt.md", "# JWT\n\nTokens are signed access tokens; see [oauth2](oauth2.md) for the login flow."
         ),
-        BankFile("oauth2.md", "# OAuth2\n\nThe login flow ends with the `jwt` access tokens being signed."),
+        # (not `tokens`: a word every file of the bank uses is no file's keyword)
+        BankFile("oauth2.md", "# OAuth2\n\nThe login flow ends with the `jwt` access grant being signed."),
         BankFile(
             "csrf.md", "# CSRF\n\nForms carry a CSRF token; the [jwt](jwt.md) guide covers access tokens."
         ),

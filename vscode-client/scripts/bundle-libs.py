@@ -529,9 +529,9 @@ def pythons_here() -> list[str]:
     return found
 
 
-def byte_compile(out: Path, pythons: list[str]) -> list[str]:
+def byte_compile(out: Path, pythons: list[str], versions: list[str]) -> list[str]:
     """``.pyc`` files of everything in ``out`` for each interpreter (one per minor version of
-    PYTHONS); the versions compiled for."""
+    ``versions``, the build's); the versions compiled for."""
     done: list[str] = []
     for python in pythons:
         try:
@@ -543,7 +543,7 @@ def byte_compile(out: Path, pythons: list[str]) -> list[str]:
             ).stdout.strip()
         except (OSError, subprocess.CalledProcessError):
             continue
-        if version in done or version not in PYTHONS:
+        if version in done or version not in versions:
             continue
         # -q -q: only errors; a module that does not compile for this Python (another version's
         # code) is left without a .pyc, and says so here
@@ -635,7 +635,8 @@ def main() -> None:
     for python in checkers:
         if target in ("universal", host_target()):
             check(python, out, build)
-    build["bytecode"] = byte_compile(out, [*checkers, *pythons_here()])
+    # for the Pythons the build is for (an offline one: this Python's only; universal: any)
+    build["bytecode"] = byte_compile(out, [*checkers, *pythons_here()], build["pythons"] or PYTHONS)
     (out.parent / "build.json").write_text(json.dumps(build, indent=2) + "\n", encoding="utf-8")
     print(f"bundle-libs: {out} ready ({target}): ckp-lsp {version},", ", ".join(f"{n} {v}" for n, v in build["pins"].items()))
 

@@ -3,14 +3,18 @@
 Every word, heading phrase and code identifier of the body is a candidate with a weight (a heading
 or a code name weighs more than a word of prose). A candidate's rank is its weight times how rare
 it is in the bank (``Corpus.idf``) and how much more this body uses it than the others: a word
-every file uses ranks last. (Dropping such words outright was measured: the header-only router
-then missed questions that name a bank's domain word, on real banks and on the samples.)
+most files use ranks low, one every file uses is never a keyword. (Dropping every word many files
+share was measured: the header-only router then missed questions that name a bank's domain word,
+on real banks and on the samples.)
+
+A keyword routes a question that holds every one of its words (SPEC §6a): single words route
+most, so a phrase or an identifier of several words ranks at a quarter of its weight, and the
+words of the concept's own name are keywords of their own (`permission` of `socket-permissions`).
 """
 
 from __future__ import annotations
 
 import functools
-import math
 import re
 from collections import Counter
 from collections.abc import Collection
@@ -21,7 +25,9 @@ from .summary import is_metadata, is_placeholder
 from .terms import KANJI, PART, Corpus, is_identifier, keyword_key, part_keys, stem, tokens, usable_word
 from .text import CJK_CHAR, STRONG, URL, WS, Block, emphasised, inline_code, plain
 
-MAX_KEYWORDS = 15
+# Measured on real banks: 15 keywords left the header-only router short of words the questions use;
+# 20 (SPEC's most) gave more of the index pattern but pulled the ranked router off its best file.
+MAX_KEYWORDS = 17
 MIN_KEYWORDS = 5
 _KEYWORD_THRESHOLD = 2.0  # past MIN_KEYWORDS, a term must weigh this much to be kept
 _MAX_IDENTIFIERS = 6
@@ -96,6 +102,7 @@ _ASCII_WORD = re.compile(r"[A-Za-z0-9]+")
 _SHORT = 4  # a name shorter than this that only code uses is a field or a variable (`tid`, `exp`)
 _HEADING_ONLY = 0.5  # a heading's word the body never uses again is mostly structure, not a topic
 _HEADING_RANK = 2.0  # a heading's word the body talks about is a topic: it ranks first
+_PHRASE_RANK = 0.25  # a term of several words routes only a question that holds them all
 _LATIN_NAME = 2.0  # a Latin name in Chinese or Japanese prose (`Cookie`) is a keyword from its first use
 
 
@@ -335,12 +342,9 @@ def choose_keywords(
     taken = names
     ranks: dict[str, float] = {}
     chosen = [name] if keyword_key(name, corpus.cjk) else []
+    # The name routes only a question holding all its words: each of them (`permission` of
+    # `socket-permissions`) stays a candidate of its own, ranked as any other word of the body.
     keys = {keyword_key(name, corpus.cjk)} if chosen else set()
-    parts = part_keys(name)
-    if not any(part.isdigit() for part in parts):
-        # `active` adds nothing to `active-context`; but a numbered name (`0001-record-…`) routes
-        # only a query that says its number, so its words still route as a keyword of their own.
-        keys.update(parts)
     identifiers = strong = 0
     for score, rank, key, term in ranked(terms, corpus):
         if len(chosen) >= MAX_KEYWORDS:
@@ -380,17 +384,22 @@ def is_name(term: Term) -> bool:
 
 
 def ranked(terms: dict[str, Term], corpus: Corpus) -> list[tuple[float, float, str, Term]]:
-    """(weight, rank, key, term) by rank, ties by key: the weight (its square root: the tenth use of a
-    word tells less than the first), times how rare the term is in the bank's files, times how
-    much more this body uses it than the others; a heading's topic ranks twice as high."""
+    """(weight, rank, key, term) by rank, ties by key: the weight, times how rare the term is in the
+    bank's files, times how much more this body uses it than the others; a heading's topic ranks
+    twice as high, a term of several words at a quarter, a term every file uses not at all.
+
+    The weight counts whole (measured against its square root: the words a file keeps coming
+    back to are the ones its questions use, more often than a rare word said once)."""
     mass = sum(term.score for term in terms.values())
     out = [
         (
             term.score,
-            math.sqrt(term.score)
+            term.score
             * corpus.idf(term.keys)
+            * (0.0 if corpus.everywhere(term.keys) else 1.0)
             * corpus.own_share(key, term.score, mass)
-            * (_HEADING_RANK if term.heading else 1.0),
+            * (_HEADING_RANK if term.heading else 1.0)
+            * (_PHRASE_RANK if len(term.keys) > 1 else 1.0),
             key,
             term,
         )

@@ -89,6 +89,11 @@ class Corpus:
         n = min((self.df[k] for k in keys), default=1)
         return math.log((self.files + 1) / max(n, 1))
 
+    def everywhere(self, keys: Iterable[str]) -> bool:
+        """Whether every file of a bank of three or more uses each of the keys: such a term tells no
+        file from another."""
+        return self.files >= 3 and all(self.df[k] >= self.files for k in keys)
+
     def own_share(self, key: str, weight: float, body_mass: float) -> float:
         """How much more one body uses a term than the rest of the bank, from 0 to 1: 1 when the
         others never use it, 1/2 when they use it as often, less when they use it more."""
