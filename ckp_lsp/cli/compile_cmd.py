@@ -92,7 +92,10 @@ def _targets(args: argparse.Namespace) -> list[tuple[Path, str]] | str:
     if args.all is not None:
         root = named_bank(args.all) if args.all.exists() else None
         if root is None:
-            return f"{args.all}: not a memory bank: name a bank folder or list it in `banks = [...]` in .ckp.toml"
+            from ..core.workspace import cursor_rules_note
+
+            note = cursor_rules_note(args.all) if args.all.is_dir() else ""
+            return f"{args.all}: not a memory bank: name a bank folder or list it in `banks = [...]` in .ckp.toml{note}"
         bank = read_bank(root)
         # A template (a file without a header, full of placeholders) is left as it is.
         out += [

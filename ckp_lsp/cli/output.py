@@ -79,10 +79,12 @@ def bank_root(path: Path) -> Path | None:
         return None
     root = named_bank(path) if path.exists() else None
     if root is None:
+        from ..core.workspace import cursor_rules_note
+
         why = "no such file or folder" if not path.exists() else "not a memory bank"
         print(
             f"ckp: {path}: {why}: name a bank folder (memory-bank/, .claude/memory/, a folder of notes) "
-            "or list it in `banks = [...]` in .ckp.toml",
+            "or list it in `banks = [...]` in .ckp.toml" + (cursor_rules_note(path) if path.is_dir() else ""),
             file=sys.stderr,
         )
     return root

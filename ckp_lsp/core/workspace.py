@@ -102,10 +102,25 @@ def resolve_targets(
         if not roots:
             out.problems.append(
                 f"{path}: no memory bank found here (no memory-bank folder, no _index.md with CKP markers, "
-                "no Markdown files, and no `banks = [...]` in .ckp.toml)"
+                "no Markdown files, and no `banks = [...]` in .ckp.toml)" + cursor_rules_note(path)
             )
         for r in roots:
             t = target(r)
             t.files, t.with_index = None, True
     out.problems = list(dict.fromkeys(out.problems))
     return out
+
+
+def cursor_rules_note(folder: Path) -> str:
+    """Why a folder of Cursor rules (``*.mdc``) is no bank: Cursor applies them itself."""
+    try:
+        rules = sum(1 for p in folder.glob("*.mdc") if p.is_file())
+    except OSError:
+        return ""
+    if not rules:
+        return ""
+    return (
+        f"; its {rules} Cursor rule(s) (*.mdc) are not knowledge files: Cursor applies them itself by "
+        "their description, globs and alwaysApply. Notes an agent should load on demand go in *.md files "
+        "(.cursor/memory-bank/ in a Cursor project)"
+    )

@@ -308,3 +308,25 @@ def test_an_agents_entry_file_in_a_bank_is_no_knowledge_file(
     code, out, err = run_cli(capsys, "check", f"memory-bank/{entry}")
     assert code == 0
     assert f"memory-bank/{entry}: not a knowledge file (an agent's entry file" in err
+
+
+def test_a_folder_of_cursor_rules_is_named_as_such_when_there_is_nothing_to_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rules = tmp_path / ".cursor" / "rules"
+    rules.mkdir(parents=True)
+    for name in ("auth-access", "ui-design"):
+        (rules / f"{name}.mdc").write_text(
+            f"---\ndescription: {name} rules\n---\n# Rules\n", encoding="utf-8"
+        )
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(capsys, "check", ".cursor/rules")
+    assert code == 2 and out == ""
+    assert "its 2 Cursor rule(s) (*.mdc) are not knowledge files" in err and "nothing to check" in err
+    for command in (("compile", "--all"), ("index",)):
+        code, _, err = run_cli(capsys, *command, ".cursor/rules")
+        assert code != 0 and "its 2 Cursor rule(s) (*.mdc) are not knowledge files" in err, command
+    assert [p.name for p in sorted(rules.iterdir())] == [
+        "auth-access.mdc",
+        "ui-design.mdc",
+    ]  # nothing written

@@ -10,6 +10,7 @@ counted as one term's.
 from __future__ import annotations
 
 import math
+import re
 from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
@@ -24,6 +25,10 @@ K1 = 1.2
 B = 0.75
 #: words shorter than this are matched as written (a stem of two letters matches too much)
 MIN_STEM = 3
+#: a number written with an ending (``404ing``, ``500ms``, ``1990s``): where the bank holds the word
+#: nowhere it stands for the number. Three digits at least: a code, a port, a size; a shorter
+#: number (``2nd``, ``3x``) is in too many files to say anything
+_NUMBER_WITH_ENDING = re.compile(r"([0-9]{3,})[a-z]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +121,10 @@ class Postings:
         """The bank's terms a question word stands for: its own, and those of the same stem
         (Snowball's; for a Korean word, the bank's words that start with its stem)."""
         found = {t for t in word.terms if t in self.vocabulary}
+        if not found:
+            number = _NUMBER_WITH_ENDING.fullmatch(word.terms[0])
+            if number and number.group(1) in self.vocabulary:
+                return frozenset((number.group(1),))
         if is_hangul(word.terms[-1]):
             found.update(self._korean(word.terms[-1]))
             return frozenset(found)

@@ -4,8 +4,10 @@ A file's score is BM25F over its header (concept, TLDR, keywords, file name), he
 plus a boost where the index pattern (6a) matches its keywords, so the ranked router finds what
 the index finds. The best file is a primary; up to two more are, when they score close to it.
 Relationships come after, within the budget of files: ``SIMILAR_HIGH`` of a primary, and
-``SIMILAR_MID`` only where the question matches that file too. A question whose best file holds
-too little of it (``OUT_OF_DOMAIN_COVERAGE``) loads nothing.
+``SIMILAR_MID`` only where the question matches that file too, and never in the place of a file
+that ranks above it on its own and holds as much of the question in its header and headings; a
+place they leave goes to the next file that ranks on its own (a quarter of the best, as a primary
+must). A question whose best file holds too little of it (``OUT_OF_DOMAIN_COVERAGE``) loads nothing.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from .index_pattern import MAX_PRIMARY, Router
 from .postings import Hit, Postings, total
 from .result import RouteEntry, RouteResult, RouteTokens, declaration
 from .store import Analysed, RouteStore
+from .titled import Titled
 
 if TYPE_CHECKING:
     from ..bank import Bank
@@ -80,6 +83,7 @@ class Ranking(NamedTuple):
     titled: bool  # the best file holds a word of the question in its header or headings
     held: int = 0  # the question's words (as written) the best file holds…
     asked: int = 0  # …of this many
+    groups: tuple[tuple[QueryWord, frozenset[str]], ...] = ()  # the question's words and their terms
 
     @property
     def out_of_domain(self) -> bool:
@@ -272,6 +276,7 @@ class RankedRouter:
             titled,
             held,
             len({w.written for w, _ in groups}),
+            tuple(groups),
         )
 
     def _weight(self, word: QueryWord, group: frozenset[str]) -> float:
@@ -311,15 +316,38 @@ class RankedRouter:
             best = ranked[0][1]
             primaries = [i for i, s in ranked[:MAX_PRIMARY] if s >= PRIMARY_SHARE * best]
         loaded: dict[int, RouteEntry] = {i: entry(i, "match", None) for i in primaries}
+        # the files that score as a primary would, left out by MAX_PRIMARY, best first
+        standing = [i for i, s in ranked[len(primaries) :] if primaries and s >= PRIMARY_SHARE * ranked[0][1]]
+        titled = Titled(self.postings, found.groups)
+
+        def outranks(i: int, related_file: int) -> bool:
+            """Whether file ``i`` takes the place of a related file: it scores above it and holds
+            at least as much of the question in its header and headings."""
+            return score[i] > score.get(related_file, 0.0) and titled(i) >= titled(related_file)
+
         for reason in ("high", "mid"):
             for p in primaries:
                 for concept in related(t.high[p] if reason == "high" else t.mid[p]):
                     i = self.index._by_concept.get(concept)
                     if i is None or i in loaded or len(loaded) >= MAX_LOADED:
                         continue
-                    if reason == "mid" and not _matches(i, hits, index_hits):
-                        continue
+                    if reason == "mid":
+                        if not _matches(i, hits, index_hits):
+                            continue
+                        # A MID file is only related: a file ranking above it that the question
+                        # names as much in its header and headings is the stronger evidence.
+                        for j in [j for j in standing if j not in loaded]:
+                            if len(loaded) >= MAX_LOADED or not outranks(j, i):
+                                break
+                            loaded[j] = entry(j, "match", None)
+                        if len(loaded) >= MAX_LOADED:
+                            continue
                     loaded[i] = entry(i, reason, t.concepts[p])
+        # A place the relationships left goes to the next file that ranks on its own.
+        for j in standing:
+            if len(loaded) >= MAX_LOADED:
+                break
+            loaded.setdefault(j, entry(j, "match", None))
         entries = list(loaded.values())
         rest = [entry(i, "match", None) for i in [i for i, _ in ranked if i not in loaded][:MATCHED_LISTED]]
         loaded_tokens = sum(e.tokens for e in entries)

@@ -1,0 +1,168 @@
+"""The ranked router's places in the budget of files: a ``SIMILAR_MID`` file never takes the place
+of a file that ranks above it on its own and holds as much of the question in its header and
+headings; a number written with an ending stands for the number."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ckp_lsp.core.bank import Bank
+from ckp_lsp.core.routing import ranked
+from ckp_lsp.core.routing.analysis import QueryWord
+from ckp_lsp.core.routing.peer import PlainBM25
+from ckp_lsp.core.routing.postings import Postings
+from ckp_lsp.core.routing.ranked import RankedRouter
+from tests.unit.builders import write_files
+from tests.unit.test_ranked_route import FILLER, header
+
+QUESTION = "Is site search done, or is it waiting in the backlog?"
+
+
+def router(tmp_path: Path, status_heading: str) -> RankedRouter:
+    """A bank where ``overview`` is the primary, ``setup`` its MID (the question's ``site`` in its
+    heading) and ``status`` ranks second on its own."""
+    files = {
+        "overview.md": header("overview", "search, site search", mid="setup:2025-05")
+        + FILLER
+        + "Site search is planned.\n",
+        "status.md": header("status", "status, milestones")
+        + status_heading
+        + FILLER
+        + "Search is not done: it waits in the backlog.\n",
+        "setup.md": header("setup", "setup, install") + "# Site setup\n\n" + FILLER,
+        "deploy.md": header("deploy", "deploy, release") + FILLER,
+        "billing.md": header("billing", "billing, invoices") + FILLER,
+    }
+    return RankedRouter(Bank.load(write_files(tmp_path / "memory-bank", files)))
+
+
+@pytest.fixture
+def one_primary(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One primary and one more place: the second place is the one at stake."""
+    monkeypatch.setattr(ranked, "MAX_PRIMARY", 1)
+    monkeypatch.setattr(ranked, "MAX_LOADED", 2)
+
+
+def scores(r: RankedRouter, question: str) -> dict[str, float]:
+    return {r.table.paths[i]: s for i, s in r.ranking(question).ranked}
+
+
+@pytest.mark.usefixtures("one_primary")
+def test_a_file_ranking_above_a_mid_file_and_titled_as_much_takes_its_place(tmp_path: Path) -> None:
+    r = router(tmp_path, "# Site status\n\n")
+    s = scores(r, QUESTION)
+    assert s["status.md"] > s["setup.md"] and s["status.md"] >= ranked.PRIMARY_SHARE * s["overview.md"]
+    loaded = {e.file: e.reason for e in r.route(QUESTION).loaded}
+    assert loaded == {"overview.md": "match", "status.md": "match"}
+
+
+@pytest.mark.usefixtures("one_primary")
+def test_a_mid_file_the_question_names_in_its_headings_keeps_its_place_before_a_body_match(
+    tmp_path: Path,
+) -> None:
+    r = router(tmp_path, "")  # status holds the question in its body alone
+    s = scores(r, QUESTION)
+    assert s["status.md"] > s["setup.md"]
+    loaded = {e.file: e.reason for e in r.route(QUESTION).loaded}
+    assert loaded == {"overview.md": "match", "setup.md": "mid"}
+
+
+def test_with_room_for_both_the_ranked_file_comes_first_and_the_mid_file_after_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ranked, "MAX_PRIMARY", 1)
+    monkeypatch.setattr(ranked, "MAX_LOADED", 3)
+    result = router(tmp_path, "# Site status\n\n").route(QUESTION)
+    assert [(e.file, e.reason, e.via) for e in result.loaded] == [
+        ("overview.md", "match", None),
+        ("status.md", "match", None),
+        ("setup.md", "mid", "overview"),
+    ]
+    assert [e.file for e in result.primaries] == ["overview.md"]  # the declaration names the primary
+
+
+@pytest.mark.usefixtures("one_primary")
+def test_a_high_file_keeps_its_place_whatever_ranks_above_it(tmp_path: Path) -> None:
+    files = {
+        "overview.md": header("overview", "search, site search", high="setup:2025-05")
+        + FILLER
+        + "Site search is planned.\n",
+        "status.md": header("status", "status, milestones")
+        + "# Site status\n\n"
+        + FILLER
+        + "Search is not done: it waits in the backlog.\n",
+        "setup.md": header("setup", "setup, install") + FILLER,
+        "deploy.md": header("deploy", "deploy, release") + FILLER,
+    }
+    r = RankedRouter(Bank.load(write_files(tmp_path / "memory-bank", files)))
+    loaded = {e.file: e.reason for e in r.route(QUESTION).loaded}
+    assert loaded == {"overview.md": "match", "setup.md": "high"}
+
+
+def test_a_number_with_an_ending_the_bank_lacks_stands_for_the_number() -> None:
+    p = Postings.build([[["links", "404", "errors"]], [["port", "8080"]], [["404ing"]]], (1.0,), ("en",))
+    assert p.group(QueryWord("404ing", ("404ing",))) == frozenset({"404ing"})  # held as written
+    p = Postings.build([[["links", "404", "errors"]], [["port", "8080"]]], (1.0,), ("en",))
+    assert p.group(QueryWord("404ing", ("404ing",))) == frozenset({"404"})
+    assert p.group(QueryWord("8080s", ("8080s",))) == frozenset({"8080"})
+    assert p.group(QueryWord("500ms", ("500ms",))) == frozenset()  # (no file holds 500)
+
+
+def test_a_short_number_with_an_ending_stands_for_nothing() -> None:
+    p = Postings.build([[["step", "2", "of", "3"]], [["22", "ports"]]], (1.0,), ("en",))
+    assert p.group(QueryWord("2nd", ("2nd",))) == frozenset()
+    assert p.group(QueryWord("22nd", ("22nd",))) == frozenset()
+
+
+def test_a_question_saying_404ing_routes_to_the_file_that_says_404(tmp_path: Path) -> None:
+    files = {
+        "subpages.md": header("subpages", "subpages, docs") + FILLER + "The Learn more links gave a 404.\n",
+        # (the same words but the number: it ranks first by its path where 404ing stands for nothing)
+        "guides.md": header("guides", "guides, navigation") + FILLER + "The Learn more links open a 4.\n",
+        "deploy.md": header("deploy", "deploy, release") + FILLER,
+    }
+    r = RankedRouter(Bank.load(write_files(tmp_path / "memory-bank", files)))
+    question = "Why were the Learn more links 404ing?"
+    assert [e.file for e in r.route(question).primaries][:1] == ["subpages.md"]
+    assert PlainBM25(r.texts).top(question, 1) == ["subpages.md"]  # the peer reads the word alike
+
+
+def test_a_place_the_relationships_left_goes_to_the_next_file_that_ranks_on_its_own(tmp_path: Path) -> None:
+    files = {
+        f"{name}.md": header(name, f"{name}, notes") + FILLER + body
+        for name, body in (
+            ("brief", "The public area uses SSG and the member panel uses SSR.\n"),
+            ("architecture", "Pages are rendered with SSG; the panel with SSR.\n"),
+            ("product", "Visitors read the public area; SSR serves members.\n"),
+            ("active", "We decided on SSG for the public area this week.\n"),
+            ("deploy", "Releases are tagged on Fridays.\n"),
+        )
+    }
+    r = RankedRouter(Bank.load(write_files(tmp_path / "memory-bank", files)))
+    question = "Why does the public area use SSG and the panel SSR?"
+    s = scores(r, question)
+    assert s["active.md"] >= ranked.PRIMARY_SHARE * max(s.values())
+    result = r.route(question)
+    assert len(result.primaries) == ranked.MAX_PRIMARY  # the declaration names three primaries…
+    assert len(result.loaded) == ranked.MAX_LOADED  # …and the fourth place is filled by rank
+    assert result.loaded[-1].file == "active.md" and result.loaded[-1].reason == "match"
+    assert "deploy.md" not in {e.file for e in result.loaded}
+
+
+def test_no_place_goes_to_a_file_scoring_under_a_quarter_of_the_best(tmp_path: Path) -> None:
+    files = {
+        "brief.md": header("brief", "ssg, ssr, rendering")
+        + FILLER
+        + "SSG for the public area, SSR for the panel.\n",
+        "deploy.md": header("deploy", "deploy, release")
+        + FILLER
+        + "The public area is deployed on Fridays.\n",
+        "billing.md": header("billing", "billing") + FILLER,
+    }
+    r = RankedRouter(Bank.load(write_files(tmp_path / "memory-bank", files)))
+    question = "Why does the public area use SSG and the panel SSR?"
+    s = scores(r, question)
+    assert s["deploy.md"] < ranked.PRIMARY_SHARE * s["brief.md"]
+    assert [e.file for e in r.route(question).loaded] == ["brief.md"]
