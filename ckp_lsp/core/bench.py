@@ -26,7 +26,6 @@ from .index import tokens, update_index_text
 from .route import Router, RouteResult
 from .routing.peer import PlainBM25
 from .routing.ranked import RankedRouter
-from .text import read_text
 
 #: the routers a bench measures: the one the tools use, and the index pattern
 MODES = ("ranked", "index")
@@ -348,7 +347,7 @@ def subset(bank: Bank, paths: Iterable[str]) -> Bank:
     sub = Bank(bank.root, bank.config, bank.dates, bank.today)
     for rel in paths:
         try:
-            text, utf8 = read_text(bank.root / rel)
+            text, utf8, _ = bank.disk.read(bank.root / rel)
         except OSError:
             continue
         sub.set_file(rel, text, utf8)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from .discovery import INDEX_END, INDEX_NAME, INDEX_START, markdown_entries
 from .index import cells, tokens
+from .within import Folder
 
 if TYPE_CHECKING:
     from .bank import Bank
@@ -112,8 +113,9 @@ def read_route_table(
 
     Files come in index order, then the files read from disk by path.
     """
-    listing = _list_files(root, config.exclude)
-    index = _read_index(root / INDEX_NAME)
+    disk = Folder(root)
+    listing = _list_files(disk, config.exclude)
+    index = _read_index(disk)
     if index is None or len(listing) <= full_read_limit:
         from .bank import Bank
 
@@ -130,7 +132,7 @@ def read_route_table(
         else:
             stale.append(rel)
     for rel in sorted([*stale, *listing]):
-        kf = _read_file(root, rel)
+        kf = _read_file(disk, rel)
         if kf is not None:
             table.add_file(kf)
     return table
@@ -142,12 +144,11 @@ def _exclusion(exclude: Iterable[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(f"(?:{g})" for g in globs)) if globs else None
 
 
-def _list_files(root: Path, exclude: Iterable[str]) -> dict[str, tuple[int, int]]:
+def _list_files(disk: Folder, exclude: Iterable[str]) -> dict[str, tuple[int, int]]:
     """Path -> (size in bytes, mtime in ns) of every knowledge file: the files of ``knowledge_files``."""
     excluded = _exclusion(exclude)
     out: dict[str, tuple[int, int]] = {}
-    real_root: Path | None = None
-    for rel, e in markdown_entries(root):
+    for rel, e in markdown_entries(disk.root):
         if rel == INDEX_NAME:
             continue
         if excluded is not None and (
@@ -156,11 +157,9 @@ def _list_files(root: Path, exclude: Iterable[str]) -> dict[str, tuple[int, int]
             continue
         try:
             st = e.stat()
-            if e.is_symlink():
-                # A symlinked file counts only when it points inside the bank.
-                real_root = real_root or root.resolve()
-                if real_root not in Path(e.path).resolve(strict=True).parents:
-                    continue
+            # A symlinked file counts only when it points inside the bank (``stat`` followed it).
+            if e.is_symlink() and not disk.holds(e.path):
+                continue
         except (OSError, RuntimeError):
             continue
         if stat.S_ISREG(st.st_mode):
@@ -168,15 +167,15 @@ def _list_files(root: Path, exclude: Iterable[str]) -> dict[str, tuple[int, int]
     return out
 
 
-def _read_index(path: Path) -> tuple[str, int] | None:
+def _read_index(disk: Folder) -> tuple[str, int] | None:
     """Text of ``_index.md`` (BOM stripped) and its mtime, or None when it cannot be read."""
+    path = disk.root / INDEX_NAME
     try:
-        with path.open("rb") as fh:
-            mtime_ns = os.fstat(fh.fileno()).st_mtime_ns
-            data = fh.read()
+        mtime_ns = os.stat(path).st_mtime_ns  # before the read: a later change makes it stale
+        text = disk.read(path).text
     except OSError:
         return None
-    return data.decode("utf-8", errors="replace").removeprefix("\ufeff"), mtime_ns
+    return text, mtime_ns
 
 
 def _index_rows(text: str) -> Iterator[tuple[str, str, str, str, str]]:
@@ -212,12 +211,11 @@ def _index_rows(text: str) -> Iterator[tuple[str, str, str, str, str]]:
             yield parts[f].strip(), parts[c].strip(), parts[k].strip(), parts[h].strip(), parts[m].strip()
 
 
-def _read_file(root: Path, rel: str) -> KnowledgeFile | None:
+def _read_file(disk: Folder, rel: str) -> KnowledgeFile | None:
     from .knowledge import read_knowledge_file
-    from .text import read_text
 
     try:
-        text, utf8 = read_text(root / rel)
+        text, utf8, _ = disk.read(disk.base + rel)
     except OSError:
         return None
     return read_knowledge_file(rel, text, utf8)
