@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .discovery import INDEX_END, INDEX_NAME, INDEX_START, markdown_entries
-from .index import cells, tokens
+from .discovery import INDEX_NAME, markdown_entries
+from .index import tokens
+from .index_format import route_rows
 from .within import Folder
 
 if TYPE_CHECKING:
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 FULL_READ_LIMIT = 500
 #: separates keywords in a table: a keyword as written may hold a comma (a YAML list item)
 SEPARATOR = "\x1f"
-_ROW_COLUMNS = ("CONCEPT", "ANSWERS_WHEN", "SIMILAR_HIGH", "SIMILAR_MID")
 
 
 @dataclass
@@ -123,7 +123,7 @@ def read_route_table(
     text, mtime_ns = index
     table = RouteTable(index_tokens=tokens(text))
     stale = []
-    for rel, concept, keywords, high, mid in _index_rows(text):
+    for rel, concept, keywords, high, mid in route_rows(text) or _block_rows(text):
         found = listing.pop(rel, None)  # None: not a knowledge file, or a second row for it
         if found is None:
             continue
@@ -178,37 +178,19 @@ def _read_index(disk: Folder) -> tuple[str, int] | None:
     return text, mtime_ns
 
 
-def _index_rows(text: str) -> Iterator[tuple[str, str, str, str, str]]:
-    """The generated rows of ``_index.md``: FILE, CONCEPT, ANSWERS_WHEN, SIMILAR_HIGH, SIMILAR_MID."""
-    start = text.find(INDEX_START)
-    end = text.find(INDEX_END, start + 1) if start >= 0 else -1
-    section = text[start + len(INDEX_START) : end] if start >= 0 and end >= 0 else text
-    lines = [line for line in section.splitlines() if line.lstrip().startswith("|")]
-    if not lines:
-        from .index import parse_index
+def _block_rows(text: str) -> Iterator[tuple[str, str, str, str, str]]:
+    """The rows of an index of header blocks, as ``route_rows`` gives a table's."""
+    from .index import parse_index
 
-        for r in parse_index(text).rows:
-            v = r.values
-            yield (
-                r.file,
-                r.concept,
-                v.get("ANSWERS_WHEN", ""),
-                v.get("SIMILAR_HIGH", ""),
-                v.get("SIMILAR_MID", ""),
-            )
-        return
-    columns = [c.upper() for c in cells(lines[0])]
-    if "FILE" not in columns or "CONCEPT" not in columns:
-        return
-    width = len(columns)
-    # Cell k of a row is part k + 1 of the line split on "|"; a column the table lacks reads as
-    # the empty string appended to the parts.
-    f, c, k, h, m = (columns.index(name) + 1 if name in columns else -1 for name in ("FILE", *_ROW_COLUMNS))
-    for line in lines[1:]:
-        parts = ["", *cells(line)] if "\\|" in line else line.split("|")
-        if len(parts) > width:
-            parts.append("")
-            yield parts[f].strip(), parts[c].strip(), parts[k].strip(), parts[h].strip(), parts[m].strip()
+    for r in parse_index(text).rows:
+        v = r.values
+        yield (
+            r.file,
+            r.concept,
+            v.get("ANSWERS_WHEN", ""),
+            v.get("SIMILAR_HIGH", ""),
+            v.get("SIMILAR_MID", ""),
+        )
 
 
 def _read_file(disk: Folder, rel: str) -> KnowledgeFile | None:
