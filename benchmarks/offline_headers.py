@@ -21,7 +21,7 @@ import yaml
 
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.config import config_for_bank
-from ckp_lsp.core.route import Router
+from ckp_lsp.core.routing.index_pattern import Router
 
 
 def root_of(questions: Path) -> str:

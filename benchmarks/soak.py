@@ -31,9 +31,21 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # tests.lsp_driver
 
 from genbank import HUB, prepare
-from run import Session, answers_as_json, environment, header_lines, items_of, percentile, tool
+from measure import (
+    answers_as_json,
+    environment,
+    header_lines,
+    items_of,
+    percentile,
+    start_server,
+    stop_server,
+    tool,
+)
+
+from tests.lsp_driver import Server
 
 MAX_GROWTH = 0.10
 MAX_REQUEST_MS = 100.0
@@ -70,7 +82,7 @@ class Soak:
     sample: float
     server: list[str] = field(default_factory=lambda: tool("ckp-lsp"))
     rng: random.Random = field(default_factory=lambda: random.Random(7))
-    session: Session | None = None
+    session: Server | None = None
     files: list[Path] = field(default_factory=list)
     docs: dict[Path, Doc] = field(default_factory=dict)
     latencies: list[tuple[float, str]] = field(default_factory=list)
@@ -277,8 +289,7 @@ class Soak:
 
     async def run(self) -> int:
         self.files = sorted(p for p in self.bank.rglob("*.md") if p.name != "_index.md")
-        self.session = Session(self.server, self.bank.parent, environment())
-        await self.session.start()
+        self.session = await start_server(self.server, self.bank.parent, environment())
         # Time the server, not this Python client: answers stay JSON (an editor parses them natively,
         # building a thousand Location objects here would take longer than the server does) and
         # this process's own garbage collector stays out of the measured round trips.
@@ -314,7 +325,7 @@ class Soak:
         self.rss.append((elapsed, self.rss_mb()))
         sampler.cancel()
         gc.enable()
-        await self.session.stop()
+        await stop_server(self.session)
         return self.report(elapsed)
 
     def report(self, elapsed: float) -> int:

@@ -1,6 +1,7 @@
 """The server's start as the VS Code extension runs it (bundled libraries) next to a pip install.
 
-``python benchmarks/vsix_spawn.py [--libs vscode-client/bundled/libs] [--size 10000] [--repeat 5]``
+``python benchmarks/vsix_spawn.py [--libs vscode-client/bundled/libs] [--size 10000] [--repeat 5]
+[--bank samples/broken/memory-bank] [--also OTHER/bundled/libs]``
 
 Both runs start the same ``ckp_lsp`` source (this checkout) with the same interpreter, as
 ``python -m ckp_lsp --stdio``; only where the libraries come from differs:
@@ -10,8 +11,13 @@ Both runs start the same ``ckp_lsp`` source (this checkout) with the same interp
 - bundled: ``PYTHONPATH`` = the extension's ``bundled/libs`` (``npm run package`` or
   ``scripts/bundle-libs.py --target ...`` fills it; a universal build has no compiled modules).
 
-Measured: spawn → every diagnostic published (``run.py``'s spawn measure), the runs alternating
-so that a change of the machine's load touches both. Prints both medians and their ratio.
+- ``--also``: another build's ``bundled/libs`` (an older .vsix unpacked, another branch's build),
+  started the same way, for a before/after of the bundle.
+
+Measured: spawn → every diagnostic published (``server_bench.py``), on a generated bank of
+``--size`` files or a copy of ``--bank`` (a sample bank: what a first start in an editor waits
+for), the runs alternating so that a change of the machine's load touches each. Prints the medians
+and their ratios.
 """
 
 from __future__ import annotations
@@ -21,15 +27,18 @@ import asyncio
 import json
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import run
+import measure
 from genbank import prepare
+from server_bench import Bench
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -46,8 +55,8 @@ def native_state(code: Path, env: dict[str, str]) -> str:
 
 
 def spawn(code: Path, bank: Path, n: int) -> float:
-    run.CODE = code  # run.environment() and run.tool() start `python -P -m ckp_lsp` on it
-    bench = run.Bench(bank, n, random.Random(0), run.environment(), spawn_only=True)
+    measure.CODE = code  # measure.environment() and measure.tool() start `python -P -m ckp_lsp` on it
+    bench = Bench(bank, n, random.Random(0), measure.environment(), spawn_only=True)
     asyncio.run(bench.server())
     return bench.results["spawn"]
 
@@ -57,31 +66,43 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--libs", type=Path, default=REPO / "vscode-client" / "bundled" / "libs")
     p.add_argument("--size", type=int, default=10_000, help="files in the bank (default 10,000)")
     p.add_argument("--repeat", type=int, default=5, help="runs of each (default 5); medians are printed")
+    p.add_argument("--bank", type=Path, help="a bank to copy and start on, instead of a generated one")
+    p.add_argument("--also", type=Path, action="append", default=[], help="another bundled/libs to compare")
     args = p.parse_args(argv)
-    libs = args.libs.resolve()
-    if not (libs / "ckp_lsp").is_dir():
-        raise SystemExit(f"{libs} holds no bundled server: run `npm run package` in vscode-client first")
-    build_file = libs.parent / "build.json"
-    build = json.loads(build_file.read_text()) if build_file.exists() else {}
-    bank = prepare(args.size, 0)
-    info = run.machine()
+    variants = {"pip-installed": REPO}
+    for libs in [args.libs, *args.also]:
+        libs = libs.resolve()
+        if not (libs / "ckp_lsp").is_dir():
+            raise SystemExit(f"{libs} holds no bundled server: run `npm run package` in vscode-client first")
+        build_file = libs.parent / "build.json"
+        build = json.loads(build_file.read_text()) if build_file.exists() else {}
+        name = f"bundled ({build.get('target', '?')} build)"
+        variants[name if libs == args.libs.resolve() else f"{name}, {libs}"] = libs
+    if args.bank is not None:
+        bank = Path(tempfile.mkdtemp(prefix="ckp-vsix-spawn-")) / "memory-bank"
+        shutil.copytree(args.bank, bank, ignore=shutil.ignore_patterns(".ckp-cache"))
+        size = sum(1 for _ in bank.rglob("*.md"))
+        described = f"a copy of {args.bank} ({size} files)"
+    else:
+        bank, size = prepare(args.size, 0), args.size
+        described = f"{size:,} generated files"
+    info = measure.machine()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    variants = {"pip-installed": REPO, f"bundled ({build.get('target', '?')} build)": libs}
     states = {name: native_state(code, env) for name, code in variants.items()}
     times: dict[str, list[float]] = {name: [] for name in variants}
     for name, code in variants.items():  # a warm-up each: bytecode cached, files in the page cache
         print(f"warm-up: {name}", file=sys.stderr)
-        spawn(code, bank, args.size)
+        spawn(code, bank, size)
     for i in range(args.repeat):
         for name, code in variants.items():
-            times[name].append(spawn(code, bank, args.size))
+            times[name].append(spawn(code, bank, size))
             print(f"run {i + 1}: {name}: {times[name][-1]:.2f} s", file=sys.stderr)
     pip_median = statistics.median(times["pip-installed"])
     print(
         f"Machine: {info['cpu']}, {info['cores']} cores; Python {info['python']}; {info['date']}; "
         f"load average at start {info['load']}, at end " + " ".join(f"{x:.2f}" for x in os.getloadavg())
     )
-    print(f"Bank: {args.size:,} files; spawn → every diagnostic published, median of {args.repeat}\n")
+    print(f"Bank: {described}; spawn → every diagnostic published, median of {args.repeat}\n")
     print("| server | spawn | ÷ pip-installed | runs | compiled modules |")
     print("|---|---|---|---|---|")
     for name in variants:

@@ -23,13 +23,14 @@ import time
 from pathlib import Path
 
 from lsprotocol import types
-from pygls.protocol import default_converter
-from pytest_lsp import LanguageClient, client_capabilities
-from pytest_lsp.client import register_lsp_features
+from pytest_lsp import client_capabilities
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # tests.lsp_driver
 
 from genbank import prepare
+
+from tests.lsp_driver import SERVER, Server
 
 #: VS Code's language client waits this long after an answer before it pulls again (seconds)
 VSCODE_DELAY = 2.0
@@ -51,30 +52,16 @@ def capabilities() -> types.ClientCapabilities:
 
 
 async def measure(ws: Path, seconds: float) -> dict[str, float]:
-    client = LanguageClient(converter_factory=default_converter)
-    register_lsp_features(client)
-    indexed = asyncio.Event()
-
-    @client.feature("ckp/status")
-    def status(*params: object) -> None:
-        indexed.set()
-
-    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register(params: types.RegistrationParams) -> None:
-        pass  # the file watchers: VS Code watches the disk, the server does not poll it
-
-    await client.start_io(sys.executable, "-m", "ckp_lsp", "--stdio", env={**os.environ})
-    assert client._server is not None
-    pid = client._server.pid
     params = types.InitializeParams(
         capabilities=capabilities(),
         workspace_folders=[types.WorkspaceFolder(uri=ws.as_uri(), name="ws")],
         process_id=os.getpid(),
     )
-    client.capabilities = params.capabilities  # what pytest-lsp checks the requests against
-    await client.initialize_async(params)
-    client.initialized(types.InitializedParams())
-    await asyncio.wait_for(indexed.wait(), 600)
+    # The file watchers it registers are not answered: VS Code watches the disk, the server does
+    # not poll it.
+    server = await Server.start(SERVER, params, env={**os.environ})
+    client, pid = server.client, server.pid
+    await server.wait(lambda: bool(server.statuses), 600, step=0.05)
     first = await client.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(previous_result_ids=[]))
     previous = [types.PreviousResultId(uri=i.uri, value=i.result_id) for i in first.items if i.result_id]
     await asyncio.sleep(3)  # the warm-up after the first reading
@@ -92,8 +79,8 @@ async def measure(ws: Path, seconds: float) -> dict[str, float]:
         answers.append(time.perf_counter() - t0)
         await asyncio.sleep(VSCODE_DELAY)
     cpu = cpu_seconds(pid) - cpu0
-    client._server.kill()  # a held pull is still pending: the server is not asked to shut down
-    await client._server.wait()
+    server.process.kill()  # a held pull is still pending: the server is not asked to shut down
+    await server.process.wait()
     with contextlib.suppress(Exception):  # the pending pull fails with the server gone
         await client.stop()
     return {

@@ -10,14 +10,17 @@ Only what routing needs is imported (this runs before every prompt).
 
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .quick_args import Option, Quick
+
 if TYPE_CHECKING:
+    import argparse
+
     from ..core.bank import Bank
     from ..core.hooks import HookInput
 
@@ -47,6 +50,13 @@ def add_parser(sub: Any) -> None:
         help="the most characters added to the prompt (default 10,000; 2,000 at a session's start)",
     )
     p.set_defaults(run=run)
+
+
+#: the arguments ``add_parser`` declares, as ``cli.main`` reads them without argparse
+QUICK = Quick(
+    (("host", str), ("event", str)),
+    {"--bank": Option("bank", Path), "--max-chars": Option("max_chars", int)},
+)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 from collections.abc import Sequence
 from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__
+
+if TYPE_CHECKING:
+    import argparse
 
 #: The command modules of this package, each with ``add_parser(sub)`` and ``run(args)``; module
 #: ``x_y_cmd`` (or ``x_y``) registers command ``x-y``. Only the module of the command being run
@@ -44,6 +47,8 @@ def _modules(argv: Sequence[str]) -> list[ModuleType]:
 
 
 def parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    import argparse
+
     p = argparse.ArgumentParser(prog="ckp", description="Check, index, route and compile CKP memory banks.")
     p.add_argument("--version", action="version", version=f"ckp {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -55,6 +60,17 @@ def parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 #: commands a process runs once and ends: the collector stays off from the start (what their
 #: imports and routing make lives until the process ends; collecting would only walk it)
 ONE_SHOT = ("hook", "route")
+
+
+def _quick(argv: list[str]) -> Any:
+    """A one-shot command's arguments in their plain form, read without argparse (see
+    ``quick_args``); None for any other command line."""
+    if not argv or argv[0] not in ONE_SHOT:
+        return None
+    from .quick_args import quick_args
+
+    (module,) = _modules(argv[:1])
+    return quick_args(argv[0], argv[1:], module.QUICK, module.run)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -74,11 +90,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    p = parser(argv)
-    args = p.parse_args(argv)
-    if not getattr(args, "run", None):
-        p.print_help(sys.stderr)
-        return 2
+    args = _quick(argv)
+    if args is None:
+        p = parser(argv)
+        args = p.parse_args(argv)
+        if not getattr(args, "run", None):
+            p.print_help(sys.stderr)
+            return 2
     try:
         return int(args.run(args))
     except KeyboardInterrupt:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 import sys
 from pathlib import Path
@@ -48,6 +47,8 @@ class Shown:
 
 def print_diff(path: Path, old: str, new: str) -> None:
     """The unified diff of ``path`` from ``old`` to ``new``, on stdout."""
+    import difflib  # (imported here: every command imports this module, the prompt hook too)
+
     name = display_path(path)
     sys.stdout.writelines(
         difflib.unified_diff(

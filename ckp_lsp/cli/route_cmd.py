@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import gc
 import sys
 from pathlib import Path
@@ -10,9 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..faces.paths import display_path
 from .output import bank_root
+from .quick_args import Option, Quick
 
 if TYPE_CHECKING:
-    from ..core.route import RouteResult, RouteTokens
+    import argparse
+
+    from ..core.routing.result import RouteResult, RouteTokens
 
 
 def add_parser(sub: Any) -> None:
@@ -38,11 +40,23 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(run=run)
 
 
+#: the arguments ``add_parser`` declares, as ``cli.main`` reads them without argparse
+QUICK = Quick(
+    (("bank", Path), ("query", str)),
+    {
+        "--format": Option("format", str, ("text", "json"), "text"),
+        "--mode": Option("mode", str, ("ranked", "index"), "ranked"),
+        "--max-tokens": Option("max_tokens", int),
+    },
+)
+
+
 def run(args: argparse.Namespace) -> int:
     # Imported when the command runs: `ckp --help`, which lists every command, stays quick.
     from ..core.config import config_for_bank
-    from ..core.route import Router, describe
     from ..core.route_table import read_route_table
+    from ..core.routing.index_pattern import Router
+    from ..core.routing.result import describe
     from ..core.routing.snapshot import ranked_router
 
     root = bank_root(args.bank)

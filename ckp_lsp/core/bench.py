@@ -23,9 +23,10 @@ from typing import Any
 
 from .bank import Bank
 from .index import tokens, update_index_text
-from .route import Router, RouteResult
+from .routing.index_pattern import Router
 from .routing.peer import PlainBM25
 from .routing.ranked import RankedRouter
+from .routing.result import RouteResult
 
 #: the routers a bench measures: the one the tools use, and the index pattern
 MODES = ("ranked", "index")

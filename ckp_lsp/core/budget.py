@@ -14,13 +14,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .header import parse_header
-from .outline import outline
-from .route import words
+from .routing.words import words
 from .text import split_lines
 
 if TYPE_CHECKING:
-    from .route import RouteEntry, RouteResult
+    from .routing.result import RouteEntry, RouteResult
 
 #: characters per token, as everywhere in SPEC §6 (tokens = characters ÷ 4, rounded up)
 CHARS_PER_TOKEN = 4
@@ -154,6 +152,10 @@ def _heading_matches(heading: str, wanted: frozenset[str]) -> bool:
 
 def split_file(text: str) -> tuple[str, list[_Section]]:
     """A file's TLDR and its body's sections in order, each with its sub-sections."""
+    # (imported for a file cut to fit: a prompt whose files fit whole parses no header)
+    from .header import parse_header
+    from .outline import outline
+
     header = parse_header(text)
     tldr = ""
     start = 0

@@ -15,7 +15,7 @@ from .budget import Budgeted, declaration, fit
 
 if TYPE_CHECKING:
     from .bank import Bank
-    from .route import RouteResult
+    from .routing.result import RouteResult
 
 #: room kept for what the declaration line says of a budget cut (it names at most three files)
 _NOTE_ROOM = 400

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .discovery import INDEX_NAME, markdown_entries
-from .index import tokens
 from .index_format import route_rows
 from .within import Folder
 
@@ -88,7 +87,7 @@ def related(value: str) -> list[str]:
 
 def table_of_bank(bank: Bank) -> RouteTable:
     """The table of a loaded bank; without ``_index.md`` the index is the one `ckp index` would write."""
-    from .index import update_index_text
+    from .index import tokens, update_index_text
 
     table = table_of_files(
         (bank.files[p] for p in sorted(bank.files)),
@@ -121,6 +120,10 @@ def read_route_table(
 
         return table_of_bank(Bank.load(root, config, cache))
     text, mtime_ns = index
+    # (the index's reader is imported where an index is read: a process routing from the kept
+    # snapshot builds no table)
+    from .index import tokens
+
     table = RouteTable(index_tokens=tokens(text))
     stale = []
     for rel, concept, keywords, high, mid in route_rows(text) or _block_rows(text):

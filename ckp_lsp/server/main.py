@@ -31,8 +31,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Editors show a server's stderr as errors: keep pygls's routine warnings out of it.
         logging.getLogger("pygls").setLevel(logging.ERROR)
     started = time.perf_counter()
-    from . import pygls_compat
-    from .handlers import server
+    from . import methods_cache
+
+    with methods_cache.kept():  # attrs's methods of the protocol's classes, compiled at a start before
+        from . import pygls_compat
+        from .handlers import server
 
     server.import_seconds = time.perf_counter() - started
 

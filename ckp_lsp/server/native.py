@@ -31,9 +31,10 @@ def compiled() -> dict[str, bool]:
     return out
 
 
-def describe() -> str:
-    """One line: the interpreter and which dependencies run compiled code."""
-    state = compiled()
+def describe(state: dict[str, bool] | None = None) -> str:
+    """One line: the interpreter and which dependencies run compiled code (``state``: what
+    ``compiled`` found, when it was asked already)."""
+    state = compiled() if state is None else state
     python = f"{platform.python_implementation()} {platform.python_version()} ({sys.executable})"
     fast = [name for name, on in state.items() if on]
     slow = [name for name, on in state.items() if not on]

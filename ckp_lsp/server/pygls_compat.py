@@ -16,7 +16,7 @@ import re
 import sys
 import threading
 from collections.abc import Generator, Sequence
-from importlib.metadata import version
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
@@ -35,7 +35,22 @@ from pygls.workspace.text_document import TextDocument
 
 #: the pygls minor version the workarounds below were written for
 WRITTEN_FOR = "2.1"
-PYGLS = version("pygls")
+
+
+def _pygls_version() -> str:
+    """The installed pygls's version, from the name of its wheel's metadata folder beside it
+    (``pygls-2.1.1.dist-info``): importlib.metadata would import the email package and search
+    the whole path at every start (tens of milliseconds)."""
+    import pygls
+
+    for info in Path(pygls.__file__).resolve().parent.parent.glob("pygls-*.dist-info"):
+        return info.name.removeprefix("pygls-").removesuffix(".dist-info")
+    from importlib.metadata import version  # installed some other way (an egg, a source tree)
+
+    return version("pygls")
+
+
+PYGLS = _pygls_version()
 #: whether the workarounds apply to the installed pygls
 APPLIES = PYGLS == WRITTEN_FOR or PYGLS.startswith(WRITTEN_FOR + ".")
 
@@ -191,6 +206,15 @@ class CkpProtocol(LanguageServerProtocol):
                 future.cancel()
         self._shutdown = True
         return None
+
+    def _send_data(self, data: Any) -> None:
+        """After ``exit`` pygls closes stdout, then ends the loop: a task still running then (a
+        publish on its debounce, an answer being cancelled) would log "I/O operation on closed
+        file" with a traceback. Nothing can be sent any more, and nobody is listening."""
+        stream = getattr(self.writer, "_stdout", None)
+        if APPLIES and stream is not None and stream.closed:
+            return
+        super()._send_data(data)
 
     def _execute_handler(
         self,

@@ -95,15 +95,6 @@ def _watch_parent(ls: CkpServer, pid: int) -> None:
 
 @server.feature(types.INITIALIZED)
 async def initialized(ls: CkpServer, params: types.InitializedParams) -> None:
-    ls.log(f"ckp-lsp {__version__}: {native.describe()}", types.MessageType.Info)
-    # The same, for a client that reports on the build it bundles (VS Code's): which compiled
-    # modules load, without a second interpreter started for it while the server starts.
-    ls.protocol.notify("ckp/native", native.compiled())
-    if ls.import_seconds:
-        ls.log(f"ckp-lsp: the server's modules imported in {ls.import_seconds * 1000:.0f} ms")
-    languages = native.describe_languages()
-    if languages:
-        ls.log(f"ckp-lsp: {languages}", types.MessageType.Warning)
     # Both round trips at once (a busy editor answers each late); the watchers are registered
     # before the banks are read, so that no change made while they are read goes unseen.
     await asyncio.gather(pull_settings(ls), _watch_files(ls))
@@ -201,6 +192,7 @@ async def _index_workspace(ls: CkpServer) -> None:
     finally:
         ls.state.forget()
         indexer.first_done()
+        ls.spawn(_report_start(ls))
         ls.spawn(indexer.follow_the_day())
         if progress:
             n = sum(len(b.files) for b in ls.state.banks.values())
@@ -209,12 +201,44 @@ async def _index_workspace(ls: CkpServer) -> None:
             )
 
 
+async def _report_start(ls: CkpServer) -> None:
+    """The start-up log's lines on the interpreter, its compiled modules and the language libraries,
+    once the first findings are out: finding out imports YAML, RapidFuzz and the language libraries
+    on a worker thread (tenths of a second on a busy machine), which the first findings do not wait
+    for."""
+    compiled = await asyncio.to_thread(native.compiled)
+    ls.log(f"ckp-lsp {__version__}: {native.describe(compiled)}", types.MessageType.Info)
+    # The same, for a client that reports on the build it bundles (VS Code's): which compiled
+    # modules load, without a second interpreter started for it while the server starts.
+    ls.protocol.notify("ckp/native", compiled)
+    if ls.import_seconds:
+        ls.log(f"ckp-lsp: the server's modules imported in {ls.import_seconds * 1000:.0f} ms")
+    languages = await asyncio.to_thread(native.describe_languages)
+    if languages:
+        ls.log(f"ckp-lsp: {languages}", types.MessageType.Warning)
+
+
+#: what the requests after the first findings need that the start does not import: the features'
+#: modules (the router alone is tens of milliseconds), and completion's fuzzy matcher
+FEATURES = (
+    "ckp_lsp.server.features.hover",
+    "ckp_lsp.server.features.definition",
+    "ckp_lsp.server.features.references",
+    "ckp_lsp.server.features.folding",
+    "ckp_lsp.server.features.links",
+    "ckp_lsp.server.features.rename",
+    "ckp_lsp.server.features.index_upkeep",
+    "ckp_lsp.core.routing.ranked",
+    "ckp_lsp.server.features.completion",
+)
+
+
 async def _warm_up(ls: CkpServer, index: bool) -> None:
     """Once the banks are read: what the first requests would otherwise wait for."""
     await ls.indexer.ready.wait()
-    # The fuzzy matcher of completion (tens of milliseconds), imported on a thread: not at start,
-    # which it would slow, nor on the event loop.
-    await asyncio.to_thread(importlib.import_module, "ckp_lsp.server.features.completion")
+    # Imported on a thread: not at start, which they would slow, nor on the event loop.
+    for name in FEATURES:
+        await asyncio.to_thread(importlib.import_module, name)
     if index:
         for bank in list(ls.state.banks.values()):
             await asyncio.sleep(0)  # a request that came meanwhile first

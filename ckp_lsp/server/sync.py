@@ -8,7 +8,6 @@ from lsprotocol import types
 
 from ..core.text import BOM
 from .convert import path_of
-from .features import index_upkeep
 from .server import CkpServer, guarded, server
 from .state import Dirty
 
@@ -72,6 +71,8 @@ def did_close(ls: CkpServer, params: types.DidCloseTextDocumentParams) -> None:
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 @guarded()
 async def did_save(ls: CkpServer, params: types.DidSaveTextDocumentParams) -> None:
+    from .features import index_upkeep  # imported on first use: not at start
+
     uri = params.text_document.uri
     index_upkeep.on_save(ls, uri)
     path = path_of(uri)

@@ -22,8 +22,11 @@ TYPO = "How is the prophett model trained?"
 
 #: what routing from the kept snapshot never needs: the editor and agent protocols, YAML, file
 #: parsing, whole-bank code, the faces' reading of banks and git, OpenSSL (no digest is taken),
-#: temporary files, and, for a question with no typo, RapidFuzz
+#: temporary files, argparse (the hook's arguments are read without it) and diffs, and, for a
+#: question with no typo, RapidFuzz
 NOT_IMPORTED = (
+    "argparse",
+    "difflib",
     "pygls",
     "lsprotocol",
     "mcp",

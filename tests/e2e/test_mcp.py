@@ -21,7 +21,7 @@ from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.bench import tool_tokens
 from ckp_lsp.core.config import config_for_bank
 from ckp_lsp.core.index import tokens, update_index_text
-from ckp_lsp.core.route import Router
+from ckp_lsp.core.routing.index_pattern import Router
 from ckp_lsp.core.routing.ranked import RankedRouter
 from tests.copies import copy_tree
 

@@ -20,7 +20,7 @@ from ckp_lsp.core.bench import (
     tool_tokens,
 )
 from ckp_lsp.core.index import tokens, update_index_text
-from ckp_lsp.core.route import Router
+from ckp_lsp.core.routing.index_pattern import Router
 from ckp_lsp.core.routing.ranked import RankedRouter
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "route"

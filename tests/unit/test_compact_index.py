@@ -12,8 +12,8 @@ from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.config import Config, load_config
 from ckp_lsp.core.index import COMPACT_HEAD, parse_index, tokens, update_index_text
 from ckp_lsp.core.index_checks import check_index
-from ckp_lsp.core.route import Router
 from ckp_lsp.core.route_table import read_route_table
+from ckp_lsp.core.routing.index_pattern import Router
 from tests.copies import copy_tree
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "mentat"

@@ -16,7 +16,8 @@ from ckp_lsp.core.budget import declaration, fit, split_file
 from ckp_lsp.core.config import config_for_bank
 from ckp_lsp.core.hooks import HookError, parse_input, render
 from ckp_lsp.core.memory_text import prompt_context
-from ckp_lsp.core.route import RouteResult, route
+from ckp_lsp.core.routing import route
+from ckp_lsp.core.routing.result import RouteResult
 from ckp_lsp.core.within import Folder
 from tests.copies import copy_tree
 

@@ -14,10 +14,6 @@ PACKAGE = Path(__file__).resolve().parents[2] / "ckp_lsp"
 FACES = ("cli", "mcp", "server")
 #: where a face starts another, and uses nothing of it but that: ``ckp mcp`` runs the MCP server
 LAUNCHES = {("ckp_lsp.cli.mcp_cmd", "ckp_lsp.mcp.server")}
-#: cycles still to break, each named with why it is allowed for now: ``route()`` hands a ranked
-#: query to ``RankedRouter``, which builds on the index pattern's ``Router`` of the same module
-#: (to be broken when ``route.py`` is split)
-CYCLES_TO_BREAK = {frozenset({"ckp_lsp.core.route", "ckp_lsp.core.routing.ranked"})}
 
 
 def module_name(path: Path) -> str:
@@ -120,9 +116,14 @@ def test_no_face_imports_another_face() -> None:
     assert across_faces(graph) == set()
 
 
-def test_there_is_no_import_cycle_but_those_named_to_break() -> None:
-    found = cycles(import_graph(sources()))
-    assert found <= CYCLES_TO_BREAK, found - CYCLES_TO_BREAK
+def test_there_is_no_import_cycle() -> None:
+    graph = import_graph(sources())
+    # (the routers: ``route()`` hands a query to either, and the ranked one builds on the index pattern's)
+    assert {"ckp_lsp.core.routing.ranked", "ckp_lsp.core.routing.index_pattern"} <= graph[
+        "ckp_lsp.core.routing"
+    ]
+    assert "ckp_lsp.core.routing.index_pattern" in graph["ckp_lsp.core.routing.ranked"]
+    assert cycles(graph) == set()
 
 
 @pytest.mark.parametrize(
@@ -155,7 +156,7 @@ def test_an_import_cycle_put_back_is_caught(module: str, put_back: str, cycle: s
     texts = sources()
     path, text = texts[module]
     texts[module] = (path, put_back + text)
-    new = cycles(import_graph(texts)) - CYCLES_TO_BREAK
+    new = cycles(import_graph(texts))
     assert new and all(module in c for c in new)
     if cycle is not None:
         assert frozenset(cycle) in new
@@ -168,4 +169,4 @@ def test_an_import_a_type_checker_alone_runs_makes_no_cycle() -> None:
         path,
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .bank import Bank\n" + text,
     )
-    assert cycles(import_graph(texts)) <= CYCLES_TO_BREAK
+    assert cycles(import_graph(texts)) == set()

@@ -8,9 +8,6 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "ckp_lsp"
 MAX_LINES = 450
-#: modules still over, each to be split: ``core/route.py`` holds the index-pattern router, the
-#: routing table's reading and the ``route()`` entry point
-TO_SPLIT = {"core/route.py"}
 
 
 def lengths(root: Path = PACKAGE) -> dict[str, int]:
@@ -24,16 +21,10 @@ def over(sizes: dict[str, int]) -> set[str]:
     return {rel for rel, n in sizes.items() if n > MAX_LINES}
 
 
-def test_no_module_is_over_450_lines_but_those_named_to_split() -> None:
+def test_no_module_is_over_450_lines() -> None:
     sizes = lengths()
     assert "core/knowledge.py" in sizes and "server/server.py" in sizes
-    assert over(sizes) <= TO_SPLIT, {rel: sizes[rel] for rel in over(sizes) - TO_SPLIT}
-
-
-def test_a_module_named_to_split_is_still_over() -> None:
-    # A module split below the limit leaves the list, so the list never hides a new one.
-    sizes = lengths()
-    assert {rel for rel in TO_SPLIT if sizes.get(rel, 0) <= MAX_LINES} == set()
+    assert over(sizes) == set(), {rel: sizes[rel] for rel in over(sizes)}
 
 
 @pytest.mark.parametrize(("lines", "caught"), [(450, False), (451, True)])

@@ -39,6 +39,7 @@ ALLOWED = {
     "core/project.py": "the project's files for ckp init, each one judged by within.regular_inside",
     "core/bench.py": "the questions file named on ckp bench's command line",
     "core/language/stopwords.py": "the package's own word lists",
+    "server/methods_cache.py": "the package's own compiled protocol methods, beside its byte code",
     "cli/index_cmd.py": "the three temporary files git hands its merge driver",
     "cli/trust_cmd.py": "the .ckp.toml the user asks to trust, to show what it sets",
 }

@@ -215,6 +215,28 @@ def test_pygls_still_changes_the_requests_it_iterates_over_at_shutdown() -> None
             assert protocol._shutdown
 
 
+# --- after exit ---------------------------------------------------------------------------------------
+
+
+def test_pygls_still_logs_a_traceback_for_a_message_sent_after_exit_closed_stdout(caplog: Any) -> None:
+    import io
+    import logging
+
+    for protocol_cls, logged in ((LanguageServerProtocol, True), (pygls_compat.CkpProtocol, False)):
+        ls = LanguageServer("x", "1", protocol_cls=protocol_cls)
+        stdout = io.BytesIO()
+        ls.protocol.set_writer(pygls.io_.StdoutWriter(stdout))
+        stdout.close()  # what pygls's exit does before it ends the loop
+        caplog.clear()
+        with caplog.at_level(logging.ERROR):
+            ls.protocol.notify(
+                types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+                types.PublishDiagnosticsParams(uri="file:///a.md", diagnostics=[]),
+            )
+        sent_late = [r for r in caplog.records if r.exc_info and "closed file" in str(r.exc_info[1])]
+        assert bool(sent_late) is logged, protocol_cls
+
+
 # --- error answers ----------------------------------------------------------------------------------
 
 

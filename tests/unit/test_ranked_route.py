@@ -12,8 +12,8 @@ import yaml
 
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.discovery import find_banks
-from ckp_lsp.core.route import Router
 from ckp_lsp.core.routing import ranked
+from ckp_lsp.core.routing.index_pattern import Router
 from ckp_lsp.core.routing.peer import PlainBM25
 from ckp_lsp.core.routing.postings import Postings
 from ckp_lsp.core.routing.ranked import MAX_LOADED, RankedRouter

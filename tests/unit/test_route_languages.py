@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from ckp_lsp.core.config import Config
-from ckp_lsp.core.route import Router
-from ckp_lsp.core.route import route as _route
+from ckp_lsp.core.routing import route as _route
+from ckp_lsp.core.routing.index_pattern import Router
 from tests.unit.builders import bank_of_texts, run_cli, write_files
 
 
@@ -88,7 +88,7 @@ def test_an_english_bank_and_question_load_no_stemmer() -> None:
     ASCII load no language library for it."""
     code = (
         "import sys\n"
-        "from ckp_lsp.core.route import route\n"
+        "from ckp_lsp.core.routing import route\n"
         "from tests.unit.builders import bank_of_texts\n"
         "bank = bank_of_texts({'a.md': 'CONCEPT: cache\\nTLDR: Cache.\\nANSWERS_WHEN: cache\\n\\nBody.\\n'})\n"
         "assert route(bank, 'how do caches expire', mode='index').concepts == ['cache']\n"

@@ -87,6 +87,34 @@ def test_the_second_process_routes_from_the_snapshot_without_reading_a_file(
     assert first["loaded"][0]["file"] == "deploy.md"
 
 
+def test_a_kept_router_decodes_only_the_rows_of_the_question_s_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The snapshot keeps each term's postings apart and no flat list of every keyword: a process
+    decodes what its question reads, and a server's second question indexes the keywords then."""
+    root = write_files(
+        tmp_path / "memory-bank",
+        {
+            f"note-{i}.md": header(f"note-{i}", f"topic{i} alpha, shared words") + f"Body {i}.\n"
+            for i in range(30)
+        }
+        | {"deploy.md": header("deploy", "deploy, canary") + "Canary releases go out first.\n"},
+    )
+    first = ranked_router(root)
+    queries = ["canary release", "topic7 alpha", "shared words", "deploy"]
+    expected = answers(first, queries)
+    nothing_read(monkeypatch)
+    kept = ranked_router(root)
+    assert "_items" not in vars(kept.index)
+    assert all(isinstance(t, snapshot.KeptRows) for t in kept.postings.tables)
+    assert answers(kept, queries[:1]) == expected[:1]
+    decoded = set().union(*(t._decoded for t in kept.postings.tables))
+    assert decoded and decoded <= {"canary", "release", "releases"}  # (of one stem)
+    assert "_items" not in vars(kept.index)
+    assert answers(kept, queries[1:]) == expected[1:]  # (indexed now, as a server does)
+    assert "_items" in vars(kept.index)
+
+
 def test_a_file_changed_after_the_snapshot_is_seen(tmp_path: Path) -> None:
     root = a_bank(tmp_path)
     assert ranked_router(root).route("sourdough starter").out_of_domain

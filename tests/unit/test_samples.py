@@ -16,7 +16,7 @@ from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.discovery import find_banks
 from ckp_lsp.core.language import has_cjk, is_japanese, languages, sentences
 from ckp_lsp.core.rewrite import body_of
-from ckp_lsp.core.route import MAX_PRIMARY, Router
+from ckp_lsp.core.routing.index_pattern import MAX_PRIMARY, Router
 from tests.copies import copy_tree
 from tests.unit.builders import run_cli, snapshot_files
 

@@ -18,7 +18,7 @@ from ckp_lsp.core.config import config_for_bank
 from ckp_lsp.core.discovery import find_banks
 from ckp_lsp.core.findings import Severity
 from ckp_lsp.core.rewrite import body_of
-from ckp_lsp.core.route import route
+from ckp_lsp.core.routing import route
 from ckp_lsp.core.text import read_text
 from tests.copies import copy_tree
 

@@ -193,7 +193,7 @@ def test_session_files_are_configurable() -> None:
 
 
 def test_session_files_are_routed() -> None:
-    from ckp_lsp.core.route import route
+    from ckp_lsp.core.routing import route
 
     assert route(session_bank(), "what is jwt").concepts  # every file claims jwt
     assert "active-context" in route(session_bank(), "active-context").concepts

@@ -26,10 +26,12 @@ Steps:
    bundled/libs): the server imports, and uses the compiled modules exactly where the build has
    them;
 7. byte-compile the bundle with every supported Python found here (`--python`, `--check-python`,
-   `python3.10` … `python3.13` on the PATH), as checked-hash `.pyc` files (valid whatever the
+   `python3.10` … `python3.13` on the PATH or built by pyenv), as checked-hash `.pyc` files (valid whatever the
    files' times after the .vsix is unpacked, and re-checked against the source): the first start
    does not compile 15 MB of Python (lsprotocol alone takes seconds), and a folder the server
-   cannot write to, or `PYTHONDONTWRITEBYTECODE`, does not make every start compile it again.
+   cannot write to, or `PYTHONDONTWRITEBYTECODE`, does not make every start compile it again;
+   with each, the code of the methods attrs writes for the protocol's classes is kept
+   (`ckp_lsp/server/methods_cache.py`: a quarter of the server's start otherwise).
 
 Offline (`--offline`, or when pip cannot reach an index): steps 2-4 take the installed
 distributions of `--python` instead, compiled modules for that interpreter's version only.
@@ -515,9 +517,21 @@ def check(python: str, out: Path, build: dict) -> None:
     print(f"bundle-libs: imports OK with Python {version}: {state}")
 
 
-def byte_compile(out: Path, pythons: list[str]) -> list[str]:
+def pythons_here() -> list[str]:
+    """The interpreters of PYTHONS this machine may have: `python3.X` on the PATH, and pyenv's
+    builds of 3.X (newest first), whose shims run only where a `.python-version` selects them.
+    `byte_compile` keeps the first that runs of each version."""
+    found = [p for v in PYTHONS if (p := shutil.which(f"python{v}"))]
+    root = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "versions"
+    for version in PYTHONS:
+        builds = sorted(root.glob(f"{version}.*/bin/python{version}"), key=lambda p: [int(n) for n in re.findall(r"\d+", p.parts[-3])], reverse=True)
+        found += [str(p) for p in builds]
+    return found
+
+
+def byte_compile(out: Path, pythons: list[str], versions: list[str]) -> list[str]:
     """``.pyc`` files of everything in ``out`` for each interpreter (one per minor version of
-    PYTHONS); the versions compiled for."""
+    ``versions``, the build's); the versions compiled for."""
     done: list[str] = []
     for python in pythons:
         try:
@@ -529,7 +543,7 @@ def byte_compile(out: Path, pythons: list[str]) -> list[str]:
             ).stdout.strip()
         except (OSError, subprocess.CalledProcessError):
             continue
-        if version in done or version not in PYTHONS:
+        if version in done or version not in versions:
             continue
         # -q -q: only errors; a module that does not compile for this Python (another version's
         # code) is left without a .pyc, and says so here
@@ -540,6 +554,17 @@ def byte_compile(out: Path, pythons: list[str]) -> list[str]:
         )
         if proc.returncode != 0:
             print(f"bundle-libs: WARNING: Python {version} could not compile some files:\n{proc.stdout[-2000:]}")
+        # and the methods attrs writes for the protocol's classes (ckp_lsp/server/methods_cache.py)
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONHOME")}
+        proc = subprocess.run(
+            [python, "-S", "-m", "ckp_lsp.server.methods_cache"],
+            env={**env, "PYTHONPATH": str(out)},
+            cwd=out,
+            capture_output=True,
+            text=True,
+        )
+        if proc.returncode != 0:
+            print(f"bundle-libs: WARNING: Python {version} could not keep attrs's methods:\n{proc.stderr[-2000:]}")
         done.append(version)
         print(f"bundle-libs: byte-compiled for Python {version} ({python})", flush=True)
     return done
@@ -610,8 +635,8 @@ def main() -> None:
     for python in checkers:
         if target in ("universal", host_target()):
             check(python, out, build)
-    found = [shutil.which(f"python{v}") for v in PYTHONS]
-    build["bytecode"] = byte_compile(out, [*checkers, *(p for p in found if p)])
+    # for the Pythons the build is for (an offline one: this Python's only; universal: any)
+    build["bytecode"] = byte_compile(out, [*checkers, *pythons_here()], build["pythons"] or PYTHONS)
     (out.parent / "build.json").write_text(json.dumps(build, indent=2) + "\n", encoding="utf-8")
     print(f"bundle-libs: {out} ready ({target}): ckp-lsp {version},", ", ".join(f"{n} {v}" for n, v in build["pins"].items()))
 

@@ -12,7 +12,7 @@ import {
     State,
     TransportKind,
 } from 'vscode-languageclient/node';
-import { BANK_GLOBS, inBank } from './activation';
+import { BANK_GLOBS, bankNearTop, inBank } from './activation';
 import { CommandResult, recompileLog } from './outcome';
 import { parseRouteResult, showRouteResult } from './route';
 import { describeBuild, describeNative, expectedCompiled, fallbackMessage, hostTarget } from './build';
@@ -90,8 +90,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
             (vscode.workspace.isTrusted ? '' : ', Restricted Mode (untrusted workspace)'),
     );
 
-    // Activated by opening a Markdown file (before VS Code's search of the workspace ends) or by
-    // that search: start the server as soon as a file of a bank is open, or the search finds a bank.
+    // Activated by opening a Markdown file (before VS Code's search of the workspace ends), by a
+    // bank at the top of a workspace folder (as soon as the window opens) or by that search: start
+    // the server as soon as a file of a bank is open, a folder at the top is a bank, or the search
+    // finds one.
     let requested = false;
     const startOnce = async () => {
         if (!requested) {
@@ -99,7 +101,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
             await start();
         }
     };
-    if (vscode.workspace.textDocuments.some(isBankDocument)) {
+    const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
+    if (vscode.workspace.textDocuments.some(isBankDocument) || folders.some((f) => bankNearTop(f.uri.fsPath))) {
         await startOnce();
         return;
     }
@@ -161,7 +164,7 @@ async function startClient(): Promise<void> {
 
     let launch;
     try {
-        launch = await resolveServer(extensionPath, log);
+        launch = await resolveServer(extensionPath, log, memento);
     } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         log(message);
@@ -294,6 +297,7 @@ async function startClient(): Promise<void> {
     } catch (error) {
         const message = `CKP: the language server failed to start (${error instanceof Error ? error.message : String(error)}).`;
         log(message);
+        await launch.forget?.(); // its interpreter's version is asked again at the next start
         setStatus('$(error) CKP: failed', message, true);
         void vscode.window.showErrorMessage(`${message} See the CKP output for details.`, 'Show Output').then((choice) => {
             if (choice) {

@@ -2,9 +2,11 @@
 //
 // Order: `ckp.server.path` (a `ckp-lsp` executable) > the server bundled in the extension at
 // `bundled/libs`, run as `<python> -m ckp_lsp` with `ckp.server.python`, else the interpreter
-// selected in the Python extension (when it is installed), else the first Python 3.10+ found on
-// the PATH. vscode-languageclient appends `--stdio` to the arguments. In an untrusted workspace
-// the workspace's values of `ckp.server.*` are ignored (settings.ts).
+// selected in the Python extension when that extension is active, else the first Python 3.10+
+// found on the PATH, else (none there) the Python extension's, activating it. The bundled server
+// runs with any Python 3.10+, so an inactive Python extension is not activated for it (its
+// activation takes seconds). vscode-languageclient appends `--stdio` to the arguments. In an
+// untrusted workspace the workspace's values of `ckp.server.*` are ignored (settings.ts).
 
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -13,6 +15,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { BuildInfo, readBuild } from './build';
 import { PythonExtensionExports, selectedInterpreter } from './interpreter';
+import { identity, KnownVersions, knownVersion, rememberVersion } from './pythons';
 import { clientSetting } from './settings';
 
 export const PYTHON_EXTENSION = 'ms-python.python';
@@ -27,6 +30,8 @@ export interface ServerLaunch {
     description: string;
     /** Set when the bundled server runs: the interpreter's `[major, minor]` and the build. */
     bundled?: { python: Candidate; version: [number, number]; build?: BuildInfo };
+    /** Forgets the interpreter's remembered version (the server did not start with it). */
+    forget?: () => Promise<void>;
 }
 
 /** The server could not be launched; `message` says what to do about it. */
@@ -49,6 +54,7 @@ export function bundledLibs(extensionPath: string): string {
 export async function resolveServer(
     extensionPath: string,
     log: (line: string) => void,
+    known?: KnownVersions,
 ): Promise<ServerLaunch> {
     const serverSetting = expand(clientSetting('server.path'));
     if (serverSetting) {
@@ -68,27 +74,20 @@ export async function resolveServer(
     }
 
     const pythonSetting = expand(clientSetting('server.python'));
+    const pythonActive = vscode.extensions.getExtension(PYTHON_EXTENSION)?.isActive ?? false;
     const candidates: Candidate[] = pythonSetting
         ? [{ command: pythonSetting, args: [], label: pythonSetting }]
-        : [...(await pythonExtensionCandidate(log)), ...defaultPythons()];
+        : [...(pythonActive ? await pythonExtensionCandidate(log) : []), ...defaultPythons()];
 
     const tried: string[] = [];
-    let python: Candidate | undefined;
-    let version: [number, number] | undefined;
-    for (const candidate of candidates) {
-        const result = await pythonVersion(candidate);
-        if (typeof result === 'string') {
-            tried.push(`${candidate.label}: ${result}`);
-            continue;
-        }
-        if (compare(result, MIN_PYTHON) < 0) {
-            tried.push(`${candidate.label}: Python ${result.join('.')} is too old`);
-            continue;
-        }
-        python = candidate;
-        version = result;
-        break;
+    let found = await firstUsable(candidates, tried, known);
+    if (!found && !pythonSetting && !pythonActive) {
+        // Nothing usable on the PATH: the Python extension's interpreter, activating it.
+        const selected = await pythonExtensionCandidate(log);
+        candidates.push(...selected);
+        found = await firstUsable(selected, tried, known);
     }
+    const { python, version, id } = found ?? {};
     for (const line of tried) {
         log(`python lookup: ${line}`);
     }
@@ -112,6 +111,7 @@ export async function resolveServer(
         );
     }
 
+    void rememberVersion(known, id, version);
     const libs = bundledLibs(extensionPath);
     const env: NodeJS.ProcessEnv = { ...process.env };
     let where: string;
@@ -130,6 +130,7 @@ export async function resolveServer(
         env,
         description: `${python.label} (Python ${version.join('.')}) -m ckp_lsp, ${where}`,
         bundled,
+        forget: () => rememberVersion(known, id, undefined),
     };
 }
 
@@ -174,6 +175,28 @@ function defaultPythons(): Candidate[] {
         { command: 'python3', args: [], label: 'python3' },
         { command: 'python', args: [], label: 'python' },
     ];
+}
+
+/** The first candidate that runs Python 3.10+ (its version remembered, or asked); why the others did not. */
+async function firstUsable(
+    candidates: Candidate[],
+    tried: string[],
+    known: KnownVersions | undefined,
+): Promise<{ python: Candidate; version: [number, number]; id?: string } | undefined> {
+    for (const candidate of candidates) {
+        const id = await identity(candidate.command, candidate.args);
+        const result = knownVersion(known, id) ?? (await pythonVersion(candidate));
+        if (typeof result === 'string') {
+            tried.push(`${candidate.label}: ${result}`);
+            continue;
+        }
+        if (compare(result, MIN_PYTHON) < 0) {
+            tried.push(`${candidate.label}: Python ${result.join('.')} is too old`);
+            continue;
+        }
+        return { python: candidate, version: result, id };
+    }
+    return undefined;
 }
 
 /** `[major, minor]`, or a short reason why the interpreter could not be run. */

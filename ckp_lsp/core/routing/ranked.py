@@ -17,7 +17,6 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..route import MAX_PRIMARY, RouteEntry, Router, RouteResult, RouteTokens, declaration
 from ..route_table import FULL_READ_LIMIT, SEPARATOR, RouteTable, related, table_of_bank
 from .analysis import QueryWord, query_words
 from .documents import (
@@ -31,7 +30,9 @@ from .documents import (
     read_file_text,
     stemmers,
 )
+from .index_pattern import MAX_PRIMARY, Router
 from .postings import Hit, Postings, total
+from .result import RouteEntry, RouteResult, RouteTokens, declaration
 from .store import Analysed, RouteStore
 
 if TYPE_CHECKING:

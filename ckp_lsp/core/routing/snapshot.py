@@ -19,6 +19,7 @@ from __future__ import annotations
 import marshal
 import os
 from collections import defaultdict
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 
 _FILE = "route-snapshot.marshal"
 #: bump when what the snapshot holds changes
-FORMAT = 3
+FORMAT = 4
 
 
 def ranked_router(
@@ -81,7 +82,10 @@ def _key(root: Path, config: Config) -> tuple[Any, ...]:
     # The settings as written (the model's settings are no part of routing, nor kept here); no
     # digest, which would import hashlib and start OpenSSL in every process.
     settings = repr(replace(config, llm=LlmConfig(), problems=(), ignored=()))
-    return (_routing_stamp(), _language_stamp(), settings, _listing(root))
+    # The listing as bytes, compared as they are rather than decoded into a tuple a file; in the
+    # order the folders list their files (the same while a folder is unchanged: a folder listed
+    # in another order only builds the router again).
+    return (_routing_stamp(), _language_stamp(), settings, marshal.dumps(_listing(root), 2))
 
 
 def _listing(root: Path) -> dict[str, tuple[int, int]]:
@@ -215,20 +219,51 @@ def _restore(cls: type, state: dict[str, Any]) -> Any:
     return obj
 
 
+class KeptRows(Mapping[str, dict[int, int]]):
+    """A postings table as the snapshot keeps it: term -> its row (file -> count), each row
+    decoded when routing first asks for it."""
+
+    def __init__(self, rows: dict[str, bytes]) -> None:
+        if type(rows) is not dict:
+            raise ValueError("a postings table of another shape")
+        self._rows = rows
+        self._decoded: dict[str, dict[int, int]] = {}
+
+    def __getitem__(self, term: str) -> dict[int, int]:
+        found = self._decoded.get(term)
+        if found is None:
+            found = self._decoded[term] = marshal.loads(self._rows[term])
+        return found
+
+    def get(self, term: str, default: Any = None) -> Any:
+        # (``Mapping.get`` would raise and catch a KeyError for each term a table lacks)
+        return self[term] if term in self._rows else default
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+
 def _value_of(router: RankedRouter) -> tuple[Any, ...]:
     """What a router is rebuilt from, in plain values: its table, and its index pattern's and
     postings' state, with what every question computes first (vocabularies, words by start)."""
     t = router.table
     table = (tuple(getattr(t, c) for c in _TABLE), t.index_tokens, t.root is not None)
-    index = _state(router.index, ("vocabulary", "_long"), ("table", "_text"))
+    index = _state(router.index, ("vocabulary", "_long"), ("table", "_text", "_items"))
     postings = _state(router.postings, ("vocabulary", "_by_start", "_averages"), ())
+    # Each term's row apart: a question decodes the rows of its own words, not every file's counts.
+    postings["tables"] = [
+        {term: marshal.dumps(row, 2) for term, row in f.items()} for f in postings["tables"]
+    ]
     return (table, router.file_budget_tokens, router.language, index, postings)
 
 
 def _router_of(root: Path, value: tuple[Any, ...]) -> RankedRouter:
     """The router ``_value_of`` kept (``TypeError`` or ``ValueError`` for a value of another shape)."""
-    from ..route import Router
     from ..route_table import RouteTable
+    from .index_pattern import Router
     from .postings import Postings
     from .ranked import RankedRouter
 
@@ -243,7 +278,7 @@ def _router_of(root: Path, value: tuple[Any, ...]) -> RankedRouter:
         raise ValueError("a snapshot of another shape")
     index = _restore(Router, index_state)
     index.table = table
-    postings = _restore(Postings, postings_state)
+    postings = _restore(Postings, {**postings_state, "tables": list(map(KeptRows, postings_state["tables"]))})
     if postings.files != len(table) or index.files != len(table):
         raise ValueError("a snapshot of another bank's size")
     return RankedRouter.restored(table, budget, postings, language, index)

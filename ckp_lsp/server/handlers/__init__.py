@@ -1,5 +1,8 @@
 """The thin handler of each feature, one module per feature in ``features``; importing this package
-registers them all, with those of start-up, document sync and publishing, on ``server``."""
+registers them all, with those of start-up, document sync and publishing, on ``server``.
+
+A handler imports its feature's module when it is first asked (the warm-up after the first
+findings imports them on a thread): the start imports only what the first findings need."""
 
 from __future__ import annotations
 

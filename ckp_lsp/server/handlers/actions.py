@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ..features.index_upkeep import fresh_index
 from ..server import CkpServer, guarded, server
 
 
@@ -24,6 +23,7 @@ async def code_action(ls: CkpServer, params: types.CodeActionParams) -> list[typ
     await ls.indexer.ready.wait()
     # Imported on first use: the compiler it brings is a tenth of the server's start-up.
     from ..features import actions
+    from ..features.index_upkeep import fresh_index
 
     uri = params.text_document.uri
     doc = ls.doc_at(uri)

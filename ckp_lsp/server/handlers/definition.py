@@ -7,7 +7,6 @@ from typing import Any
 
 from lsprotocol import types
 
-from ..features.definition import definition
 from ..server import CkpServer, guarded, server, when_ready
 
 
@@ -15,5 +14,7 @@ from ..server import CkpServer, guarded, server, when_ready
 @guarded(None)
 def goto_definition(ls: CkpServer, params: types.DefinitionParams) -> Generator[Any, Any, Any]:
     yield from when_ready(ls)
+    from ..features.definition import definition
+
     at = ls.position(params.text_document.uri, params.position)
     return definition(*at, ls.state.boms) if at is not None else None

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ..features.folding import folding_ranges
 from ..server import CkpServer, guarded, server
 
 
@@ -12,6 +11,8 @@ from ..server import CkpServer, guarded, server
 @guarded([])
 async def folding_range(ls: CkpServer, params: types.FoldingRangeParams) -> list[types.FoldingRange]:
     await ls.indexer.ready.wait()
+    from ..features.folding import folding_ranges
+
     uri = params.text_document.uri
     doc = ls.doc_at(uri)
     text = ls.source_of(uri, doc) if doc is not None else None

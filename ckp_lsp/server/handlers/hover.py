@@ -8,7 +8,6 @@ from typing import Any
 from lsprotocol import types
 
 from ..convert import after_bom
-from ..features.hover import hover_in
 from ..server import CkpServer, guarded, server, when_ready
 
 
@@ -16,6 +15,8 @@ from ..server import CkpServer, guarded, server, when_ready
 @guarded(None)
 def hover(ls: CkpServer, params: types.HoverParams) -> Generator[Any, Any, Any]:
     yield from when_ready(ls)
+    from ..features.hover import hover_in
+
     at = ls.position(params.text_document.uri, params.position)
     if at is None:
         return None

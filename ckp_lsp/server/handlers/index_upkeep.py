@@ -7,7 +7,6 @@ from typing import Any
 from lsprotocol import types
 
 from ..convert import uri_arg
-from ..features.index_upkeep import fresh_index, index_edit
 from ..server import CkpServer, guarded, server
 
 
@@ -15,6 +14,8 @@ from ..server import CkpServer, guarded, server
 @guarded({"applied": False})
 async def cmd_regenerate_index(ls: CkpServer, *args: Any) -> dict[str, Any]:
     await ls.indexer.ready.wait()
+    from ..features.index_upkeep import fresh_index, index_edit
+
     uri = uri_arg(args)
     doc = ls.doc_at(uri) if uri else None
     banks = [doc.bank] if doc is not None else list(ls.state.banks.values())

@@ -7,7 +7,6 @@ from typing import Any
 from lsprotocol import types
 
 from ..features.lens import SHOW_REFERENCES, code_lenses
-from ..features.references import references
 from ..server import CkpServer, guarded, server
 
 
@@ -29,6 +28,8 @@ async def show_references(ls: CkpServer, *args: Any) -> list[types.Location]:
     user can map the command to ``vim.lsp.buf.references()`` (docs/neovim.md).
     """
     await ls.indexer.ready.wait()
+    from ..features.references import references
+
     uri, at = (args[0], args[1]) if len(args) >= 2 else (None, None)
     if not isinstance(uri, str) or not isinstance(at, dict):
         return []

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ..features.links import document_links
 from ..server import CkpServer, guarded, server
 
 
@@ -12,5 +11,7 @@ from ..server import CkpServer, guarded, server
 @guarded([])
 async def document_link(ls: CkpServer, params: types.DocumentLinkParams) -> list[types.DocumentLink]:
     await ls.indexer.ready.wait()
+    from ..features.links import document_links
+
     doc = ls.doc_at(params.text_document.uri)
     return document_links(doc, ls.caps.link_tooltips, ls.has_bom(doc)) if doc else []

@@ -7,7 +7,6 @@ from typing import Any
 
 from lsprotocol import types
 
-from ..features.references import references
 from ..server import CkpServer, guarded, server, when_ready
 
 
@@ -15,6 +14,8 @@ from ..server import CkpServer, guarded, server, when_ready
 @guarded(None)
 def find_references(ls: CkpServer, params: types.ReferenceParams) -> Generator[Any, Any, Any]:
     yield from when_ready(ls)
+    from ..features.references import references
+
     at = ls.position(params.text_document.uri, params.position)
     declaration = params.context.include_declaration
     return references(*at, declaration, ls.state.boms) if at is not None else None

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ..features import rename
 from ..server import CkpServer, guarded, server
 
 
@@ -14,6 +13,8 @@ async def prepare_rename(
     ls: CkpServer, params: types.PrepareRenameParams
 ) -> types.PrepareRenameResult | None:
     await ls.indexer.ready.wait()
+    from ..features import rename
+
     at = ls.position(params.text_document.uri, params.position)
     return rename.prepare_rename(*at, ls.state.boms) if at is not None else None
 
@@ -22,6 +23,8 @@ async def prepare_rename(
 @guarded(None)
 async def rename_concept(ls: CkpServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
     await ls.indexer.ready.wait()
+    from ..features import rename
+
     at = ls.position(params.text_document.uri, params.position)
     if at is None:
         return None

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.routing.ranked import RankedRouter
 from ..convert import uri_of
 from ..server import CkpServer, guarded, server
 
@@ -13,6 +12,8 @@ from ..server import CkpServer, guarded, server
 @guarded({})
 async def cmd_route(ls: CkpServer, *args: Any) -> dict[str, Any]:
     await ls.indexer.ready.wait()
+    from ...core.routing.ranked import RankedRouter
+
     arg = args[0] if args else {}
     if isinstance(arg, str):
         arg = {"query": arg}

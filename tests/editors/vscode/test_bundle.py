@@ -43,6 +43,13 @@ def test_offline_bundle_of_this_platform_uses_the_compiled_modules(tmp_path: Pat
     assert build["bytecode"] == [version]
     pyc = out / "lsprotocol" / "__pycache__" / f"types.{tag}.pyc"
     assert int.from_bytes(pyc.read_bytes()[4:8], "little") == 0b11, "not a checked-hash .pyc"
+    # and the code of the methods attrs writes for the protocol's classes, kept for this Python
+    kept = (
+        out / "ckp_lsp" / "server" / "__pycache__" / f"attrs-methods.{sys.implementation.cache_tag}.marshal"
+    )
+    from ckp_lsp.server import methods_cache
+
+    assert len(methods_cache.load(kept)) > 500, kept
     env = {**env, "PYTHONPATH": str(out), "PYTHONDONTWRITEBYTECODE": "1"}
     proc = subprocess.run(
         [sys.executable, "-S", "-v", "-c", "import ckp_lsp.server.pygls_compat, ckp_lsp.server.handlers"],

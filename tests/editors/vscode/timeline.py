@@ -15,8 +15,9 @@ CLIENT_TIMINGS = {
     "server running (initialize answered)": re.compile(r"server running (\d+) ms after the start"),
     "first diagnostics in the extension": re.compile(r"first diagnostics (\d+) ms after the start"),
 }
-#: the server's own durations (not times): how long its imports took
+#: the server's own durations (not times): how long its imports took, and its first reading
 SERVER_IMPORTS = re.compile(r"the server's modules imported in (\d+) ms")
+SERVER_READ = re.compile(r"banks? read and checked in (\d+) ms")
 
 
 def log_epoch(stamp: str) -> float:
@@ -68,4 +69,6 @@ def format_timeline(timeline: list[tuple[str, float]], output: str) -> str:
     lines = [f"  {at / 1000:+7.2f} s  {name}" for name, at in timeline]
     if imports := SERVER_IMPORTS.search(output):
         lines.append(f"  (the server's own imports took {int(imports.group(1))} ms of its start)")
+    if read := SERVER_READ.search(output):
+        lines.append(f"  (its first reading and checking of the banks took {int(read.group(1))} ms)")
     return "start timeline, from opening the file:\n" + "\n".join(lines)

@@ -1,36 +1,31 @@
-"""The index pattern (SPEC §6a): which files an agent that reads only `_index.md` loads for a query; and `route()`, which routes with either router."""
+"""The index pattern (SPEC §6a): which files an agent that reads only `_index.md` loads for a query."""
 
 from __future__ import annotations
 
-import functools
-import re
-import unicodedata
 from bisect import bisect_right
 from collections import defaultdict
-from collections.abc import Iterable
 from functools import cached_property
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
-from .route_table import SEPARATOR, RouteTable, related, table_of_bank
-from .routing.result import FILE_BUDGET_TOKENS, RouteEntry, RouteResult, RouteTokens, declaration, describe
-
-__all__ = [
-    "FILE_BUDGET_TOKENS",
-    "MAX_PRIMARY",
-    "RouteEntry",
-    "RouteResult",
-    "RouteTokens",
-    "Router",
-    "declaration",
-    "describe",
-    "normalize",
-    "route",
-    "words",
-]
+from ..route_table import SEPARATOR, RouteTable, related, table_of_bank
+from .result import FILE_BUDGET_TOKENS, RouteEntry, RouteResult, RouteTokens, declaration
+from .words import (
+    ASCII_GAPS,
+    MIN_STEM,
+    WORD,
+    ends,
+    has_cjk,
+    normalize,
+    scripts,
+    split_words,
+    start,
+    stems,
+    text_words,
+)
 
 if TYPE_CHECKING:
-    from .bank import Bank
+    from ..bank import Bank
 
 MAX_PRIMARY = 3
 #: tokens this long (query and keyword) may match with a typo
@@ -42,97 +37,8 @@ FUZZY_CUTOFF = 85.0
 #: a keyword word in Chinese or Japanese this long matches where it stands inside the query (those
 #: scripts put no space between words); a single ideograph is too common to match that way
 CJK_INSIDE_MIN = 2
-_WORD = re.compile(r"[^\W_]+")
-#: words shorter than this, and stems, are not matched by their stem
-MIN_STEM = 3
-#: letters of an ending a word may add to another word's stem (see ``_ends``)
-MAX_ENDING = 2
 #: whether English words are stemmed too (beyond the plural ``s``/``es`` every word matches in)
 STEMMED_ENGLISH = False
-
-
-def _ends(word: str, stem: str) -> bool:
-    """Whether ``word`` is ``stem`` and an ending of a letter or two.
-
-    Snowball cuts some short words too far (``отмена`` -> ``отм`` beside ``отмену`` -> ``отмен``,
-    ``приём`` -> ``при``): a word is also the form of another's stem it plainly extends.
-    """
-    if len(stem) < MIN_STEM + 1:
-        return False
-    word = word.replace("ё", "е")  # as Snowball's Russian stems are written
-    return word.startswith(stem) and len(word) - len(stem) <= MAX_ENDING
-
-
-def _start(word: str) -> str:
-    """The first letters of a word (as many as a stem has at least) without accents: ``ёлка`` ->
-    ``елк``, ``häuser`` -> ``hau``. Two words of one stem start alike."""
-    head = word[: MIN_STEM + 1]
-    if head.isascii():
-        return head[:MIN_STEM]
-    return "".join(c for c in unicodedata.normalize("NFKD", head) if not unicodedata.combining(c))[:MIN_STEM]
-
-
-def normalize(text: str) -> str:
-    """Unicode NFKC, case-folded."""
-    return unicodedata.normalize("NFKC", text).casefold()
-
-
-def words(text: str) -> list[str]:
-    """The word tokens of ``text``, normalised; ``-``, ``.`` and ``_`` separate words."""
-    return _WORD.findall(normalize(text))
-
-
-def _stems(token: str) -> Iterable[str]:
-    """The token and its singular or plural forms (``s``/``es``) that a keyword may be written in."""
-    yield token
-    if len(token) >= 2:
-        yield token + "s"
-        yield token + "es"
-    if token.endswith("s") and len(token) >= 3:
-        yield token[:-1]
-    if token.endswith("es") and len(token) >= 4:
-        yield token[:-2]
-
-
-_ASCII_GAPS = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum() and c != "\n"})
-
-
-def _split_words(texts: list[str], language: str | None = None) -> list[tuple[str, ...]]:
-    """The distinct words of each normalised text; ASCII texts all at once (``str.split`` is fast).
-
-    Chinese and Japanese are segmented (``language``: "ja" or "zh", the bank's), as queries are.
-    """
-    joined = "\n".join(texts)
-    if not joined.isascii() or joined.count("\n") != len(texts) - 1:
-        return [tuple(dict.fromkeys(_text_words(t, language))) for t in texts]
-    out: list[tuple[str, ...]] = []
-    for line in joined.translate(_ASCII_GAPS).split("\n"):
-        parts = line.split()
-        out.append((parts[0],) if len(parts) == 1 else tuple(dict.fromkeys(parts)))
-    return out
-
-
-@functools.cache
-def _scripts() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """Runs of ideographs and kana, and kana: imported when a text is not ASCII (the language
-    package costs start-up time an English bank need not pay)."""
-    from .language.scripts import CJK_RUN, KANA
-
-    return CJK_RUN, KANA
-
-
-def _has_cjk(text: str) -> bool:
-    """Whether ``text`` has Chinese or Japanese in it (words not separated by spaces)."""
-    return not text.isascii() and _scripts()[0].search(text) is not None
-
-
-def _text_words(text: str, language: str | None) -> list[str]:
-    """The words of a normalised text; runs of ideographs and kana segmented into words."""
-    if not _has_cjk(text):
-        return _WORD.findall(text)
-    from .language import words as segmented
-
-    return [w.casefold() for w in segmented(text, language) if _WORD.search(w)]
 
 
 def _keyword_lines(table: RouteTable) -> list[str]:
@@ -174,9 +80,8 @@ class Router:
         for i, c in enumerate(table.concepts):
             if c and (c not in self._by_concept or table.paths[i] < table.paths[self._by_concept[c]]):
                 self._by_concept[c] = i
-        # Every keyword of every file in one flat list (file i's start at _starts[i]).
+        # Every keyword of every file in one flat list (file i's start at _starts[i]): ``_items``.
         self._lines = lines = _keyword_lines(table)
-        self._items = SEPARATOR.join(lines).split(SEPARATOR)
         self._starts = list(accumulate((line.count(SEPARATOR) + 1 for line in lines), initial=0))
         self._words: dict[str, tuple[str, ...]] = {}  # a keyword -> its words (see ``_words_of``)
         self._anchored: defaultdict[str, list[str]] | None = None
@@ -189,33 +94,39 @@ class Router:
         return "\n".join(self._lines)
 
     @cached_property
+    def _items(self) -> list[str]:
+        """Every keyword of every file, in one flat list: made when a server indexes them (a
+        one-shot query searches the text of ``_lines``, and a kept router need not hold them)."""
+        return SEPARATOR.join(self._lines).split(SEPARATOR)
+
+    @cached_property
     def language(self) -> str | None:
         """How the bank's Chinese or Japanese is segmented: "ja" when its keywords have kana, "zh"
         when they have ideographs only, None when they have neither."""
         text = self._text
-        if not _has_cjk(text):
+        if not has_cjk(text):
             return None
-        return "ja" if _scripts()[1].search(text) else "zh"
+        return "ja" if scripts()[1].search(text) else "zh"
 
     @cached_property
     def vocabulary(self) -> frozenset[str]:
         """Every word of every keyword and concept, normalised (Chinese and Japanese segmented)."""
         text = self._text
         if text.isascii():
-            return frozenset(text.translate(_ASCII_GAPS).split())
+            return frozenset(text.translate(ASCII_GAPS).split())
         if self.language is None:
-            return frozenset(_WORD.findall(text))
-        return frozenset(_text_words(text.replace(SEPARATOR, "\n"), self.language))
+            return frozenset(WORD.findall(text))
+        return frozenset(text_words(text.replace(SEPARATOR, "\n"), self.language))
 
     @cached_property
     def _cjk_vocabulary(self) -> list[str]:
         """The words of Chinese or Japanese that match inside a query's run of ideographs and kana."""
-        run = _scripts()[0]
+        run = scripts()[0]
         return sorted(w for w in self.vocabulary if len(w) >= CJK_INSIDE_MIN and run.fullmatch(w))
 
     @cached_property
     def _bank_languages(self) -> tuple[str, ...]:
-        from .language import languages
+        from ..language import languages
 
         return languages(self._text.replace(SEPARATOR, ", "))
 
@@ -226,7 +137,7 @@ class Router:
         English stop word in a keyword is the bank's choice. A bank and a question in plain ASCII
         load no list at all (``matched_tokens``).
         """
-        from .language import stop_words
+        from ..language import stop_words
 
         return stop_words(c for c in languages if c != "en")
 
@@ -246,7 +157,7 @@ class Router:
     def _words_of(self, keyword: str) -> tuple[str, ...]:
         found = self._words.get(keyword)
         if found is None:
-            found = self._words[keyword] = self._content(_split_words([keyword], self.language)[0])
+            found = self._words[keyword] = self._content(split_words([keyword], self.language)[0])
         return found
 
     def _keywords_of(self, matched: set[str]) -> tuple[set[str], list[int]]:
@@ -271,7 +182,7 @@ class Router:
         return keywords, sorted(k for kw in keywords for k in self._occurs.get(kw, ()))
 
     def _search(self, matched: set[str]) -> tuple[set[str], list[int]]:
-        text = SEPARATOR.join(self._items)
+        text = SEPARATOR.join(self._lines)  # (the items, each file's after the one before)
         hits = []
         for t in matched:  # each word where it stands alone in the text (``str.find`` is fast)
             i = text.find(t)
@@ -289,7 +200,8 @@ class Router:
             previous = i
             if at and at[-1] == k:
                 continue
-            kw = self._items[k]
+            end = text.find(SEPARATOR, i)
+            kw = text[text.rfind(SEPARATOR, 0, i) + 1 : end if end >= 0 else len(text)]
             if matched.issuperset(self._words_of(kw)):
                 keywords.add(kw)
                 at.append(k)
@@ -297,7 +209,7 @@ class Router:
 
     def _index(self) -> None:
         distinct = [kw for kw in dict.fromkeys(self._items) if kw not in self._words]
-        split = _split_words(distinct, self.language)
+        split = split_words(distinct, self.language)
         self._words.update(zip(distinct, map(self._content, split), strict=True))
         anchored: defaultdict[str, list[str]] = defaultdict(list)
         for kw, toks in self._words.items():
@@ -315,18 +227,18 @@ class Router:
         typo), each with the query word it stands for."""
         vocab = self.vocabulary
         norm = normalize(query)
-        cjk = _has_cjk(norm)
+        cjk = has_cjk(norm)
         # Kana make a query Japanese whatever the bank's keywords look like (kanji alone cannot tell).
-        language = ("ja" if _scripts()[1].search(norm) else self.language) if cjk else None
-        found = _text_words(norm, language) if cjk else _WORD.findall(norm)
+        language = ("ja" if scripts()[1].search(norm) else self.language) if cjk else None
+        found = text_words(norm, language) if cjk else WORD.findall(norm)
         candidates: dict[str, list[str]] = {}
         # Inflected languages (база, базы, базе): a query word matches the keyword words of its stem.
         stemmed = self._stemmed_languages(query, norm)
         for q in sorted(set(found), reverse=True):  # ties: the alphabetically first word wins
-            hits = [s for s in _stems(q) if s in vocab]
-            if stemmed and not _has_cjk(q):
+            hits = [s for s in stems(q) if s in vocab]
+            if stemmed and not has_cjk(q):
                 hits.extend(w for w in self._same_stem(q, stemmed) if w not in hits)
-            if not hits and len(q) >= FUZZY_MIN_LENGTH and not _has_cjk(q):
+            if not hits and len(q) >= FUZZY_MIN_LENGTH and not has_cjk(q):
                 # Only a word the bank does not know can be a typo of one it does.
                 hits = sorted(self._typo_of(q))
             if hits:
@@ -357,8 +269,8 @@ class Router:
         """
         if norm.isascii() and self._text.isascii():
             return ("en",) if STEMMED_ENGLISH else ()
-        from .language import languages
-        from .language.stems import stemmed_languages
+        from ..language import languages
+        from ..language.stems import stemmed_languages
 
         found = {*languages(query), *self._bank_languages}
         if not STEMMED_ENGLISH:
@@ -372,38 +284,38 @@ class Router:
         endings, and folds ``ё`` to ``е``, ``ä`` to ``a``)."""
         out: defaultdict[str, list[str]] = defaultdict(list)
         for w in self.vocabulary:
-            if len(w) >= MIN_STEM and not _has_cjk(w):
-                out[_start(w)].append(w)
+            if len(w) >= MIN_STEM and not has_cjk(w):
+                out[start(w)].append(w)
         return out
 
     def _same_stem(self, q: str, codes: tuple[str, ...]) -> list[str]:
         """The vocabulary's words that share a stem with the query word ``q`` in one of ``codes``."""
         if len(q) < MIN_STEM:
             return []
-        from .language.stems import stem
+        from ..language.stems import stem
 
         out: set[str] = set()
-        near = [w for w in self._by_start.get(_start(q), ()) if w != q]
+        near = [w for w in self._by_start.get(start(q), ()) if w != q]
         for code in codes:
             s = stem(q, code)
             for w in near:
                 t = stem(w, code)
                 # (a stem the stemmer left whole, ``node`` of a Russian stemmer, extends to nothing:
                 # ``nodejs`` is another word)
-                if (s == t and len(s) >= MIN_STEM) or (s != q and _ends(w, s)) or (t != w and _ends(q, t)):
+                if (s == t and len(s) >= MIN_STEM) or (s != q and ends(w, s)) or (t != w and ends(q, t)):
                     out.add(w)
         return sorted(out)
 
     def _query_stops(self, query: str) -> frozenset[str]:
         """Stop words of the query's languages and the bank's."""
-        from .language import languages
+        from ..language import languages
 
         return self._stops(tuple({*languages(query), *self._bank_languages}))
 
     def _typo_of(self, q: str) -> frozenset[str]:
         found = self._typos.get(q)
         if found is None:
-            from .typos import typos_of
+            from ..typos import typos_of
 
             found = self._typos[q] = typos_of(q, self._long, FUZZY_CUTOFF)
         return found
@@ -482,13 +394,3 @@ class Router:
         over = [e for e in entries if e.over_budget]
         line = declaration(first, len(entries), self.files, over)
         return RouteResult(query, entries, rest, not entries, line, tokens, self.files, first, budget)
-
-
-def route(bank: Bank, query: str, mode: str = "ranked") -> RouteResult:
-    """Route one query over ``bank`` with the ranked router (SPEC §6b), or the index pattern (§6a)
-    with ``mode="index"``; build a ``RankedRouter`` (or ``Router``) once to route many."""
-    if mode == "index":
-        return Router(bank).route(query)
-    from .routing.ranked import RankedRouter
-
-    return RankedRouter(bank).route(query)

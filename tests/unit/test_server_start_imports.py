@@ -1,0 +1,46 @@
+"""What the language server imports before its first findings: what they need, and not the
+features' modules (imported by the warm-up after them, or when first asked)."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import json
+import subprocess
+import sys
+
+from ckp_lsp.server import pygls_compat, startup
+
+#: what ``ckp-lsp`` imports before it serves (server/main.py)
+START = "import ckp_lsp.server.pygls_compat, ckp_lsp.server.handlers"
+#: modules the first findings do not need: the router, the features, the fuzzy matcher, the
+#: language libraries, and importlib.metadata (which imports the email package)
+NOT_AT_START = [
+    *startup.FEATURES,
+    "rapidfuzz",
+    "ckp_lsp.core.language.libraries",
+    "importlib.metadata",
+    "email",
+]
+
+
+def loaded_after(code: str) -> set[str]:
+    script = f"import json, sys\n{code}\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    return set(json.loads(out.stdout.splitlines()[-1]))
+
+
+def test_the_start_imports_none_of_the_features_modules() -> None:
+    loaded = loaded_after(START)
+    assert "ckp_lsp.server.handlers.hover" in loaded  # every handler is registered
+    assert "ckp_lsp.server.diagnostics" in loaded
+    assert [m for m in NOT_AT_START if m in loaded] == []
+
+
+def test_the_warm_up_imports_modules_that_exist() -> None:
+    for name in startup.FEATURES:
+        assert importlib.import_module(name).__name__ == name
+
+
+def test_the_pygls_version_is_read_as_importlib_metadata_reads_it() -> None:
+    assert importlib.metadata.version("pygls") == pygls_compat.PYGLS
