@@ -23,7 +23,7 @@ def add_parser(sub: Any) -> None:
 def installed_hooks(project: Path) -> list[str]:
     """The hosts whose configuration in ``project`` runs ``ckp hook``."""
     from ..core.hook_config import HOSTS, files_of, installed
-    from ..core.writes import leaves
+    from ..core.within import inside, read_inside
 
     found = []
     for host in HOSTS:
@@ -31,8 +31,8 @@ def installed_hooks(project: Path) -> list[str]:
         for rel in files_of(host):
             path = project / rel
             try:
-                ok = path.is_file() and not leaves(path, project)
-                texts[rel] = path.read_text(encoding="utf-8", errors="replace") if ok else None
+                ok = path.is_file() and inside(path, project)
+                texts[rel] = read_inside(path, project).text if ok else None
             except OSError:
                 texts[rel] = None
         if installed(host, texts):

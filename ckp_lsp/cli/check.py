@@ -14,7 +14,6 @@ from ..core.checked import cached_findings, findings_of, unchanged_findings
 from ..core.discovery import markdown_entries, why_not_knowledge
 from ..core.findings import Finding, Severity
 from ..core.full_reader import is_template_text
-from ..core.text import read_text
 from ..core.workspace import resolve_targets
 from ..faces.clock import today
 from ..faces.findings_json import SEVERITY_NAMES, json_chunks, summary
@@ -99,7 +98,7 @@ def named_knowledge_files(
         why = why_not_knowledge(rel, bank.config.exclude)
         if why is None and rel not in bank.files:
             why = "in a folder the search for knowledge files skips"
-        elif why is None and bank.files[rel].header is None and _is_template(bank.root / rel):
+        elif why is None and bank.files[rel].header is None and _is_template(bank, rel):
             why = "a template: no header, and its lines are mostly placeholders"
         if why is None:
             out.append(rel)
@@ -108,9 +107,9 @@ def named_knowledge_files(
     return out
 
 
-def _is_template(path: Path) -> bool:
+def _is_template(bank: Bank, rel: str) -> bool:
     try:
-        return is_template_text(read_text(path)[0])
+        return is_template_text(bank.disk.read(bank.root / rel).text)
     except OSError:
         return False
 

@@ -22,7 +22,6 @@ from ..core.config import MAX_TIMEOUT, PROVIDERS, LlmConfig, config_for_bank, va
 from ..core.discovery import BANK_RULE, INDEX_NAME, bank_of, named_bank, why_not_knowledge
 from ..core.header_changes import describe
 from ..core.knowledge import read_knowledge_file
-from ..core.text import BOM, read_text
 from ..core.writes import WriteRefused, refusal, write_atomic
 from ..faces.banks import read_bank
 from ..faces.llm.providers import provider_for
@@ -168,8 +167,7 @@ def run(args: argparse.Namespace) -> int:
             _progress(n, len(targets), rel)
         try:
             llm = _llm(args, bank.config.llm)
-            data = path.read_bytes()
-            text = read_text(path)[0]
+            text, _, bom = bank.disk.read(path)
             compiled = compile_header(bank, rel, text, provider_for(llm), llm.timeout)
         except (CompileError, OSError) as exc:
             failed += 1
@@ -185,9 +183,7 @@ def run(args: argparse.Namespace) -> int:
         _tell_change(path, text, compiled.text, args.dry_run)
         if not args.dry_run:
             try:
-                write_atomic(
-                    path, compiled.text, expected=text, bom=data.startswith(BOM.encode()), within=root
-                )
+                write_atomic(path, compiled.text, expected=text, bom=bom, within=root)
             except WriteRefused as exc:
                 failed += 1
                 print(f"ckp: {exc}", file=sys.stderr)
@@ -206,10 +202,7 @@ def _run_all_offline(args: argparse.Namespace, bank: Bank, rels: list[str]) -> i
     failed = 0
     for rel in rels:
         try:
-            texts[rel], boms[rel] = (
-                read_text(bank.root / rel)[0],
-                (bank.root / rel).read_bytes().startswith(BOM.encode()),
-            )
+            texts[rel], _, boms[rel] = bank.disk.read(bank.root / rel)
         except OSError as exc:
             failed += 1
             print(f"ckp: {display_path(bank.root / rel)}: {exc}", file=sys.stderr)

@@ -22,7 +22,6 @@ from ..core.compile.job import Job, Usage
 from ..core.compile.model import CompileError
 from ..core.compile.providers import Provider
 from ..core.config import LlmConfig
-from ..core.text import BOM, read_text
 from ..core.writes import WriteRefused, write_atomic
 from ..faces.banks import read_bank
 from ..faces.llm.providers import provider_for
@@ -122,14 +121,13 @@ class Run:
     def _start(self, pool: ThreadPoolExecutor, running: dict[Future[Compiled], _Running], rel: str) -> None:
         path = self.bank.root / rel
         try:
-            data = path.read_bytes()
-            text = read_text(path)[0]
+            text, _, bom = self.bank.disk.read(path)
         except OSError as exc:
             self._fail(rel, exc.strerror or str(exc))
             return
         job = Job(self.llm.timeout)
         future = pool.submit(compile_header, self.bank, rel, text, self.provider, job)
-        running[future] = _Running(rel, text, data.startswith(BOM.encode()), job)
+        running[future] = _Running(rel, text, bom, job)
 
     def _finish(self, future: Future[Compiled], r: _Running) -> None:
         self.usage = self.usage + r.job.usage

@@ -10,7 +10,6 @@ from typing import Any
 from ..core.checks import check_file
 from ..core.fixes import fix_text
 from ..core.index import ADDED_SECTION, adds_section, update_index_text, write_index
-from ..core.text import BOM, read_text
 from ..core.workspace import resolve_targets
 from ..core.writes import WriteRefused, write_atomic
 from ..faces.clock import today
@@ -55,8 +54,7 @@ def run(args: argparse.Namespace) -> int:
         for rel in rels:
             path = bank.root / rel
             try:
-                text = read_text(path)[0]
-                bom = path.read_bytes().startswith(BOM.encode())
+                text, _, bom = bank.disk.read(path)
             except FileNotFoundError:
                 continue  # deleted since the bank was read: nothing to fix
             except OSError as exc:

@@ -223,12 +223,13 @@ def _read_bank(root: Path) -> Bank:
 
 def _texts(root: Path, files: list[str]) -> dict[str, str]:
     """The loaded files' text; one that cannot be read is left out (the budget names it)."""
-    from ..core.text import read_text
+    from ..core.within import Folder
 
     out = {}
+    disk = Folder(root)
     for rel in files:
         try:
-            out[rel] = read_text(root / rel)[0]
+            out[rel] = disk.read(root / rel).text
         except OSError:
             continue
     return out

@@ -63,14 +63,13 @@ def _bank_option(project: Path, bank: Path | None) -> str | None:
 
 def _current(project: Path, paths: list[str]) -> tuple[dict[str, str | None], list[str]]:
     """The texts of the host's files now, and why some cannot be used."""
-    from ..core.text import read_text
-    from ..core.writes import leaves
+    from ..core.within import inside, read_inside
 
     texts: dict[str, str | None] = {}
     refused = []
     for rel in paths:
         path = project / rel
-        if leaves(path, project):
+        if not inside(path, project):
             refused.append(f"{rel} leads outside the project (to {os.path.realpath(path)}): left as it is")
             continue
         if not path.exists():
@@ -80,7 +79,7 @@ def _current(project: Path, paths: list[str]) -> tuple[dict[str, str | None], li
             refused.append(f"{rel} is not a regular file: left as it is")
             continue
         try:
-            texts[rel] = read_text(path)[0]
+            texts[rel] = read_inside(path, project).text
         except OSError as exc:
             refused.append(f"{rel} cannot be read ({exc.strerror or exc}): left as it is")
     return texts, refused
@@ -121,7 +120,8 @@ def remove(host: str, project: Path, show: bool) -> int:
 
 
 def _apply(project: Path, plans: list[Any], show: bool) -> int:
-    from ..core.writes import WriteRefused, leaves, write_atomic
+    from ..core.within import inside
+    from ..core.writes import WriteRefused, write_atomic
 
     status = 0
     for p in plans:
@@ -141,14 +141,14 @@ def _apply(project: Path, plans: list[Any], show: bool) -> int:
             )
             continue
         try:
-            if leaves(path, project):  # checked again: it may have become a link since it was read
+            if not inside(path, project):  # checked again: it may have become a link since it was read
                 raise WriteRefused(f"{path} leads outside the project: nothing was written")
             if p.new is None:
                 os.unlink(path)
                 print(f"Removed {where}.")
                 continue
             path.parent.mkdir(parents=True, exist_ok=True)
-            if leaves(path, project):
+            if not inside(path, project):
                 raise WriteRefused(f"{path} leads outside the project: nothing was written")
             write_atomic(path, p.new, expected=p.old, new_file=p.old is None, within=project)
             if p.executable:

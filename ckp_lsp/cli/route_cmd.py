@@ -113,15 +113,16 @@ def run(args: argparse.Namespace) -> int:
 def _budgeted(root: Path, result: RouteResult, max_tokens: int, form: str) -> int:
     """The route within ``max_tokens`` tokens of file text (the rule of ``core.budget``)."""
     from ..core.budget import declaration, fit, tokens_to_chars
-    from ..core.text import read_text
+    from ..core.within import Folder
 
     if max_tokens < 1:
         print("ckp: --max-tokens must be at least 1", file=sys.stderr)
         return 2
     texts = {}
+    disk = Folder(root)
     for e in result.loaded:
         try:
-            texts[e.file] = read_text(root / e.file)[0]
+            texts[e.file] = disk.read(root / e.file).text
         except OSError:
             continue  # left out, and named so
     b = fit(result, texts, tokens_to_chars(max_tokens))

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import codecs
 import os
 from pathlib import Path
 
 from .init import InitError
 from .text import newline_of
-from .within import inside
+from .within import inside, read_inside
 from .writes import write_atomic
 
 RULES_START = "<!-- ckp:rules:start -->"
@@ -114,19 +113,16 @@ def add_rules(path: Path, rules: str, project: Path | None = None) -> bool:
             f"{path} is a symbolic link that leads outside the project (to {os.path.realpath(path)}): "
             "nothing was written; replace the link by a file inside the project"
         )
-    try:
-        data: bytes | None = path.read_bytes()
+    existing, bom = None, False
+    try:  # a file named outside the project on purpose is read where the user put it
+        existing, utf8, bom = read_inside(path, project or Path(os.path.abspath(path)).anchor)
     except FileNotFoundError:
-        data = None
+        pass
     except OSError as exc:
         raise InitError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
-    existing, bom = None, False
-    if data is not None:
-        bom = data.startswith(codecs.BOM_UTF8)
-        try:
-            existing = data.decode("utf-8").removeprefix("\ufeff")
-        except UnicodeDecodeError:
-            raise InitError(f"{path} is not UTF-8 text: nothing was written") from None
+    else:
+        if not utf8:
+            raise InitError(f"{path} is not UTF-8 text: nothing was written")
     new = with_rules(existing, rules)
     if new == existing:
         return False

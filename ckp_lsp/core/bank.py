@@ -21,8 +21,8 @@ from .knowledge import KnowledgeFile, read_knowledge_file
 from .limits import CLAIM_LIMIT
 from .reading import read_file
 from .suggest import NAME_WORD, suggest_concept
-from .text import read_text
 from .updated import UpdatedDates
+from .within import Folder
 
 #: changes remembered for ``changed_since``; who asks about older ones starts over
 _LOG_LIMIT = 1 << 16
@@ -39,6 +39,7 @@ class Bank:
         today: CkpDate | None = None,
     ) -> None:
         self.root = root
+        self.disk = Folder(root)  # the one way its files are read: never outside the bank
         self.config = config or Config()
         # Where the git and mtime staleness sources read (given by a face): without one, git mode
         # falls back to VALIDATED as outside a repository, and mtime mode knows no date.
@@ -104,38 +105,38 @@ class Bank:
         (in git mode the commit dates are read here too: a check never asks for them), ``today``
         is the day (see ``__init__``)."""
         bank = cls(root, config, dates, today)
-        base = os.path.join(root, "")
         rels = knowledge_files(root, bank.config.exclude, bank.unreadable)
         if cache is None:
-            bank._read(base, rels)
+            bank._read(rels)
         else:
-            bank._read_cached(base, rels, cache)
+            bank._read_cached(rels, cache)
         bank.reload_index()
         if cache is not None:
             cache.save()
         bank.read_dates()
         return bank
 
-    def _read_cached(self, base: str, rels: list[str], cache: FileCache) -> None:
+    def _read_cached(self, rels: list[str], cache: FileCache) -> None:
         get, put, add = cache.get, cache.put, self._add
+        disk, base = self.disk, self.disk.base
         for rel in rels:
             path = base + rel
             try:
                 st = os.stat(path)
             except OSError:
-                self._take(read_file(base, rel))  # says why it cannot be read
+                self._take(read_file(disk, rel))  # says why it cannot be read
                 continue
             kf = get(rel, st)
             if kf is not None:
                 add(kf)
                 continue
-            got = self._take(read_file(base, rel))
+            got = self._take(read_file(disk, rel))
             if not isinstance(got, tuple):
                 put(rel, st, got)
 
-    def _read(self, base: str, rels: list[str]) -> None:
+    def _read(self, rels: list[str]) -> None:
         for rel in rels:
-            self._take(read_file(base, rel))
+            self._take(read_file(self.disk, rel))
 
     def _take(self, got: KnowledgeFile | tuple[str, str]) -> KnowledgeFile | tuple[str, str]:
         """Add what ``read_file`` got: a file, or why one is not read."""
@@ -158,7 +159,7 @@ class Bank:
             return
         self.unreadable.pop(INDEX_NAME, None)
         try:
-            self.index_text = read_text(self.index_path)[0]
+            self.index_text = self.disk.read(self.index_path).text
         except OSError:
             self.index_text = None
 
@@ -400,7 +401,7 @@ class Bank:
     def _note_edit(self, rel: str, text: str) -> None:
         """Git mode: a text unlike the disk's is an uncommitted change; one like it (opened, saved) is not."""
         try:
-            on_disk = read_text(self.root / rel)[0] == text
+            on_disk = self.disk.read(self.root / rel).text == text
         except OSError:
             on_disk = False
         if on_disk:

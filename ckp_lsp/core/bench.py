@@ -27,7 +27,6 @@ from .routing.index_pattern import Router
 from .routing.peer import PlainBM25
 from .routing.ranked import RankedRouter
 from .routing.result import RouteResult
-from .text import read_text
 
 #: the routers a bench measures: the one the tools use, and the index pattern
 MODES = ("ranked", "index")
@@ -349,7 +348,7 @@ def subset(bank: Bank, paths: Iterable[str]) -> Bank:
     sub = Bank(bank.root, bank.config, bank.dates, bank.today)
     for rel in paths:
         try:
-            text, utf8 = read_text(bank.root / rel)
+            text, utf8, _ = bank.disk.read(bank.root / rel)
         except OSError:
             continue
         sub.set_file(rel, text, utf8)

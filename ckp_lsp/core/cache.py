@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
+from .within import inside
 
 if TYPE_CHECKING:
     from .brief import Brief
@@ -91,6 +92,12 @@ def _digest(f: Any, size: int) -> bytes:
 def cache_disabled() -> bool:
     """Whether the environment turns the cache off (``CKP_NO_CACHE=1``)."""
     return os.environ.get("CKP_NO_CACHE", "") not in ("", "0")
+
+
+def may_write(path: Path, within: list[Path] | None) -> bool:
+    """Whether a cache file (the bank's cache, the route snapshot) may be written at ``path``:
+    inside one of the folders ``within`` (None: anywhere), or anywhere ``$CKP_CACHE_DIR`` says."""
+    return within is None or bool(os.environ.get("CKP_CACHE_DIR")) or any(inside(path, w) for w in within)
 
 
 def cache_path(root: Path) -> Path:
@@ -165,12 +172,7 @@ class FileCache:
         if cache_disabled():
             return None
         path = cache_path(root)
-        writable = (
-            within is None
-            or bool(os.environ.get("CKP_CACHE_DIR"))
-            or any(path.is_relative_to(w) for w in within)
-        )
-        return cls(path, writable, root)
+        return cls(path, may_write(path, within), root)
 
     def load(self) -> None:
         """Read the sizes and mtimes and the last findings; anything unexpected in the file

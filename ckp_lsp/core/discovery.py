@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .bank_names import Lookalike, folders_named_by_agents, is_bank_name, lookalike
 from .config import AGENT_ENTRY_FILES, DEFAULT_EXCLUDE, banks_named_in, configured_banks
+from .index_format import INDEX_START
 from .within import escape, inside, never_projects
 from .within import project_root as within_project_root
 
@@ -21,8 +22,6 @@ BANK_DIR_NAME = "memory-bank"
 #: hidden folders searched all the same, for the banks agents keep there (``.github/memory-bank``
 #: of Copilot, ``.cursor/memory-bank`` of Cursor, ``.claude/memory``)
 HIDDEN_SEARCHED = frozenset({".memory-bank", ".claude", ".github", ".cursor"})
-INDEX_START = "<!-- ckp:index:start -->"
-INDEX_END = "<!-- ckp:index:end -->"
 #: how a file's bank is found, in the words the README and the messages use
 BANK_RULE = (
     "a file belongs to the outermost bank among the folders above it, up to its project's root "

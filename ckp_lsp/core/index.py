@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .discovery import INDEX_END, INDEX_START
 from .fields import CKP_FIELDS, LIST_FIELDS
+from .index_format import (
+    BLOCK_KEY,
+    INDEX_END,
+    INDEX_START,
+    cells,
+    is_separator,
+    is_table_line,
+    marker_lines,
+    markers,
+    section_lines,
+    section_offsets,
+)
 from .text import newline_of, split_lines, utf16_len
 
 if TYPE_CHECKING:
@@ -21,8 +31,6 @@ COLUMNS = ("CONCEPT", "FILE", *CKP_FIELDS[1:])
 #: keeps only these, and writes the relationships without their dates
 COMPACT_COLUMNS = ("CONCEPT", "FILE", "TLDR", "ANSWERS_WHEN", "SIMILAR_HIGH", "SIMILAR_MID")
 _LISTS = LIST_FIELDS
-_CELL_SPLIT = re.compile(r"(?<!\\)\|")
-_BLOCK_KEY = re.compile(r"^([A-Z][A-Z_]*):[ \t]*(.*)$")
 
 
 @dataclass
@@ -145,8 +153,7 @@ def update_index_text(existing: str | None, bank: Bank, form: str | None = None)
         )
     nl = newline_of(existing)
     section = render_section(expected_rows(bank), form, nl)
-    start = existing.find(INDEX_START)
-    end = existing.find(INDEX_END, start + 1) if start >= 0 else -1
+    start, end = section_offsets(existing)
     if start >= 0 and end < 0:
         # The end marker was lost: the old section (its table or blocks) is replaced, not repeated.
         return existing[:start] + section + existing[_generated_end(existing, start) :]
@@ -161,8 +168,8 @@ def update_index_text(existing: str | None, bank: Bank, form: str | None = None)
 def _without_sections(text: str) -> str:
     """``text`` without the generated sections it holds: a second copy (two editors or agents
     each added one) is stale, and only the first is regenerated."""
-    while (start := text.find(INDEX_START)) >= 0:
-        end = text.find(INDEX_END, start + 1)
+    while (start := (found := section_offsets(text))[0]) >= 0:
+        end = found[1]
         stop = _generated_end(text, start) if end < 0 else end + len(INDEX_END)
         before = text[:start].rstrip(" \t")
         after = text[stop:]
@@ -174,7 +181,7 @@ def _without_sections(text: str) -> str:
 
 def section_count(text: str) -> list[int]:
     """The 0-based lines of the generated sections' start markers, in order."""
-    return [n for n, line in enumerate(split_lines(text)) if line.strip() == INDEX_START]
+    return marker_lines(split_lines(text), (INDEX_START,))
 
 
 def _generated_end(text: str, start: int) -> int:
@@ -187,7 +194,7 @@ def _generated_end(text: str, start: int) -> int:
     while pos < len(text):
         nl = text.find("\n", pos)
         line = text[pos : len(text) if nl < 0 else nl].strip()
-        if not (line.startswith("|") or line == "---" or _BLOCK_KEY.match(line)):
+        if not (line.startswith("|") or line == "---" or BLOCK_KEY.match(line)):
             break
         pos = len(text) if nl < 0 else nl + 1
     return pos
@@ -208,23 +215,15 @@ def parse_index(text: str) -> IndexDoc:
     """The generated rows of ``_index.md`` (a table or header blocks), with their lines."""
     lines = split_lines(text)
     doc = IndexDoc()
-    lo, hi = 0, len(lines)
-    for i, line in enumerate(lines):
-        if line.strip() == INDEX_START and doc.start_line is None:
-            doc.start_line = i
-        elif line.strip() == INDEX_END and doc.start_line is not None:
-            doc.end_line = i
-            break
-    if doc.start_line is not None:
-        lo = doc.start_line + 1
-        hi = doc.end_line if doc.end_line is not None else len(lines)
+    doc.start_line, doc.end_line = markers(lines)
+    lo, hi = section_lines(lines)
     body = lines[lo:hi]
-    table = any(line.lstrip().startswith("|") for line in body)
+    table = any(is_table_line(line) for line in body)
     if doc.start_line is None and not _holds_ckp_rows(body, table):
         return doc  # a hand-written index (a table of links, notes): the user's, not CKP rows
     if table:
         doc.rows = _table_rows(body, lo)
-        head = next(line for line in body if line.lstrip().startswith("|"))
+        head = next(line for line in body if is_table_line(line))
         if tuple(c.upper() for c in cells(head)) == COMPACT_COLUMNS:
             doc.form = "compact"
     else:
@@ -241,24 +240,24 @@ def row_at(text: str, line: int) -> IndexRow | None:
     lines = index_lines(text)
     if not 0 <= line < len(lines):
         return None
-    marks = [i for i, x in enumerate(lines) if x.strip() in (INDEX_START, INDEX_END)]
+    marks = marker_lines(lines)
     if marks and not (marks[0] < line and (len(marks) == 1 or line < marks[1])):
         return None  # outside the generated section: the user's own text
-    if lines[line].lstrip().startswith("|"):
+    if is_table_line(lines[line]):
         head = line
-        while head > 0 and lines[head - 1].lstrip().startswith("|"):
+        while head > 0 and is_table_line(lines[head - 1]):
             head -= 1
         if head == line:
             return None
         rows = _table_rows([lines[head], lines[line]], line - 1)
         return rows[0] if rows else None
-    if not _BLOCK_KEY.match(lines[line]):
+    if not BLOCK_KEY.match(lines[line]):
         return None
     start = line
-    while start > 0 and _BLOCK_KEY.match(lines[start - 1]) and not lines[start].startswith("CONCEPT:"):
+    while start > 0 and BLOCK_KEY.match(lines[start - 1]) and not lines[start].startswith("CONCEPT:"):
         start -= 1
     end = line + 1
-    while end < len(lines) and _BLOCK_KEY.match(lines[end]) and not lines[end].startswith("CONCEPT:"):
+    while end < len(lines) and BLOCK_KEY.match(lines[end]) and not lines[end].startswith("CONCEPT:"):
         end += 1
     rows = _block_rows(lines[start:end], start)
     return next((r for r in reversed(rows) if r.line <= line), None)
@@ -268,34 +267,22 @@ def _holds_ckp_rows(lines: list[str], table: bool) -> bool:
     """Whether an index without markers is still CKP's: a table headed by a CONCEPT column, or
     header blocks."""
     if table:
-        head = next(line for line in lines if line.lstrip().startswith("|"))
+        head = next(line for line in lines if is_table_line(line))
         return "CONCEPT" in (c.upper() for c in cells(head))
     return any(line.startswith("CONCEPT:") for line in lines)
-
-
-def cells(line: str) -> list[str]:
-    """The cells of a table row, unescaped (``\\|`` is a pipe inside a cell)."""
-    s = line.strip()
-    if s.startswith("|"):
-        s = s[1:]
-    if s.endswith("|") and not s.endswith("\\|"):
-        s = s[:-1]
-    if "\\|" not in s:
-        return [c.strip() for c in s.split("|")]
-    return [c.strip().replace("\\|", "|") for c in _CELL_SPLIT.split(s)]
 
 
 def _table_rows(lines: list[str], offset: int) -> list[IndexRow]:
     rows: list[IndexRow] = []
     columns: list[str] | None = None
     for i, line in enumerate(lines):
-        if not line.lstrip().startswith("|"):
+        if not is_table_line(line):
             continue
         row = cells(line)
         if columns is None:
             columns = [c.upper() for c in row]
             continue
-        if all(set(c) <= set("-: ") for c in row):
+        if is_separator(row):
             continue
         values = {c: " ".join(v.split()) for c, v in zip(columns, row, strict=False)}
         rows.append(IndexRow(values, offset + i, utf16_len(line)))
@@ -306,7 +293,7 @@ def _block_rows(lines: list[str], offset: int) -> list[IndexRow]:
     rows: list[IndexRow] = []
     current: IndexRow | None = None
     for i, line in enumerate(lines):
-        m = _BLOCK_KEY.match(line)
+        m = BLOCK_KEY.match(line)
         if m is None:
             if line.strip() == "---":
                 current = None

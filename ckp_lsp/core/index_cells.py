@@ -3,25 +3,15 @@
 from __future__ import annotations
 
 import functools
-import re
 from bisect import bisect_right
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
-from .discovery import INDEX_END, INDEX_START
 from .index import index_lines
+from .index_format import BLOCK_KEY, CELL_SPLIT, SEPARATOR, is_table_line, section_lines
 from .text import Span, line_offsets, span_of
 
-_PIPE = re.compile(r"(?<!\\)\|")
-
-
-_BLOCK_KEY = re.compile(r"^([A-Z][A-Z_]*):[ \t]*")
-
-
 _TIERS = ("SIMILAR_HIGH", "SIMILAR_MID")
-
-
-_SEPARATOR = frozenset("-: ")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,33 +73,24 @@ def _line_starts(text: str) -> list[int]:
 def _layout(text: str) -> tuple[list[str], int, int, bool]:
     """The lines of ``_index.md``, its section's bounds and whether the section is a table."""
     lines = index_lines(text)
-    lo, hi = _section(lines)
-    return lines, lo, hi, any(lines[n].lstrip().startswith("|") for n in range(lo, hi))
-
-
-def _section(lines: list[str]) -> tuple[int, int]:
-    """The lines between the index markers (the whole text without them), as ``parse_index`` reads it."""
-    start = next((i for i, line in enumerate(lines) if line.strip() == INDEX_START), None)
-    if start is None:
-        return 0, len(lines)
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].strip() == INDEX_END), len(lines))
-    return start + 1, end
+    lo, hi = section_lines(lines)
+    return lines, lo, hi, any(is_table_line(lines[n]) for n in range(lo, hi))
 
 
 def _table_cells(lines: list[str], lo: int, hi: int, only: Iterable[int] | None = None) -> list[IndexCell]:
     """The cells of the table's rows (of the lines ``only``, when given)."""
     columns: list[str] | None = None
     out: list[IndexCell] = []
-    head = next((n for n in range(lo, hi) if lines[n].lstrip().startswith("|")), hi)
+    head = next((n for n in range(lo, hi) if is_table_line(lines[n])), hi)
     for n in range(lo, hi) if only is None else [head, *(n for n in only if n > head)]:
         line = lines[n]
-        if not line.lstrip().startswith("|"):
+        if not is_table_line(line):
             continue
         bounds = _cell_bounds(line)
         if columns is None:
             columns = [line[a:b].upper() for a, b in bounds]
             continue
-        if all(set(line[a:b]) <= _SEPARATOR for a, b in bounds):
+        if all(set(line[a:b]) <= SEPARATOR for a, b in bounds):
             continue
         cells = dict(zip(columns, bounds, strict=False))
         concept = line[slice(*cells["CONCEPT"])] if "CONCEPT" in cells else ""
@@ -132,7 +113,7 @@ def _cell_bounds(line: str) -> list[tuple[int, int]]:
         end -= 1
     bounds = []
     pos = start
-    for m in _PIPE.finditer(line, start, end):
+    for m in CELL_SPLIT.finditer(line, start, end):
         bounds.append(_trim(line, pos, m.start()))
         pos = m.end()
     bounds.append(_trim(line, pos, end))
@@ -167,7 +148,7 @@ def _block_cells(lines: list[str], lo: int, hi: int) -> list[IndexCell]:
     rows: list[list[tuple[int, str, int]]] = []  # per row: (line, key, value column)
     current: list[tuple[int, str, int]] | None = None
     for n in range(lo, hi):
-        m = _BLOCK_KEY.match(lines[n])
+        m = BLOCK_KEY.match(lines[n])
         if m is None:
             if lines[n].strip() == "---":
                 current = None
@@ -175,7 +156,7 @@ def _block_cells(lines: list[str], lo: int, hi: int) -> list[IndexCell]:
         if m.group(1) == "CONCEPT" or current is None:
             current = []
             rows.append(current)
-        current.append((n, m.group(1), m.end()))
+        current.append((n, m.group(1), m.start(2)))
     out: list[IndexCell] = []
     for keyed in rows:
         values = {key: lines[n][col:].strip() for n, key, col in keyed}

@@ -7,7 +7,6 @@ from collections.abc import Callable, Iterable
 from weakref import WeakKeyDictionary
 
 from .bank import Bank
-from .discovery import INDEX_END, INDEX_START
 from .findings import Finding, apply_overrides
 from .index import (
     TABLE_HEAD,
@@ -22,6 +21,7 @@ from .index import (
     section_count,
     tokens,
 )
+from .index_format import INDEX_END, INDEX_START, is_table_line, markers
 from .knowledge import KnowledgeFile
 from .text import Span, split_lines, utf16_len
 
@@ -251,11 +251,11 @@ def _table_layout(text: str) -> tuple[list[str], int, int, int] | None:
     """The lines of a generated table index, its start marker, its head row and its end (None
     when the index is not one)."""
     lines = index_lines(text)
-    start = next((i for i, line in enumerate(lines) if line.strip() == INDEX_START), None)
+    start, end = markers(lines)
     if start is None:
         return None
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].strip() == INDEX_END), len(lines))
-    head = next((i for i in range(start + 1, end) if lines[i].lstrip().startswith("|")), None)
+    end = len(lines) if end is None else end
+    head = next((i for i in range(start + 1, end) if is_table_line(lines[i])), None)
     if head is None or lines[head] != TABLE_HEAD[0]:
         return None
     return lines, start, head, end

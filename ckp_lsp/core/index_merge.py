@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .discovery import INDEX_END, INDEX_START
 from .index import parse_index
+from .index_format import INDEX_END, INDEX_START, section_offsets
 from .text import newline_of, split_lines
 
 
@@ -30,8 +30,7 @@ class _Parts:
 
 
 def _parts(text: str) -> _Parts | None:
-    start = text.find(INDEX_START)
-    end = text.find(INDEX_END, start + 1) if start >= 0 else -1
+    start, end = section_offsets(text)
     if start < 0 or end < 0 or "\n<<<<<<< " in "\n" + text:
         return None
     section = text[start : end + len(INDEX_END)]

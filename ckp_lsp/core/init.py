@@ -7,7 +7,6 @@ the same on every run. The agent rules that point an agent at the bank are ``age
 
 from __future__ import annotations
 
-import codecs
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -129,7 +128,6 @@ def adopt_bank(bank_root: Path, today: CkpDate) -> Adopted:
     phased run over the whole bank, bodies untouched, VALIDATED the month of ``today``), then the
     index is written."""
     from .compile.compile_all import compile_all
-    from .text import read_text
     from .writes import WriteRefused, refusal
 
     bank = Bank.load(bank_root, config_for_bank(bank_root), today=today)
@@ -140,8 +138,7 @@ def adopt_bank(bank_root: Path, today: CkpDate) -> Adopted:
         if not (kf.concept or kf.local or (kf.header and kf.header.fields)):
             continue  # a template to copy (no header, no finding)
         try:
-            texts[rel] = read_text(bank_root / rel)[0]
-            boms[rel] = (bank_root / rel).read_bytes().startswith(codecs.BOM_UTF8)
+            texts[rel], _, boms[rel] = bank.disk.read(bank_root / rel)
         except OSError as exc:
             failed.append((rel, str(exc)))
     compiled: list[str] = []

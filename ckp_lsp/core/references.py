@@ -14,8 +14,9 @@ from pathlib import PurePosixPath
 from .bank import Bank
 from .discovery import INDEX_NAME
 from .fields import CONCEPT_RE
-from .index_cells import _SEPARATOR, IndexCell, _layout, _table_cells, index_cell_at, index_cells_naming
+from .index_cells import IndexCell, _layout, _table_cells, index_cell_at, index_cells_naming
 from .index_checks import kept_index_lines
+from .index_format import SEPARATOR, is_table_line
 from .knowledge import KnowledgeFile
 from .locate import at
 from .text import Span
@@ -123,7 +124,7 @@ def index_declarations(bank: Bank, concept: str) -> list[Mention]:
     if text is None:
         return []
     lines, lo, hi, table = _layout(text)
-    head = next((n for n in range(lo, hi) if lines[n].lstrip().startswith("|")), None) if table else None
+    head = next((n for n in range(lo, hi) if is_table_line(lines[n])), None) if table else None
     if head is None or _first_cell(lines[head]).upper() != "CONCEPT":
         return [m for m in index_mentions(bank, concept) if m.kind == "index-concept"]
     rows = _sorted_rows(text)
@@ -148,16 +149,16 @@ def _sorted_rows(text: str) -> tuple[int, int] | None:
     they are all rows and sorted by it, as ``ckp index`` writes them; None otherwise (a table edited
     by hand is read line by line)."""
     lines, lo, hi, table = _layout(text)
-    head = next((n for n in range(lo, hi) if lines[n].lstrip().startswith("|")), None) if table else None
+    head = next((n for n in range(lo, hi) if is_table_line(lines[n])), None) if table else None
     if head is None or _first_cell(lines[head]).upper() != "CONCEPT":
         return None
     first = head + 1
-    if first < hi and set(lines[first].replace("|", "")) <= _SEPARATOR:
+    if first < hi and set(lines[first].replace("|", "")) <= SEPARATOR:
         first += 1
     before = ""
     for n in range(first, hi):
         line = lines[n]
-        if not line.lstrip().startswith("|"):
+        if not is_table_line(line):
             return None
         cell = _first_cell(line)
         if cell < before:

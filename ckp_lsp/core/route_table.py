@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .discovery import INDEX_END, INDEX_NAME, INDEX_START, markdown_entries
+from .discovery import INDEX_NAME, markdown_entries
+from .index_format import route_rows
+from .within import Folder
 
 if TYPE_CHECKING:
     from .bank import Bank
@@ -30,7 +32,6 @@ if TYPE_CHECKING:
 FULL_READ_LIMIT = 500
 #: separates keywords in a table: a keyword as written may hold a comma (a YAML list item)
 SEPARATOR = "\x1f"
-_ROW_COLUMNS = ("CONCEPT", "ANSWERS_WHEN", "SIMILAR_HIGH", "SIMILAR_MID")
 
 
 @dataclass
@@ -111,8 +112,9 @@ def read_route_table(
 
     Files come in index order, then the files read from disk by path.
     """
-    listing = _list_files(root, config.exclude)
-    index = _read_index(root / INDEX_NAME)
+    disk = Folder(root)
+    listing = _list_files(disk, config.exclude)
+    index = _read_index(disk)
     if index is None or len(listing) <= full_read_limit:
         from .bank import Bank
 
@@ -124,7 +126,7 @@ def read_route_table(
 
     table = RouteTable(index_tokens=tokens(text))
     stale = []
-    for rel, concept, keywords, high, mid in _index_rows(text):
+    for rel, concept, keywords, high, mid in route_rows(text) or _block_rows(text):
         found = listing.pop(rel, None)  # None: not a knowledge file, or a second row for it
         if found is None:
             continue
@@ -133,7 +135,7 @@ def read_route_table(
         else:
             stale.append(rel)
     for rel in sorted([*stale, *listing]):
-        kf = _read_file(root, rel)
+        kf = _read_file(disk, rel)
         if kf is not None:
             table.add_file(kf)
     return table
@@ -145,12 +147,11 @@ def _exclusion(exclude: Iterable[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(f"(?:{g})" for g in globs)) if globs else None
 
 
-def _list_files(root: Path, exclude: Iterable[str]) -> dict[str, tuple[int, int]]:
+def _list_files(disk: Folder, exclude: Iterable[str]) -> dict[str, tuple[int, int]]:
     """Path -> (size in bytes, mtime in ns) of every knowledge file: the files of ``knowledge_files``."""
     excluded = _exclusion(exclude)
     out: dict[str, tuple[int, int]] = {}
-    real_root: Path | None = None
-    for rel, e in markdown_entries(root):
+    for rel, e in markdown_entries(disk.root):
         if rel == INDEX_NAME:
             continue
         if excluded is not None and (
@@ -159,11 +160,9 @@ def _list_files(root: Path, exclude: Iterable[str]) -> dict[str, tuple[int, int]
             continue
         try:
             st = e.stat()
-            if e.is_symlink():
-                # A symlinked file counts only when it points inside the bank.
-                real_root = real_root or root.resolve()
-                if real_root not in Path(e.path).resolve(strict=True).parents:
-                    continue
+            # A symlinked file counts only when it points inside the bank (``stat`` followed it).
+            if e.is_symlink() and not disk.holds(e.path):
+                continue
         except (OSError, RuntimeError):
             continue
         if stat.S_ISREG(st.st_mode):
@@ -171,58 +170,37 @@ def _list_files(root: Path, exclude: Iterable[str]) -> dict[str, tuple[int, int]
     return out
 
 
-def _read_index(path: Path) -> tuple[str, int] | None:
+def _read_index(disk: Folder) -> tuple[str, int] | None:
     """Text of ``_index.md`` (BOM stripped) and its mtime, or None when it cannot be read."""
+    path = disk.root / INDEX_NAME
     try:
-        with path.open("rb") as fh:
-            mtime_ns = os.fstat(fh.fileno()).st_mtime_ns
-            data = fh.read()
+        mtime_ns = os.stat(path).st_mtime_ns  # before the read: a later change makes it stale
+        text = disk.read(path).text
     except OSError:
         return None
-    return data.decode("utf-8", errors="replace").removeprefix("\ufeff"), mtime_ns
+    return text, mtime_ns
 
 
-def _index_rows(text: str) -> Iterator[tuple[str, str, str, str, str]]:
-    """The generated rows of ``_index.md``: FILE, CONCEPT, ANSWERS_WHEN, SIMILAR_HIGH, SIMILAR_MID."""
-    start = text.find(INDEX_START)
-    end = text.find(INDEX_END, start + 1) if start >= 0 else -1
-    section = text[start + len(INDEX_START) : end] if start >= 0 and end >= 0 else text
-    lines = [line for line in section.splitlines() if line.lstrip().startswith("|")]
-    if not lines:
-        from .index import parse_index
+def _block_rows(text: str) -> Iterator[tuple[str, str, str, str, str]]:
+    """The rows of an index of header blocks, as ``route_rows`` gives a table's."""
+    from .index import parse_index
 
-        for r in parse_index(text).rows:
-            v = r.values
-            yield (
-                r.file,
-                r.concept,
-                v.get("ANSWERS_WHEN", ""),
-                v.get("SIMILAR_HIGH", ""),
-                v.get("SIMILAR_MID", ""),
-            )
-        return
-    from .index import cells
-
-    columns = [c.upper() for c in cells(lines[0])]
-    if "FILE" not in columns or "CONCEPT" not in columns:
-        return
-    width = len(columns)
-    # Cell k of a row is part k + 1 of the line split on "|"; a column the table lacks reads as
-    # the empty string appended to the parts.
-    f, c, k, h, m = (columns.index(name) + 1 if name in columns else -1 for name in ("FILE", *_ROW_COLUMNS))
-    for line in lines[1:]:
-        parts = ["", *cells(line)] if "\\|" in line else line.split("|")
-        if len(parts) > width:
-            parts.append("")
-            yield parts[f].strip(), parts[c].strip(), parts[k].strip(), parts[h].strip(), parts[m].strip()
+    for r in parse_index(text).rows:
+        v = r.values
+        yield (
+            r.file,
+            r.concept,
+            v.get("ANSWERS_WHEN", ""),
+            v.get("SIMILAR_HIGH", ""),
+            v.get("SIMILAR_MID", ""),
+        )
 
 
-def _read_file(root: Path, rel: str) -> KnowledgeFile | None:
+def _read_file(disk: Folder, rel: str) -> KnowledgeFile | None:
     from .knowledge import read_knowledge_file
-    from .text import read_text
 
     try:
-        text, utf8 = read_text(root / rel)
+        text, utf8, _ = disk.read(disk.base + rel)
     except OSError:
         return None
     return read_knowledge_file(rel, text, utf8)

@@ -1,28 +1,117 @@
 """Whether a path belongs to a folder: the one rule every face applies before reading or writing.
 
 A path belongs to a folder when, every symbolic link on the way followed (a dangling one to where
-it points), it is the folder or lies below it. The bank's files, the project's README, a
-``.ckp.toml``'s ``banks``, the cache and every write go through ``inside``; a bank folder named on
-the command line, a workspace folder or the folder ``ckp mcp`` serves goes through ``escape``.
+it points) and every ``..`` taken, it is the folder or lies below it, compared as the system
+compares names (``os.path.normcase``: without case on Windows). ``below`` is that rule, and
+everything else asks it: ``inside`` for a path, ``Folder.read`` for the file a reader actually
+opened (the bank's files, its ``_index.md``, the project's files), ``core.writes.write_atomic`` for
+every write, ``core.cache`` for where a cache may be kept, and ``escape`` for a bank folder named on
+the command line, a workspace folder or the folder ``ckp mcp`` serves.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 from pathlib import Path
+from typing import NamedTuple
 
 #: what makes a folder a project's root (see ``project_root``)
 PROJECT_MARKERS = (".git", ".ckp.toml")
 
 
+def below(real: str, real_root: str) -> bool:
+    """Whether the real path ``real`` is the real path ``real_root`` or lies below it: the rule."""
+    real, real_root = os.path.normcase(real), os.path.normcase(real_root)
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
 def inside(path: Path | str, root: Path | str) -> bool:
     """Whether ``path``, every symbolic link followed, is ``root`` or lies below it (``root``'s
     links followed too)."""
-    real_root = os.path.realpath(root)
-    real = os.path.realpath(path)
-    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+    return below(os.path.realpath(path), os.path.realpath(root))
+
+
+class Outside(PermissionError):
+    """A file that leads outside the folder it was read from, or is no regular file: not read."""
+
+
+class FileText(NamedTuple):
+    """A file's text as read: BOM stripped, whether it was UTF-8, whether it began with a BOM."""
+
+    text: str
+    utf8: bool
+    bom: bool
+
+
+#: what one read of a file asks for (most knowledge files are smaller)
+_CHUNK = 1 << 16
+_BOM = b"\xef\xbb\xbf"
+
+
+class Folder:
+    """A folder whose files are read only when they lie inside it: its real path is found once, and
+    each file opened is judged by where the opened file really is (no race with a link swapped in
+    between a check and the read)."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+        self.base = os.path.join(root, "")  # a file's path is ``base + rel``
+        self.real = os.path.realpath(root)
+
+    def holds(self, path: Path | str) -> bool:
+        """Whether ``path`` (every link followed) lies inside the folder."""
+        return below(os.path.realpath(path), self.real)
+
+    def read(self, path: Path | str) -> FileText:
+        """The text of the file ``path``; ``Outside`` when it leads out of the folder or is a pipe or
+        a device, ``OSError`` when it cannot be read."""
+        from .text import decode
+
+        data = self.bytes_of(path)
+        text, utf8 = decode(data)
+        return FileText(text, utf8, data.startswith(_BOM))
+
+    def bytes_of(self, path: Path | str) -> bytes:
+        """The bytes of the file ``path``, refused as ``read`` refuses."""
+        # os-level calls: a bank is thousands of small files, and each io.open costs more than its
+        # read. O_NONBLOCK: a named pipe opens at once (and is refused below) instead of hanging.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            if not below(_opened(fd, path), self.real):
+                raise Outside(
+                    errno.EACCES,
+                    f"it leads outside {self.root} (to {os.path.realpath(path)})",
+                    os.fspath(path),
+                )
+            mode = os.fstat(fd).st_mode
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # a folder: the read says so
+                raise Outside(errno.EINVAL, "not a regular file", os.fspath(path))
+            data = os.read(fd, _CHUNK)
+            if len(data) == _CHUNK:  # a large file: read the rest
+                chunks = [data]
+                while chunk := os.read(fd, 1 << 20):
+                    chunks.append(chunk)
+                data = b"".join(chunks)
+        finally:
+            os.close(fd)
+        return data
+
+
+def _opened(fd: int, path: Path | str) -> str:
+    """Where the file open as ``fd`` really is: what the system says of the descriptor (Linux),
+    else ``path`` with its links followed."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}").removesuffix(" (deleted)")
+    except OSError:
+        return os.path.realpath(path)
+
+
+def read_inside(path: Path | str, root: Path | str) -> FileText:
+    """The text of the file ``path``, read only when it lies inside ``root`` (see ``Folder.read``)."""
+    return Folder(root).read(path)
 
 
 def regular_inside(path: Path | str, root: Path | str) -> bool:

@@ -56,12 +56,6 @@ class CannotWrite(WriteRefused):
     """The system refused the write (full disk, read-only folder, name too long): nothing changed."""
 
 
-def leaves(path: Path, root: Path) -> bool:
-    """Whether writing ``path`` would write outside ``root`` (a symbolic link, even a dangling one,
-    is followed to where it points)."""
-    return not inside(path, root)
-
-
 def write_atomic(
     path: Path,
     text: str,
@@ -108,7 +102,7 @@ def refusal(path: Path, within: Path | None = None) -> str:
 
 def _refuse_leaving(path: Path, within: Path | None) -> None:
     """Refuse a symbolic link whose target lies outside the bank."""
-    if within is not None and leaves(path, within):
+    if within is not None and not inside(path, within):
         raise WriteRefused(
             f"{path} is a symbolic link that leads outside the bank (to {os.path.realpath(path)}): "
             "nothing was written; replace the link by a file inside the bank"

@@ -174,7 +174,7 @@ def _refuse_config(root: Path, command: str) -> None:
     """Refuse a repository whose config is not a file of its own ``.git`` folder: a ``.git`` file
     (``gitdir:`` names another folder, perhaps another repository's) or link, or a config that is
     a link out of the project; git would write there."""
-    from ..core.writes import leaves
+    from ..core.within import inside
 
     dotgit = root / ".git"
     if dotgit.is_symlink() or not dotgit.is_dir():
@@ -183,7 +183,7 @@ def _refuse_config(root: Path, command: str) -> None:
             f"folder): nothing was written; {_manual(command)}"
         )
     config = dotgit / "config"
-    if config.is_symlink() and leaves(config, root):
+    if config.is_symlink() and not inside(config, root):
         raise GitError(
             f"{config} is a symbolic link that leads outside the project (to {os.path.realpath(config)}): "
             f"nothing was written; {_manual(command)}"
@@ -194,6 +194,7 @@ def install_merge_driver(root: Path, bank_root: Path) -> list[str]:
     """Name the driver in ``.gitattributes`` and configure it in the repository's own config
     (``.git/config``, never the user's): what was done, empty when all of it was there already.
     Nothing is written through a link out of the project nor into another repository's config."""
+    from ..core.within import read_inside
     from ..core.writes import WriteRefused, refusal, write_atomic
 
     done: list[str] = []
@@ -212,7 +213,7 @@ def install_merge_driver(root: Path, bank_root: Path) -> list[str]:
         git(root, "config", "--local", f"merge.{DRIVER_NAME}.name", "ckp: _index.md merged by its rows")
         git(root, "config", "--local", f"merge.{DRIVER_NAME}.driver", command)
         done.append(f"configured the merge driver {DRIVER_NAME} in {config / 'config'}")
-    text = attributes.read_text(encoding="utf-8") if attributes.is_file() else None
+    text = read_inside(attributes, root).text if attributes.is_file() else None
     if line not in (text or "").splitlines():
         old = text or ""
         sep = "" if not old or old.endswith("\n") else "\n"
@@ -238,6 +239,7 @@ def bank_changes(bank_root: Path, exclude: Iterable[str], base: str) -> tuple[st
     between it and the files on disk (committed or not)."""
     from ..core.discovery import knowledge_files, why_not_knowledge
     from ..core.text import decode
+    from ..core.within import Folder
 
     root = repository_root(bank_root)
     commit = resolve(root, base)
@@ -250,12 +252,13 @@ def bank_changes(bank_root: Path, exclude: Iterable[str], base: str) -> tuple[st
         if path.startswith(prefix) and why_not_knowledge(path[len(prefix) :], exclude) is None
     }
     now = set(knowledge_files(bank_root, exclude, {}))
+    disk = Folder(bank_root)
     out = []
     for rel in sorted(now | then.keys()):
         data = None
         if rel in now:
             try:
-                data = (bank_root / rel).read_bytes()
+                data = disk.bytes_of(bank_root / rel)
             except OSError:
                 data = None
         if data is not None and then.get(rel) == blob_id(data):

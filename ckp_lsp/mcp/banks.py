@@ -28,8 +28,7 @@ from ..core.discovery import (
 )
 from ..core.routing.ranked import RankedRouter
 from ..core.stat_scan import Stats, stat_tree
-from ..core.text import read_text
-from ..core.within import escape, regular_inside
+from ..core.within import Outside, escape, regular_inside
 from ..faces.banks import read_bank
 from ..faces.clock import today
 
@@ -148,7 +147,7 @@ class ServedBank:
                 self.bank.remove_file(rel)
             else:
                 try:
-                    text, utf8 = read_text(path)
+                    text, utf8, _ = self.bank.disk.read(path)
                 except OSError:
                     self.bank.remove_file(rel)
                     continue
@@ -336,11 +335,19 @@ class ServedBanks:
 
     def read(self, sb: ServedBank, rel: str) -> str:
         """The text of a file of ``sb`` (checked again: it may have become a link since)."""
+        return self.read_with_bom(sb, rel)[0]
+
+    def read_with_bom(self, sb: ServedBank, rel: str) -> tuple[str, bool]:
+        """The text of a file of ``sb`` and whether it began with a BOM (checked again: it may have
+        become a link since)."""
         path = sb.root / rel
         why = skip_reason(path, sb.root)
-        if why is not None or not regular_inside(path, sb.root):
-            raise Refusal(f"'{rel}' is not read: {why or 'it leads outside the bank'}")
+        if why is not None:
+            raise Refusal(f"'{rel}' is not read: {why}")
         try:
-            return read_text(path)[0]
+            text, _, bom = sb.bank.disk.read(path)
+        except Outside:
+            raise Refusal(f"'{rel}' is not read: it leads outside the bank") from None
         except OSError as exc:
             raise Refusal(f"'{rel}' cannot be read: {exc.strerror or exc}") from None
+        return text, bom

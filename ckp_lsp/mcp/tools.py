@@ -20,7 +20,6 @@ from ..core.header_changes import describe, header_diff
 from ..core.index import tokens, update_index_text
 from ..core.index_checks import check_index
 from ..core.knowledge import read_knowledge_file
-from ..core.text import BOM
 from ..core.writes import WriteRefused, write_atomic
 from ..faces.findings_json import as_json
 from ..faces.llm.providers import provider_for
@@ -134,8 +133,7 @@ def compile_file(
         path = sb.root / rel
         llm = sb.bank.config.llm
         try:
-            data = path.read_bytes()
-            text = banks.read(sb, rel)
+            text, bom = banks.read_with_bom(sb, rel)
             compiled = compile_header(sb.bank, rel, text, provider_for(llm), llm.timeout)
         except CompileError as exc:
             raise Refusal(f"{rel}: {exc}") from None
@@ -144,9 +142,7 @@ def compile_file(
         changed = compiled.text != text
         if changed and not dry_run:
             try:
-                write_atomic(
-                    path, compiled.text, expected=text, bom=data.startswith(BOM.encode()), within=sb.root
-                )
+                write_atomic(path, compiled.text, expected=text, bom=bom, within=sb.root)
             except WriteRefused as exc:
                 raise Refusal(str(exc)) from None
             sb.wrote(rel, compiled.text)

@@ -19,7 +19,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
-from ..core.text import BOM, read_text
+from ..core.text import BOM
 from . import pygls_compat
 from .client import ClientCapabilities, Settings
 from .convert import path_of, to_position
@@ -88,7 +88,7 @@ class CkpServer(LanguageServer):
         if doc.file is None:
             return None
         try:  # as the bank read it: a file that is not UTF-8 is still text
-            return read_text(doc.bank.root / doc.rel)[0]
+            return doc.bank.disk.read(doc.bank.root / doc.rel).text
         except OSError:
             return None
 

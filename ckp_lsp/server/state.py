@@ -24,7 +24,6 @@ from ..core.index import row_values
 from ..core.index_checks import check_index
 from ..core.knowledge import KnowledgeFile
 from ..core.references import prepare
-from ..core.text import read_text
 from ..core.within import escape, inside
 from ..faces.clock import today
 from ..faces.collector import paused_collection
@@ -322,7 +321,7 @@ class WorkspaceState:
         why = skip_reason(path, doc.bank.root)
         if why is None:
             try:
-                text, utf8 = read_text(path)
+                text, utf8, _ = doc.bank.disk.read(path)
             except FileNotFoundError:
                 return self.disk_deleted(path)
             except OSError as exc:

@@ -17,14 +17,13 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.core.discovery import (
-    INDEX_END,
-    INDEX_START,
     bank_of,
     find_banks,
     named_bank,
     never_banks,
     project_root,
 )
+from ckp_lsp.core.index_format import INDEX_END, INDEX_START
 from ckp_lsp.core.workspace import resolve_targets
 from ckp_lsp.mcp.banks import ServedBanks
 from ckp_lsp.server.state import WorkspaceState

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.cli import hook_cmd
-from ckp_lsp.core import text as text_module
 from ckp_lsp.core.agent_text import quote_file
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.budget import declaration, fit, split_file
@@ -19,6 +18,7 @@ from ckp_lsp.core.hooks import HookError, parse_input, render
 from ckp_lsp.core.memory_text import prompt_context
 from ckp_lsp.core.routing import route
 from ckp_lsp.core.routing.result import RouteResult
+from ckp_lsp.core.within import Folder
 from tests.copies import copy_tree
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -115,15 +115,15 @@ def test_a_file_that_cannot_be_read_is_left_out_and_the_declaration_names_it(
 ) -> None:
     project = tmp_path / "shop"
     copy_tree(MENTAT, project / "memory-bank")
-    real = text_module.read_text
+    real = Folder.bytes_of
 
-    def read_text(path: Path | str) -> tuple[str, bool]:
+    def bytes_of(self: Folder, path: Path | str) -> bytes:
         if str(path).endswith("patterns/jwt.md") and reading["now"]:
             raise PermissionError(13, "Permission denied", str(path))
-        return real(path)
+        return real(self, path)
 
     reading = {"now": False}
-    monkeypatch.setattr(text_module, "read_text", read_text)
+    monkeypatch.setattr(Folder, "bytes_of", bytes_of)
     monkeypatch.setattr(hook_cmd, "_read_bank", lambda root: Bank.load(root, config_for_bank(root)))
     original = hook_cmd._texts
 

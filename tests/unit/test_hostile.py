@@ -15,12 +15,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core import reading as reading_module
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.checks import check_file
 from ckp_lsp.core.findings import Finding
 from ckp_lsp.core.index_checks import check_index
 from ckp_lsp.core.text import Span, decode, split_lines, utf16_len
+from ckp_lsp.core.within import Folder
 from tests.unit.builders import assert_inside, bank_of_texts, bare_header, write_files
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -226,14 +226,14 @@ def test_an_unreadable_file_is_skipped_with_the_reason(
         tmp_path / "memory-bank",
         {"good.md": bare_header(CONCEPT="good"), "locked.md": bare_header(CONCEPT="x")},
     )
-    real = reading_module.read_text
+    real = Folder.bytes_of
 
-    def read_text(path: str | Path) -> tuple[str, bool]:
+    def bytes_of(self: Folder, path: str | Path) -> bytes:
         if str(path).endswith("locked.md"):
             raise PermissionError(13, "Permission denied", str(path))
-        return real(path)
+        return real(self, path)
 
-    monkeypatch.setattr(reading_module, "read_text", read_text)
+    monkeypatch.setattr(Folder, "bytes_of", bytes_of)
     bank = Bank.load(bank_dir)
     assert sorted(bank.files) == ["good.md"]
     assert bank.unreadable == {"locked.md": "cannot be read: Permission denied"}

@@ -8,9 +8,9 @@ import pytest
 
 from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.config import Config
-from ckp_lsp.core.discovery import INDEX_END, INDEX_START
 from ckp_lsp.core.index import COLUMNS, expected_rows, parse_index, render_section, tokens, update_index_text
 from ckp_lsp.core.index_checks import check_index
+from ckp_lsp.core.index_format import INDEX_END, INDEX_START
 from ckp_lsp.core.text import Span
 from tests.unit.builders import SHOP, bank_of_texts, bare_header
 

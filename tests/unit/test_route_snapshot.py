@@ -150,7 +150,7 @@ def test_a_changed_index_or_setting_builds_the_router_again(
     ranked_router(root)
     built: list[Path] = []
     real = snapshot._built
-    monkeypatch.setattr(snapshot, "_built", lambda r, c: built.append(r) or real(r, c))
+    monkeypatch.setattr(snapshot, "_built", lambda r, *rest: built.append(r) or real(r, *rest))
     ranked_router(root)
     assert built == []
     (root / "_index.md").write_text("# Index\n", encoding="utf-8")
@@ -214,3 +214,15 @@ def test_with_the_cache_turned_off_no_snapshot_is_written(
     root = a_bank(tmp_path)
     assert [e.file for e in ranked_router(root).route("canary").primaries] == ["deploy.md"]
     assert not (root / ".ckp-cache").exists()
+
+
+def test_the_snapshot_is_written_only_where_the_cache_may_be(tmp_path: Path) -> None:
+    # The same rule as the bank's cache (``cache.may_write``): inside one of the folders named.
+    root = a_bank(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    ranked_router(root, within=[elsewhere])
+    assert not (root / ".ckp-cache" / "route-snapshot.marshal").exists()
+    assert not (root / ".ckp-cache" / "bank.marshal").exists()
+    ranked_router(root, within=[tmp_path])
+    assert (root / ".ckp-cache" / "route-snapshot.marshal").exists()

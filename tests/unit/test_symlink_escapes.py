@@ -9,7 +9,8 @@ import pytest
 
 from ckp_lsp.cli.main import main
 from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.writes import WriteRefused, leaves, write_atomic
+from ckp_lsp.core.within import inside
+from ckp_lsp.core.writes import WriteRefused, write_atomic
 from ckp_lsp.server.features.actions import regenerate_index
 from ckp_lsp.server.features.index_upkeep import index_edit
 from tests.unit.builders import bank_in_cwd, bare_header
@@ -65,9 +66,9 @@ def test_write_atomic_refuses_a_link_out_of_within_but_writes_one_that_stays(tmp
     assert (tmp_path / "out.md").read_text() == "old\n"
     write_atomic(bank / "in.md", "new\n", expected="old\n", within=bank)
     assert (bank / "sub" / "real.md").read_text() == "new\n" and (bank / "in.md").is_symlink()
-    assert leaves(bank / "gone.md", bank) is False
+    assert inside(bank / "gone.md", bank) is True
     (bank / "dangling.md").symlink_to("../elsewhere.md")
-    assert leaves(bank / "dangling.md", bank) is True
+    assert inside(bank / "dangling.md", bank) is False
 
 
 @pytest.mark.parametrize("target", ["dangling", "existing"])

@@ -14,10 +14,11 @@ from ckp_lsp.core.bank import Bank
 from ckp_lsp.core.checks import check_file
 from ckp_lsp.core.compile.compiler import compile_header
 from ckp_lsp.core.config import Config
-from ckp_lsp.core.discovery import INDEX_END, INDEX_START, find_banks, knowledge_files
+from ckp_lsp.core.discovery import find_banks, knowledge_files
 from ckp_lsp.core.full_reader import is_template_text
 from ckp_lsp.core.index import parse_index, update_index_text
 from ckp_lsp.core.index_checks import check_index
+from ckp_lsp.core.index_format import INDEX_END, INDEX_START
 from ckp_lsp.core.rewrite import body_of
 from ckp_lsp.core.text import Span
 from tests.unit.builders import bank_of_texts, bare_header, run_cli, snapshot_files, write_files

@@ -34,9 +34,12 @@ _FILE = "route-snapshot.marshal"
 FORMAT = 4
 
 
-def ranked_router(root: Path, config: Config | None = None, bank: Bank | None = None) -> RankedRouter:
+def ranked_router(
+    root: Path, config: Config | None = None, bank: Bank | None = None, within: list[Path] | None = None
+) -> RankedRouter:
     """The ranked router of the bank at ``root``, from its cache where the cache answers; a process
-    that holds the ``bank`` already (``ckp mcp``) gives it, and only the analysis is read."""
+    that holds the ``bank`` already (``ckp mcp``) gives it, and only the analysis is read. The cache
+    and the snapshot are written only inside one of the folders ``within`` (None: anywhere)."""
     from ..config import config_for_bank
     from .ranked import RankedRouter
     from .store import RouteStore
@@ -44,28 +47,28 @@ def ranked_router(root: Path, config: Config | None = None, bank: Bank | None = 
     if bank is not None:
         return RankedRouter(bank, store=RouteStore.for_bank(root))
     config = config if config is not None else config_for_bank(root)
-    snapshot = Snapshot.for_bank(root)
+    snapshot = Snapshot.for_bank(root, within)
     if snapshot is None:
-        return _built(root, config)
+        return _built(root, config, within)
     # The bank is listed before it is read: a file changed meanwhile leaves a key it no longer
     # matches, and the next process builds again.
     key = _key(root, config)
     kept = snapshot.load(key)
     if kept is not None:
         return kept
-    router = _built(root, config)
+    router = _built(root, config, within)
     snapshot.save(key, router)
     return router
 
 
-def _built(root: Path, config: Config) -> RankedRouter:
+def _built(root: Path, config: Config, within: list[Path] | None = None) -> RankedRouter:
     """The router built from the bank's cache and kept analysis (files read only where changed)."""
     from ..cache import FileCache
     from ..route_table import read_route_table
     from .ranked import RankedRouter
     from .store import RouteStore
 
-    table = read_route_table(root, config, cache=FileCache.for_bank(root))
+    table = read_route_table(root, config, cache=FileCache.for_bank(root, within))
     store = RouteStore.for_bank(root) if table.root is not None else None
     return RankedRouter(table, config.file_budget_tokens, store=store)
 
@@ -128,24 +131,26 @@ def _language_stamp() -> tuple[Any, ...]:
 class Snapshot:
     """The kept router of one bank: ``load`` it for a key, ``save`` one built for a key."""
 
-    def __init__(self, path: Path, in_bank: bool, root: Path) -> None:
+    def __init__(self, path: Path, in_bank: bool, root: Path, writable: bool = True) -> None:
         from ..cache import bank_identity
 
         self.path = path
         self.in_bank = in_bank  # a bank's own .ckp-cache: never reached through a link
+        self.writable = writable  # where the cache may be written (``cache.may_write``)
         self.root = root
         self.identity = bank_identity(root)
 
     @classmethod
-    def for_bank(cls, root: Path) -> Snapshot | None:
-        """The snapshot of the bank at ``root``; None when the cache is turned off."""
-        from ..cache import FOLDER, cache_disabled, cache_path
+    def for_bank(cls, root: Path, within: list[Path] | None = None) -> Snapshot | None:
+        """The snapshot of the bank at ``root``; None when the cache is turned off. It is written
+        where the bank's cache may be (``cache.may_write``: inside one of the folders ``within``)."""
+        from ..cache import FOLDER, cache_disabled, cache_path, may_write
 
         if cache_disabled():
             return None
         base = cache_path(root)
-        name = _FILE if base.name == "bank.marshal" else base.stem + "-" + _FILE
-        return cls(base.with_name(name), base.parent == root / FOLDER, root)
+        path = base.with_name(_FILE if base.name == "bank.marshal" else base.stem + "-" + _FILE)
+        return cls(path, base.parent == root / FOLDER, root, may_write(path, within))
 
     def load(self, key: tuple[Any, ...]) -> RankedRouter | None:
         """The router kept for ``key``, or None (none kept, another key, or anything unexpected)."""
@@ -166,7 +171,7 @@ class Snapshot:
         """Keep ``router`` under ``key`` (atomically); whether it was written."""
         from ..cache import save_cache
 
-        if self.identity is None:
+        if self.identity is None or not self.writable:
             return False
         value = _value_of(router)
 

@@ -9,7 +9,7 @@ from lsprotocol import types
 from ...core.bank import Bank
 from ...core.index import update_index_text
 from ...core.text import split_lines, utf16_len
-from ...core.writes import leaves
+from ...core.within import inside
 from ..convert import uri_of
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ def fresh_index(ls: CkpServer, bank: Bank) -> None:
 def index_edit(bank: Bank) -> types.WorkspaceEdit | None:
     """A WorkspaceEdit that makes the bank's ``_index.md`` current, or None when it already is (or
     when ``_index.md`` is a symbolic link leading outside the bank: the editor would write there)."""
-    if leaves(bank.index_path, bank.root):
+    if not inside(bank.index_path, bank.root):
         return None
     old = bank.index_text
     new = update_index_text(old, bank)

@@ -16,7 +16,7 @@ from ...core.compile.job import Job, Usage
 from ...core.compile.model import CompileError
 from ...core.header_changes import describe
 from ...core.line_edits import line_edits
-from ...core.text import BOM, read_text
+from ...core.text import BOM
 from ...faces.llm.providers import provider_for
 from ..pygls_compat import forget_progress
 from .actions import annotations_supported, recompile_annotation, text_edit
@@ -41,7 +41,7 @@ async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
     opened = ls.workspace.text_documents.get(uri)
     if opened is None:
         try:  # a file deleted since the bank read it is said so
-            read_text(doc.bank.root / doc.rel)
+            doc.bank.disk.read(doc.bank.root / doc.rel)
         except OSError as exc:
             why = exc.strerror or type(exc).__name__
             _tell(ls, f"CKP: cannot recompile {doc.rel}: the file cannot be read ({why}).")

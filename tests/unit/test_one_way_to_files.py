@@ -1,0 +1,181 @@
+"""Every face reads and writes a bank's files one way: through ``core.within`` (the reader that
+judges the file it opened) and ``core.writes.write_atomic`` (given the folder it must stay in).
+
+The scan fails on a module that opens, reads or writes a file any other way; each module allowed
+to is named with what it reads, none of which is a bank's file. The behaviour tests follow a
+symbolic link from inside a bank to a file outside it through the CLI, ``ckp mcp``'s tools and
+the language server's state: it is never read, compiled or written.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from pathlib import Path
+
+import pytest
+
+import ckp_lsp
+from ckp_lsp.cli.main import main
+from ckp_lsp.core.config import Config
+from ckp_lsp.core.within import Folder, Outside, read_inside
+from ckp_lsp.mcp.banks import Refusal, ServedBanks
+from ckp_lsp.server.state import WorkspaceState
+from tests.unit.builders import bare_header, write_files
+
+PACKAGE = Path(ckp_lsp.__file__).parent
+
+#: the modules that may open a file themselves, and what they open (never a bank's file)
+ALLOWED = {
+    "core/within.py": "the one reader: the file opened is judged by where it really is",
+    "core/writes.py": "the one writer (and /proc/self/status for the umask)",
+    "core/text.py": "read_text: a file's text wherever it is, for the route's loaded files",
+    "core/routing/documents.py": "the route's files, each one the route table listed (confined there)",
+    "core/cache.py": "the cache files, by a folder's descriptor, never through a link",
+    "core/trust.py": "the user's trust store in their own configuration folder",
+    "core/config.py": "configuration files (.ckp.toml), read before a bank is known",
+    "core/discovery.py": "a glance at a folder's _index.md while looking for banks",
+    "core/bank_names.py": "a glance at rules files and headers while looking for banks",
+    "core/project.py": "the project's files for ckp init, each one judged by within.regular_inside",
+    "core/bench.py": "the questions file named on ckp bench's command line",
+    "core/language/stopwords.py": "the package's own word lists",
+    "server/methods_cache.py": "the package's own compiled protocol methods, beside its byte code",
+    "cli/index_cmd.py": "the three temporary files git hands its merge driver",
+    "cli/trust_cmd.py": "the .ckp.toml the user asks to trust, to show what it sets",
+}
+#: the calls that read or write a file
+METHODS = {"open", "read_text", "read_bytes", "write_text", "write_bytes"}
+OS_CALLS = {"open", "fdopen", "replace", "rename"}
+FUNCTIONS = {"open", "read_text"}
+
+
+def _file_calls(tree: ast.AST) -> list[tuple[int, str]]:
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        if isinstance(f, ast.Name) and f.id in FUNCTIONS:
+            out.append((node.lineno, f.id))
+        elif isinstance(f, ast.Attribute):
+            on_os = isinstance(f.value, ast.Name) and f.value.id == "os"
+            if (on_os and f.attr in OS_CALLS) or (not on_os and f.attr in METHODS):
+                out.append((node.lineno, f.attr))
+    return out
+
+
+@functools.cache
+def _modules() -> list[tuple[str, ast.AST]]:
+    return [
+        (p.relative_to(PACKAGE).as_posix(), ast.parse(p.read_text(encoding="utf-8")))
+        for p in sorted(PACKAGE.rglob("*.py"))
+    ]
+
+
+def test_no_module_opens_reads_or_writes_a_file_but_the_allowed_ones() -> None:
+    found = [
+        f"{rel}:{line}: {name}(...)"
+        for rel, tree in _modules()
+        if rel not in ALLOWED
+        for line, name in _file_calls(tree)
+    ]
+    assert found == [], "read through core.within.Folder / read_inside, write through write_atomic"
+
+
+def test_the_scan_finds_each_way_of_opening_a_file() -> None:
+    # The scan above must be able to fail: each spelling it looks for is found.
+    source = "\n".join(
+        [
+            "open(p)",
+            "p.open()",
+            "p.read_text()",
+            "p.read_bytes()",
+            "p.write_text(t)",
+            "p.write_bytes(b)",
+            "os.open(p, 0)",
+            "os.fdopen(3)",
+            "os.replace(a, b)",
+            "os.rename(a, b)",
+            "read_text(p)",
+        ]
+    )
+    assert len(_file_calls(ast.parse(source))) == 11
+    assert _file_calls(ast.parse("bank.disk.read(p)\nread_inside(p, root)\nos.path.join(a, b)")) == []
+
+
+def test_every_allowed_module_still_opens_a_file() -> None:
+    # An entry left behind after its module stopped opening files would allow the next one to.
+    modules = dict(_modules())
+    assert [rel for rel in ALLOWED if not _file_calls(modules[rel])] == []
+
+
+def test_every_write_atomic_call_names_the_folder_it_must_stay_in() -> None:
+    missing = [
+        f"{rel}:{node.lineno}"
+        for rel, tree in _modules()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and getattr(node.func, "id", getattr(node.func, "attr", None)) == "write_atomic"
+        and not any(k.arg == "within" for k in node.keywords)
+    ]
+    assert missing == []
+
+
+@pytest.fixture
+def linked(tmp_path: Path) -> Path:
+    """A project whose bank holds a link to a secret file outside it, beside a file of its own."""
+    (tmp_path / "project" / ".git").mkdir(parents=True)
+    bank = tmp_path / "project" / "memory-bank"
+    write_files(bank, {"own.md": bare_header(CONCEPT="own")})
+    (tmp_path / "secret.md").write_text(bare_header(CONCEPT="secret-thing", ANSWERS_WHEN="password"))
+    (bank / "leak.md").symlink_to(tmp_path / "secret.md")
+    return bank
+
+
+def test_the_reader_refuses_a_file_that_leads_outside_and_reads_one_inside(linked: Path) -> None:
+    disk = Folder(linked)
+    with pytest.raises(Outside):
+        disk.read(linked / "leak.md")
+    with pytest.raises(Outside):
+        read_inside(linked / ".." / ".." / "secret.md", linked)  # ``..`` taken too
+    assert disk.read(linked / "own.md").text == bare_header(CONCEPT="own")
+    (linked / "alias.md").symlink_to("own.md")  # a link that stays inside is read
+    assert disk.read(linked / "alias.md").text == bare_header(CONCEPT="own")
+
+
+def test_the_cli_never_reads_or_rewrites_a_file_linked_outside(
+    linked: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = (linked.parent.parent / "secret.md").read_text()
+    for argv in (["check", str(linked)], ["compile", "--all", str(linked)], ["fix", str(linked)]):
+        main(argv)
+    out, err = capsys.readouterr()
+    assert "secret-thing" not in out + err and "password" not in out + err
+    assert (linked.parent.parent / "secret.md").read_text() == before
+    assert "leak.md" not in (linked / "_index.md").read_text()
+
+
+def test_mcp_never_reads_a_file_linked_outside(linked: Path) -> None:
+    banks = ServedBanks(linked.parent)
+    with pytest.raises(Refusal, match="outside the bank"):
+        banks.file("memory-bank/leak.md")
+    sb, rel = banks.file("memory-bank/own.md")
+    (linked / "own.md").unlink()
+    (linked / "own.md").symlink_to(linked.parent.parent / "secret.md")  # swapped in since listed
+    with pytest.raises(Refusal, match="not read"):
+        banks.read(sb, rel)
+
+
+def test_the_language_server_never_reads_a_file_linked_outside(linked: Path) -> None:
+    root = linked.resolve()
+    state = WorkspaceState()
+    state.folders = [root.parent]
+    state.reload_all([state.load_bank(root, Config())])
+    bank = state.bank_for(root / "own.md")
+    assert bank is not None and "leak.md" not in bank.files and "secret-thing" not in bank.by_concept
+    state.disk_changed(root / "leak.md")  # a disk event for it reads nothing either
+    assert "leak.md" not in bank.files and "leak.md" in bank.unreadable
+    (root / "own.md").unlink()
+    (root / "own.md").symlink_to(root.parent.parent / "secret.md")  # swapped in since it was read
+    state.disk_changed(root / "own.md")
+    assert "own.md" not in bank.files and "secret-thing" not in bank.by_concept
