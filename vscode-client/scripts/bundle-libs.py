@@ -26,7 +26,7 @@ Steps:
    bundled/libs): the server imports, and uses the compiled modules exactly where the build has
    them;
 7. byte-compile the bundle with every supported Python found here (`--python`, `--check-python`,
-   `python3.10` … `python3.13` on the PATH or built by pyenv), as checked-hash `.pyc` files (valid whatever the
+   `python3.10` … `python3.13` on the PATH, and with `--pyenv` pyenv's builds), as checked-hash `.pyc` files (valid whatever the
    files' times after the .vsix is unpacked, and re-checked against the source): the first start
    does not compile 15 MB of Python (lsprotocol alone takes seconds), and a folder the server
    cannot write to, or `PYTHONDONTWRITEBYTECODE`, does not make every start compile it again;
@@ -517,11 +517,13 @@ def check(python: str, out: Path, build: dict) -> None:
     print(f"bundle-libs: imports OK with Python {version}: {state}")
 
 
-def pythons_here() -> list[str]:
-    """The interpreters of PYTHONS this machine may have: `python3.X` on the PATH, and pyenv's
-    builds of 3.X (newest first), whose shims run only where a `.python-version` selects them.
-    `byte_compile` keeps the first that runs of each version."""
+def pythons_here(pyenv: bool = False) -> list[str]:
+    """The interpreters of PYTHONS this machine may have: `python3.X` on the PATH, and with
+    `pyenv` pyenv's builds of 3.X (newest first), whose shims run only where a `.python-version`
+    selects them. `byte_compile` keeps the first that runs of each version."""
     found = [p for v in PYTHONS if (p := shutil.which(f"python{v}"))]
+    if not pyenv:
+        return found
     root = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "versions"
     for version in PYTHONS:
         builds = sorted(root.glob(f"{version}.*/bin/python{version}"), key=lambda p: [int(n) for n in re.findall(r"\d+", p.parts[-3])], reverse=True)
@@ -593,6 +595,12 @@ def main() -> None:
         metavar="PYTHON",
         help="also check the imports with this interpreter (repeatable)",
     )
+    parser.add_argument(
+        "--pyenv",
+        action="store_true",
+        help="also byte-compile with pyenv's builds of the supported Pythons (a release build; "
+        "each adds a compile of the whole bundle to the build's time)",
+    )
     args = parser.parse_args()
     target = host_target() if args.target == "host" else args.target
     out: Path = args.out.resolve()
@@ -636,7 +644,7 @@ def main() -> None:
         if target in ("universal", host_target()):
             check(python, out, build)
     # for the Pythons the build is for (an offline one: this Python's only; universal: any)
-    build["bytecode"] = byte_compile(out, [*checkers, *pythons_here()], build["pythons"] or PYTHONS)
+    build["bytecode"] = byte_compile(out, [*checkers, *pythons_here(args.pyenv)], build["pythons"] or PYTHONS)
     (out.parent / "build.json").write_text(json.dumps(build, indent=2) + "\n", encoding="utf-8")
     print(f"bundle-libs: {out} ready ({target}): ckp-lsp {version},", ", ".join(f"{n} {v}" for n, v in build["pins"].items()))
 
