@@ -132,17 +132,23 @@ def visible_controls(text: str) -> str:
 _CHUNK = 1 << 16
 
 
+def read_all(fd: int) -> bytes:
+    """Every byte left of the open file ``fd``: one read for a small file, the rest in large ones."""
+    data = os.read(fd, _CHUNK)
+    if len(data) == _CHUNK:  # a large file: read the rest
+        chunks = [data]
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        data = b"".join(chunks)
+    return data
+
+
 def read_text(path: Path | str) -> tuple[str, bool]:
     """Text of a file on disk (BOM stripped) and whether it was UTF-8; OSError propagates."""
     # os-level calls: a bank is thousands of small files, and each io.open costs more than its read.
     fd = os.open(path, os.O_RDONLY)
     try:
-        data = os.read(fd, _CHUNK)
-        if len(data) == _CHUNK:  # a large file: read the rest
-            chunks = [data]
-            while chunk := os.read(fd, 1 << 20):
-                chunks.append(chunk)
-            data = b"".join(chunks)
+        data = read_all(fd)
     finally:
         os.close(fd)
     return decode(data)

@@ -46,8 +46,6 @@ class FileText(NamedTuple):
     bom: bool
 
 
-#: what one read of a file asks for (most knowledge files are smaller)
-_CHUNK = 1 << 16
 _BOM = b"\xef\xbb\xbf"
 
 
@@ -76,6 +74,8 @@ class Folder:
 
     def bytes_of(self, path: Path | str) -> bytes:
         """The bytes of the file ``path``, refused as ``read`` refuses."""
+        from .text import read_all
+
         # os-level calls: a bank is thousands of small files, and each io.open costs more than its
         # read. O_NONBLOCK: a named pipe opens at once (and is refused below) instead of hanging.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
@@ -89,15 +89,9 @@ class Folder:
             mode = os.fstat(fd).st_mode
             if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # a folder: the read says so
                 raise Outside(errno.EINVAL, "not a regular file", os.fspath(path))
-            data = os.read(fd, _CHUNK)
-            if len(data) == _CHUNK:  # a large file: read the rest
-                chunks = [data]
-                while chunk := os.read(fd, 1 << 20):
-                    chunks.append(chunk)
-                data = b"".join(chunks)
+            return read_all(fd)
         finally:
             os.close(fd)
-        return data
 
 
 def _opened(fd: int, path: Path | str) -> str:
