@@ -65,9 +65,6 @@ class Session(Server):
             apply_workspace_edit(clients[0], params.edit)
             return types.ApplyWorkspaceEditResult(applied=True)
 
-        def prepared(server: Server) -> object:
-            return before_initialized(server) if before_initialized is not None else None  # type: ignore[arg-type]
-
         params = types.InitializeParams(
             capabilities=capabilities or client_capabilities(CLIENTS[flavour]),
             workspace_folders=None
@@ -85,7 +82,7 @@ class Session(Server):
             settings={"staleness": "validated", **(settings or {})},
             answer=answer or applied,
             on_edit=on_edit,
-            before_initialized=prepared,
+            before_initialized=before_initialized,  # type: ignore[arg-type]  # it is given this Session
             launcher_is_parent=launcher_is_parent,
             on_client=lambda client: (clients.append(client), setattr(client, "texts", {})),
         )
