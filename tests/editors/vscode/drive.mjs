@@ -158,6 +158,25 @@ async function waitForSquiggle() {
     );
 }
 
+// Ctrl+Shift+M toggles the Problems panel, and a press that lands while the panel is still
+// opening or closing is lost or undone: press until the panel is in the state asked for.
+async function problemsPanel(open) {
+    const panel = page.locator('.markers-panel').first();
+    for (let press = 0; press < 4; press++) {
+        if ((await panel.isVisible()) === open) return;
+        await page.keyboard.press('Control+Shift+M');
+        try {
+            await panel.waitFor({ state: open ? 'visible' : 'hidden', timeout: 5000 });
+            return;
+        } catch {
+            // not yet: look again, press again
+        }
+    }
+    if ((await panel.isVisible()) !== open) {
+        throw new Error(`the Problems panel did not ${open ? 'open' : 'close'} after four presses of Ctrl+Shift+M`);
+    }
+}
+
 async function main() {
     context = await chromium.launchPersistentContext(config.profileDir, {
         executablePath: config.chromium,
@@ -243,7 +262,7 @@ async function main() {
     });
 
     await step('problems panel (Ctrl+Shift+M)', async () => {
-        await page.keyboard.press('Control+Shift+M');
+        await problemsPanel(true);
         await page.waitForSelector('.markers-panel .monaco-list-row', { timeout: T });
         const rows = page.locator('.markers-panel .monaco-list-row');
         let texts = [];
@@ -258,7 +277,7 @@ async function main() {
         if (!texts.some((t) => /CKP\d{3}/.test(t))) {
             throw new Error(`no CKP finding in the Problems panel: ${JSON.stringify(texts)}`);
         }
-        await page.keyboard.press('Control+Shift+M'); // close it again (toggle)
+        await problemsPanel(false);
     });
 
     if (config.deleteFile) {
@@ -270,7 +289,7 @@ async function main() {
                 { hasText: /CKP: \d+ concepts?/ }).first().textContent()))?.[1] ?? NaN);
             const fileRows = async () => (await page.locator('.markers-panel .monaco-list-row').allTextContents())
                 .map(norm).filter((t) => t.includes(base));
-            await page.keyboard.press('Control+Shift+M');
+            await problemsPanel(true);
             await page.waitForSelector('.markers-panel .monaco-list-row', { timeout: T });
             let deadline = Date.now() + T;
             while (Date.now() < deadline && (await fileRows()).length === 0) await page.waitForTimeout(200);
@@ -296,7 +315,7 @@ async function main() {
             if (!(result.checks.errorsAfterDelete < result.checks.errorsBeforeDelete)) {
                 throw new Error(`the status bar still counts ${result.checks.errorsAfterDelete} errors after ${base} was deleted`);
             }
-            await page.keyboard.press('Control+Shift+M');
+            await problemsPanel(false);
         });
     }
 
