@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..bank import Bank
     from ..config import Config
+    from .index_pattern import Router
     from .ranked import RankedRouter
 
 _FILE = "route-snapshot.marshal"
@@ -59,6 +60,25 @@ def ranked_router(
     router = _built(root, config, within)
     snapshot.save(key, router)
     return router
+
+
+def index_router(root: Path, config: Config) -> Router:
+    """The index pattern of the bank at ``root``: the kept snapshot's while the bank is unchanged
+    (no file opened, as the ranked router reads it), else over the routing table read through the
+    bank's cache; no snapshot is written (that needs the ranked router built)."""
+    from ..cache import FileCache
+    from ..route_table import read_route_table
+    from .index_pattern import Router
+
+    snapshot = Snapshot.for_bank(root)
+    if snapshot is not None:
+        kept = snapshot.load(_key(root, config))
+        if kept is not None:
+            return kept.index
+        table = read_route_table(root, config, cache=FileCache.for_bank(root))
+    else:
+        table = read_route_table(root, config)
+    return Router(table, config.file_budget_tokens)
 
 
 def _built(root: Path, config: Config, within: list[Path] | None = None) -> RankedRouter:
