@@ -1,0 +1,56 @@
+"""Plain value classes for the routing path: equality, hash and ``repr`` by their fields.
+
+The prompt hook runs a process per prompt, and a ``dataclass`` costs it at import: the
+``dataclasses`` module (with ``inspect``, ``ast``, ``dis`` and ``tokenize``) and about a
+millisecond a class to generate and compile its methods. A class of the routing path instead names
+its fields in ``_fields`` (and its ``__slots__``) and writes its ``__init__``; ``Record`` gives
+what ``@dataclass`` gave beside it: ``==`` by the fields between objects of one class, no hash
+(``Frozen``: hashed by its fields), and ``Class(field=value, ...)`` as its ``repr``.
+"""
+
+from __future__ import annotations
+
+
+class Record:
+    """Equality and ``repr`` by the fields ``_fields`` names, in order; unhashable (a value that
+    changes)."""
+
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self._fields)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
+        return f"{self.__class__.__qualname__}({shown})"
+
+
+class Frozen(Record):
+    """A ``Record`` never changed once made: hashed by its fields."""
+
+    __slots__ = ()
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(self._values())
+
+
+def as_dict(value: object) -> object:
+    """``value`` with every ``Record`` in it as a dict of its fields, recursively (in lists,
+    tuples and dicts), as ``dataclasses.asdict`` gives a dataclass."""
+    if isinstance(value, Record):
+        return {name: as_dict(getattr(value, name)) for name in value._fields}
+    if isinstance(value, list):
+        return [as_dict(v) for v in value]
+    if isinstance(value, tuple):
+        return type(value)(as_dict(v) for v in value)
+    if isinstance(value, dict):
+        return {as_dict(k): as_dict(v) for k, v in value.items()}
+    return value
