@@ -5,10 +5,14 @@ The prompt hook runs a process per prompt, and a ``dataclass`` costs it at impor
 millisecond a class to generate and compile its methods. A class of the routing path instead names
 its fields in ``_fields`` (and its ``__slots__``) and writes its ``__init__``; ``Record`` gives
 what ``@dataclass`` gave beside it: ``==`` by the fields between objects of one class, no hash
-(``Frozen``: hashed by its fields), and ``Class(field=value, ...)`` as its ``repr``.
+(``Frozen``: hashed by its fields), ``Class(field=value, ...)`` as its ``repr``, and ``replace``.
 """
 
 from __future__ import annotations
+
+from typing import Any, TypeVar
+
+R = TypeVar("R", bound="Record")
 
 
 class Record:
@@ -32,6 +36,13 @@ class Record:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
         return f"{self.__class__.__qualname__}({shown})"
 
+    def replace(self: R, **changes: Any) -> R:
+        """A copy with ``changes`` (``TypeError`` for a name that is no field), as
+        ``dataclasses.replace`` gives."""
+        values = {name: getattr(self, name) for name in self._fields}
+        values.update(changes)
+        return self.__class__(**values)
+
 
 class Frozen(Record):
     """A ``Record`` never changed once made: hashed by its fields."""
@@ -40,17 +51,3 @@ class Frozen(Record):
 
     def __hash__(self) -> int:  # type: ignore[override]
         return hash(self._values())
-
-
-def as_dict(value: object) -> object:
-    """``value`` with every ``Record`` in it as a dict of its fields, recursively (in lists,
-    tuples and dicts), as ``dataclasses.asdict`` gives a dataclass."""
-    if isinstance(value, Record):
-        return {name: as_dict(getattr(value, name)) for name in value._fields}
-    if isinstance(value, list):
-        return [as_dict(v) for v in value]
-    if isinstance(value, tuple):
-        return type(value)(as_dict(v) for v in value)
-    if isinstance(value, dict):
-        return {as_dict(k): as_dict(v) for k, v in value.items()}
-    return value

@@ -20,7 +20,6 @@ import marshal
 import os
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -101,7 +100,7 @@ def _key(root: Path, config: Config) -> tuple[Any, ...]:
 
     # The settings as written (the model's settings are no part of routing, nor kept here); no
     # digest, which would import hashlib and start OpenSSL in every process.
-    settings = repr(replace(config, llm=LlmConfig(), problems=(), ignored=()))
+    settings = repr(config.replace(llm=LlmConfig(), problems=(), ignored=()))
     # The listing as bytes, compared as they are rather than decoded into a tuple a file; in the
     # order the folders list their files (the same while a folder is unchanged: a folder listed
     # in another order only builds the router again).
