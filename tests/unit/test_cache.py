@@ -1,4 +1,4 @@
-"""The cache of parsed files (``core.cache``): a bank read through it is the bank read from
+"""The cache of parsed files (``core.bank.cache``): a bank read through it is the bank read from
 disk, a changed file is read again, a broken cache is ignored, and it is written only where
 it may be."""
 
@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.cli.main import main as ckp
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.brief import brief
-from ckp_lsp.core.cache import FOLDER, FileCache, cache_path
-from ckp_lsp.core.checks import check_file
-from ckp_lsp.core.index_checks import check_index
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.cache import FOLDER, FileCache, cache_path
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.bank.index_checks import check_index
+from ckp_lsp.core.format.brief import brief
 from tests.unit.builders import SHOP, copy_bank
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -202,7 +202,7 @@ def test_a_cache_folder_that_cannot_be_written_is_no_failure(
 def test_a_cache_of_another_python_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = copy_bank(SHOP, tmp_path / "memory-bank")
     cached(root)
-    from ckp_lsp.core import cache as module
+    from ckp_lsp.core.bank import cache as module
 
     monkeypatch.setattr(module, "_STAMP", [])
     monkeypatch.setattr(sys, "version_info", (3, 99, 0, "final", 0))
