@@ -60,7 +60,8 @@ QUICK = Quick(
 
 def run(args: argparse.Namespace) -> int:
     # Imported when the command runs: `ckp --help`, which lists every command, stays quick.
-    from ..core.config import config_for_bank
+    from ckp_lsp.core.project.config import config_for_bank
+
     from ..core.routing.result import describe
     from ..core.routing.snapshot import index_router, ranked_router
 
@@ -119,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
 def _bank_here() -> Path | None:
     """The bank of the working folder, as ``ckp check`` finds it: the bank it is in, else the one
     bank below it; None (and a message on stderr) for none or several."""
-    from ..core.discovery import bank_of, find_banks
+    from ckp_lsp.core.project.discovery import bank_of, find_banks
 
     here = Path(".")
     found = bank_of(here)
@@ -143,9 +144,9 @@ def _bank_here() -> Path | None:
 
 
 def _budgeted(root: Path, result: RouteResult, max_tokens: int, form: str) -> int:
-    """The route within ``max_tokens`` tokens of file text (the rule of ``core.budget``)."""
-    from ..core.budget import declaration, fit, tokens_to_chars
-    from ..core.within import Folder
+    """The route within ``max_tokens`` tokens of file text (the rule of ``core.routing.budget``)."""
+    from ckp_lsp.core.project.within import Folder
+    from ckp_lsp.core.routing.budget import declaration, fit, tokens_to_chars
 
     if max_tokens < 1:
         print("ckp: --max-tokens must be at least 1", file=sys.stderr)

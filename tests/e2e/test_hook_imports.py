@@ -23,7 +23,7 @@ TYPO = "How is the prophett model trained?"
 #: what routing from the kept snapshot never needs: the editor and agent protocols, YAML, file
 #: parsing, whole-bank code, the faces' reading of banks and git, OpenSSL (no digest is taken),
 #: temporary files, argparse (the hook's arguments are read without it) and diffs, dataclasses
-#: (with ``inspect`` and ``ast``: the routing path's classes are plain ones, ``core.records``), and,
+#: (with ``inspect`` and ``ast``: the routing path's classes are plain ones, ``core.format.records``), and,
 #: for a question with no typo, RapidFuzz
 NOT_IMPORTED = (
     "argparse",
@@ -44,8 +44,8 @@ NOT_IMPORTED = (
     "ckp_lsp.faces.banks",
     "ckp_lsp.faces.git",
     "ckp_lsp.faces.llm",
-    "ckp_lsp.core.bank",
-    "ckp_lsp.core.knowledge",
+    "ckp_lsp.core.bank.bank",
+    "ckp_lsp.core.format.knowledge",
 )
 
 

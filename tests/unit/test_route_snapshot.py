@@ -11,11 +11,10 @@ from typing import Any
 import pytest
 import yaml
 
-from ckp_lsp.core import route_table
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.config import config_for_bank
-from ckp_lsp.core.discovery import find_banks
-from ckp_lsp.core.routing import ranked, snapshot
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.project.config import config_for_bank
+from ckp_lsp.core.project.discovery import find_banks
+from ckp_lsp.core.routing import ranked, route_table, snapshot
 from ckp_lsp.core.routing.index_pattern import Router
 from ckp_lsp.core.routing.ranked import RankedRouter
 from ckp_lsp.core.routing.snapshot import index_router, ranked_router

@@ -15,8 +15,9 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator
 
-from ..patterns import lazy
-from ..records import Frozen
+from ckp_lsp.core.format.patterns import lazy
+from ckp_lsp.core.format.records import Frozen
+
 from .korean import PARTICLES, is_hangul, strip_particle
 
 #: a word of two letters or more, or a number

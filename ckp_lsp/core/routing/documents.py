@@ -11,7 +11,8 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from ..records import Frozen
+from ckp_lsp.core.format.records import Frozen
+
 from .analysis import terms
 from .store import Analysed
 
@@ -44,7 +45,7 @@ def header_text(path: str, concept: str, tldr: str, keywords: Iterable[str]) -> 
 
 def read_file_text(root: Path, path: str, concept: str, tldr: str, keywords: Iterable[str]) -> FileText:
     """A file read from disk (its body after the header); only the header when it cannot be read."""
-    from ..text import read_text
+    from ckp_lsp.core.format.text import read_text
 
     head = header_text(path, concept, tldr, keywords)
     try:

@@ -16,7 +16,8 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 
-from ..records import Frozen, Record
+from ckp_lsp.core.format.records import Frozen, Record
+
 from .analysis import QueryWord, fold
 from .korean import is_hangul
 from .korean import stem as korean_stem

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..records import Frozen, Record
+from ckp_lsp.core.format.records import Frozen, Record
 
 #: a loaded file over this many tokens is flagged (``file_budget_tokens`` in the configuration)
 FILE_BUDGET_TOKENS = 8000
