@@ -3,7 +3,8 @@
 The prompt hook runs a process per prompt, and a ``dataclass`` costs it at import: the
 ``dataclasses`` module (with ``inspect``, ``ast``, ``dis`` and ``tokenize``) and about a
 millisecond a class to generate and compile its methods. A class of the routing path instead names
-its fields in ``_fields`` (and its ``__slots__``) and writes its ``__init__``; ``Record`` gives
+its fields in ``_fields`` (and its ``__slots__``), or has the parameters of its ``__init__`` as
+its fields, and writes its ``__init__``; ``Record`` gives
 what ``@dataclass`` gave beside it: ``==`` by the fields between objects of one class, no hash
 (``Frozen``: hashed by its fields), ``Class(field=value, ...)`` as its ``repr``, and ``replace``.
 """
@@ -21,6 +22,13 @@ class Record:
 
     __slots__ = ()
     _fields: tuple[str, ...] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if "_fields" not in cls.__dict__ and init is not None:  # its ``__init__``'s parameters, in order
+            code = init.__code__
+            cls._fields = code.co_varnames[1 : code.co_argcount]
 
     def _values(self) -> tuple[object, ...]:
         return tuple(getattr(self, name) for name in self._fields)

@@ -103,21 +103,7 @@ DEFAULT_SESSION_FILES = ("activeContext.md", "progress.md")
 class Config(Frozen):
     """Settings of SPEC and the issues, with their defaults."""
 
-    _fields = (
-        "banks",
-        "exclude",
-        "session_files",
-        "staleness",
-        "index_format",
-        "index_budget_tokens",
-        "file_budget_tokens",
-        "index_update_on_save",
-        "diagnostics",
-        "llm",
-        "problems",
-        "ignored",
-    )
-    __slots__ = _fields
+    # (its fields: the parameters of ``__init__``; no slots: a process holds a few of these)
 
     def __init__(
         self,
