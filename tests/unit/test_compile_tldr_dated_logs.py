@@ -5,10 +5,9 @@ sentence. One dated heading in a record is only the record's date."""
 from __future__ import annotations
 
 from ckp_lsp.core.compile.model import Answer, CompileInput
-from ckp_lsp.core.compile.offline import compile_offline
+from ckp_lsp.core.compile.offline import MAX_TLDR, compile_offline
 from ckp_lsp.core.compile.offline.logs import dated_log, log_summary
 from ckp_lsp.core.compile.offline.text import parse
-from ckp_lsp.core.limits import MAX_TLDR
 
 
 def compile_text(text: str, hint: str = "note") -> Answer:
