@@ -12,7 +12,8 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from ...limits import MAX_TLDR
+from ckp_lsp.core.format.limits import MAX_TLDR
+
 from .structure import is_status, size
 from .subjects import BOLD_LEAD
 from .text import CJK_CHAR, WS, Block
