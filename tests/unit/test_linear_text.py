@@ -112,8 +112,8 @@ HOSTILE = [
     ("date of an entry", "_DATED.match(s)", "[ "),
     ("request opening", "is_request(s + 'x')", "« "),
     ("back-reference opening", "points_back(s + 'x')", "\t"),
-    ("compound of a question", "_COMPOUND.findall(s + 'a')", "ab-"),
-    ("compound of a question, long pieces", "_COMPOUND.findall(s + '-a')", "abc-"),
+    ("compound of a question", "COMPOUND.findall(s + 'a')", "ab-"),
+    ("compound of a question, long pieces", "COMPOUND.findall(s + '-a')", "abc-"),
 ]
 SETUP = (
     "from ckp_lsp.core.compile.answer import sentence_count, slugify, unfenced\n"
@@ -132,7 +132,7 @@ SETUP = (
     "from ckp_lsp.core.compile.offline.summary import _REMARK as _LONG_REMARK\n"
     "from ckp_lsp.core.compile.offline.logs import _DATED, dated_log\n"
     "from ckp_lsp.core.language.address import is_request, points_back\n"
-    "from ckp_lsp.core.routing.ranked import _COMPOUND\n"
+    "from ckp_lsp.core.routing.compounds import COMPOUND\n"
 )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.routing.compounds import held_apart
 from ckp_lsp.core.routing.ranked import RankedRouter
 from tests.unit.builders import write_files
 from tests.unit.test_ranked_route import FILLER, header
@@ -96,6 +97,6 @@ def test_a_file_holding_one_piece_of_a_compound_in_another_form_holds_it_as_any_
     r = RankedRouter(Bank.load(write_files(tmp_path / "memory-bank", files)))
     found = r.ranking(question)
     assert r.table.paths[found.ranked[0][0]] == "tech.md"
-    assert r._held_apart(question, list(found.groups), found.ranked[0][0]) == frozenset()
+    assert held_apart(question, found.groups, found.ranked[0][0], r.postings, ()) == frozenset()
     apart = question.replace("Thread-Historie", "Thread Historie").replace("Kontext-Archiv", "Kontext Archiv")
     assert found.coverage == r.ranking(apart).coverage

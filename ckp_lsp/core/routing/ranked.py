@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ckp_lsp.core.routing.route_table import FULL_READ_LIMIT, SEPARATOR, RouteTable, related, table_of_bank
 
 from .analysis import QueryWord, query_words
+from .compounds import held_apart
 from .documents import (
     BODY,
     HEADER,
@@ -68,9 +69,6 @@ DECLARED_WORDS = 6
 MATCHED_LISTED = 10
 
 
-#: a compound of words of two letters or more (`cross-encoder`, `Parquet-Dateien`; not `a-t-on`);
-#: each piece starts where a run of letters starts, so the search is linear
-_COMPOUND = re.compile(r"(?<![\w-])[^\W\d_]{2,}(?:-[^\W\d_]{2,})+(?![\w-])")
 #: a word of hiragana alone is Japanese grammar (particles, endings: "どう", "です", "ように"); the
 #: words a question is about are written in kanji, katakana or Latin letters
 _HIRAGANA = re.compile("[\u3041-\u309f]+")
@@ -261,7 +259,9 @@ class RankedRouter:
         held = 0
         if ranked and weight:
             best = ranked[0][0]
-            apart = self._held_apart(query, groups, best)
+            # (a compound's pieces the best file holds only apart: `cross-platform` for `cross-encoder`)
+            stops = question_stop_words(query, self.postings.languages) if "-" in query else ()
+            apart = held_apart(query, groups, best, self.postings, stops)
             held = len({w.written for w, g in groups if g and best in self.postings.files_of(g)})
             # (per group, not per written word: the pieces of an identifier share theirs)
             coverage = (
@@ -288,29 +288,6 @@ class RankedRouter:
             len({w.written for w, _ in groups}),
             tuple(groups),
         )
-
-    def _held_apart(
-        self, query: str, groups: list[tuple[QueryWord, frozenset[str]]], best: int
-    ) -> frozenset[str]:
-        """The pieces of the question's compounds (`cross-encoder`) that the best file holds only
-        apart: every piece is in it, in some form, but the bank never writes one of them as the
-        question does. Such pieces name other things (`cross-platform`, `encoding`); a file that
-        holds one piece of a compound holds it as any word (`Archive` for `Kontext-Archiv`)."""
-        if "-" not in query:
-            return frozenset()
-        vocabulary = self.postings.vocabulary
-        stops = question_stop_words(query, self.postings.languages)
-        files = {w.written.casefold(): self.postings.files_of(g) for w, g in groups if g}
-        out: set[str] = set()
-        for compound in _COMPOUND.findall(query):
-            pieces = [p for p in compound.casefold().split("-") if p not in stops]
-            if (
-                len(pieces) >= 2
-                and any(p not in vocabulary for p in pieces)
-                and all(best in files.get(p, ()) for p in pieces)
-            ):
-                out.update(pieces)
-        return frozenset(out)
 
     def _weight(self, word: QueryWord, group: frozenset[str]) -> float:
         """What a question word weighs in its coverage: its idf; a word the bank does not hold weighs
