@@ -30,7 +30,7 @@ from ckp_lsp.core.project.discovery import (
 from ckp_lsp.core.project.within import Outside, escape, regular_inside
 
 from ..core.routing.ranked import RankedRouter
-from ..faces.banks import read_bank
+from ..faces.banks import read_bank, read_file
 from ..faces.clock import today
 
 #: seconds between two stat scans of every file
@@ -156,12 +156,9 @@ class ServedBank:
         if moved:
             self.bank.read_dates()  # git mode: what git reports moves with the disk (a call's thread)
 
-    def wrote(self, rel: str, text: str) -> None:
-        """Take a file the server itself has just written."""
-        if rel == INDEX_NAME:
-            self.bank.index_text = text
-        else:
-            self.bank.set_file(rel, text)
+    def wrote(self, rel: str) -> None:
+        """Take a file the server itself has just written (the bank service gave the bank its text)."""
+        if rel != INDEX_NAME:
             self.bank.read_dates()
         try:
             st = (self.root / rel).stat()
@@ -346,7 +343,7 @@ class ServedBanks:
         if why is not None:
             raise Refusal(f"'{rel}' is not read: {why}")
         try:
-            text, _, bom = sb.bank.disk.read(path)
+            text, bom = read_file(sb.bank, rel)
         except Outside:
             raise Refusal(f"'{rel}' is not read: it leads outside the bank") from None
         except OSError as exc:

@@ -32,9 +32,9 @@ from ckp_lsp.core.project.discovery import (
 )
 from ckp_lsp.core.project.within import escape, inside
 
+from ..faces.banks import read_bank
 from ..faces.clock import today
 from ..faces.collector import paused_collection
-from ..faces.updated import DISK
 
 
 @dataclass
@@ -164,9 +164,8 @@ class WorkspaceState:
 
     def _load(self, root: Path, config: Config) -> tuple[Bank, FileCache | None]:
         """The bank at ``root``, read through its cache (when the cache is used), and that cache."""
-        with paused_collection():
-            cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
-            bank = Bank.load(root, config, cache, DISK, self.today)
+        cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
+        bank = read_bank(root, config, cache, self.today)
         # git mode: Bank.load asked git, here on this worker thread, not on the event loop
         prepare(bank)  # and what the first completion or references request would wait for
         # Before the collector, re-enabled, walks it (see ``reload_all``), and before checking it:
