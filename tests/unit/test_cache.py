@@ -209,6 +209,33 @@ def test_a_cache_of_another_python_is_ignored(tmp_path: Path, monkeypatch: pytes
     assert cached(root)[1].hits == 0
 
 
+def test_a_cache_written_before_the_reader_was_edited_is_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every module of the core is in the cache's stamp, not only the cache's own package: an
+    edited reader (``core/format/``) does not trust what the reader before it wrote. (A copy of
+    the core's layout: the checkout's own files are never touched while other tests run.)"""
+    import os
+
+    from ckp_lsp.core.bank import cache as module
+
+    core = tmp_path / "core"
+    for rel in ("bank/cache.py", "format/knowledge.py", "routing/ranked.py"):
+        (core / rel).parent.mkdir(parents=True, exist_ok=True)
+        (core / rel).write_text("# a module\n")
+    monkeypatch.setattr(module, "__file__", str(core / "bank" / "cache.py"))
+    monkeypatch.setattr(module, "_STAMP", [])
+    before = module._stamp()
+    assert {entry[0] for entry in before[4:]} == {
+        os.path.join("bank", "cache.py"),
+        os.path.join("format", "knowledge.py"),
+        os.path.join("routing", "ranked.py"),
+    }
+    (core / "format" / "knowledge.py").write_text("# the reader, edited\n")
+    monkeypatch.setattr(module, "_STAMP", [])
+    assert module._stamp() != before
+
+
 def test_a_second_ckp_check_of_an_unchanged_bank_does_not_read_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

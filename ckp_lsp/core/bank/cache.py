@@ -52,16 +52,21 @@ _BRIEF_TYPES = (str, int, str, str, str, str, list, list, str, tuple)
 
 
 def _stamp() -> tuple[Any, ...]:
-    """The tool's version, Python's, and the core's modules (size and mtime: a checkout whose
-    code was edited does not trust what the code before it wrote)."""
+    """The tool's version, Python's, and every module of the core, in all its packages (size and
+    mtime: a checkout whose reader, checks or any code they use was edited does not trust what
+    the code before it wrote)."""
     if not _STAMP:
-        here = os.path.dirname(__file__)
+        core = os.path.dirname(os.path.dirname(__file__))
         stamp: list[Any] = [_MAGIC, FORMAT, __version__, tuple(sys.version_info[:2])]
         try:
-            for e in sorted(os.scandir(here), key=lambda e: e.name):
-                if e.name.endswith(".py"):
-                    st = e.stat()
-                    stamp.append((e.name, st.st_size, st.st_mtime_ns))
+            for folder, dirs, files in os.walk(core):
+                dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+                for name in sorted(files):
+                    if name.endswith(".py"):
+                        st = os.stat(os.path.join(folder, name))
+                        stamp.append(
+                            (os.path.relpath(os.path.join(folder, name), core), st.st_size, st.st_mtime_ns)
+                        )
         except OSError:
             pass
         _STAMP.append(tuple(stamp))
