@@ -12,10 +12,9 @@ from ckp_lsp.core.edit.fixes import fix_text
 from ckp_lsp.core.format.index import ADDED_SECTION, adds_section, update_index_text
 from ckp_lsp.core.project.workspace import resolve_targets
 
-from ..faces.banks import read_file, write_file, write_index
+from ..faces.banks import loader, read_file, write_file, write_index
 from ..faces.clock import today
 from ..faces.paths import display_path
-from ..faces.updated import DISK
 from .check import named_knowledge_files
 from .output import print_diff
 
@@ -28,7 +27,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    targets = resolve_targets(args.paths, dates=DISK, today=today())
+    targets = resolve_targets(args.paths, load=loader(today()))
     seen = set(targets.problems)
     config = [p for t in targets.targets for p in t.bank.config.problems if p not in seen]
     skipped = [

@@ -7,7 +7,7 @@ The bank itself does no I/O of its own here: this module says what is on disk, t
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,7 +18,7 @@ from ckp_lsp.core.edit.writes import WriteRefused, refusal, write_atomic
 from ckp_lsp.core.format.dates import CkpDate
 from ckp_lsp.core.format.index import update_index_text
 from ckp_lsp.core.project.config import Config, config_for_bank
-from ckp_lsp.core.project.discovery import INDEX_NAME
+from ckp_lsp.core.project.discovery import INDEX_NAME, skip_reason
 
 from .clock import today as clock_today
 from .collector import paused_collection
@@ -44,11 +44,41 @@ def read_bank(
         )
 
 
+def loader(today: CkpDate) -> Callable[[Path, Config, FileCache | None], Bank]:
+    """``read_bank`` on the day ``today``, as ``core.project.workspace`` asks a face to load a bank."""
+    return lambda root, config, cache: read_bank(root, config, cache, today)
+
+
 def read_file(bank: Bank, rel: str) -> tuple[str, bool]:
     """The text of the bank's file ``rel`` (without its BOM), and whether it starts with one
     (``OSError`` when it cannot be read; never a file outside the bank)."""
     text, _, bom = bank.disk.read(bank.root / rel)
     return text, bom
+
+
+@dataclass(frozen=True)
+class OnDisk:
+    """A bank's file as the disk has it now: its text, or None when it is gone or not read (``why``)."""
+
+    text: str | None
+    utf8: bool = True
+    why: str | None = None
+
+
+def on_disk(bank: Bank, rel: str) -> OnDisk:
+    """The bank's file ``rel`` as it is on disk now, for a face applying a change made there: its
+    text, or why it is not read (a link out of the bank, not a regular file, an error), or gone."""
+    path = bank.root / rel
+    why = skip_reason(path, bank.root)
+    if why is not None:
+        return OnDisk(None, why=why)
+    try:
+        text, utf8, _ = bank.disk.read(path)
+    except FileNotFoundError:
+        return OnDisk(None)
+    except OSError as exc:
+        return OnDisk(None, why=f"cannot be read: {exc.strerror or exc}")
+    return OnDisk(text, utf8)
 
 
 @dataclass(frozen=True)

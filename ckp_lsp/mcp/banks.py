@@ -30,7 +30,7 @@ from ckp_lsp.core.project.discovery import (
 from ckp_lsp.core.project.within import Outside, escape, regular_inside
 
 from ..core.routing.ranked import RankedRouter
-from ..faces.banks import read_bank, read_file
+from ..faces.banks import on_disk, read_bank, read_file
 from ..faces.clock import today
 
 #: seconds between two stat scans of every file
@@ -144,15 +144,10 @@ class ServedBank:
                 self.bank.reload_index()
             elif not is_knowledge_path(rel, self.bank.config.exclude):
                 continue
-            elif now is None or skip_reason(path, self.root) is not None:
+            elif now is None or (disk := on_disk(self.bank, rel)).text is None:
                 self.bank.remove_file(rel)
             else:
-                try:
-                    text, utf8, _ = self.bank.disk.read(path)
-                except OSError:
-                    self.bank.remove_file(rel)
-                    continue
-                self.bank.set_file(rel, text, utf8)
+                self.bank.set_file(rel, disk.text, disk.utf8)
         if moved:
             self.bank.read_dates()  # git mode: what git reports moves with the disk (a call's thread)
 

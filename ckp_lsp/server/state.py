@@ -28,11 +28,10 @@ from ckp_lsp.core.project.discovery import (
     bank_of,
     find_banks,
     is_knowledge_path,
-    skip_reason,
 )
 from ckp_lsp.core.project.within import escape, inside
 
-from ..faces.banks import read_bank
+from ..faces.banks import on_disk, read_bank
 from ..faces.clock import today
 from ..faces.collector import paused_collection
 
@@ -324,15 +323,12 @@ class WorkspaceState:
         doc = self.doc(path)
         if doc is None:
             return Dirty()
-        why = skip_reason(path, doc.bank.root)
-        if why is None:
-            try:
-                text, utf8, _ = doc.bank.disk.read(path)
-            except FileNotFoundError:
-                return self.disk_deleted(path)
-            except OSError as exc:
-                why = f"cannot be read: {exc.strerror or exc}"
-        if why is not None:
+        now = on_disk(doc.bank, doc.rel)
+        why, text = now.why, now.text
+        if text is None and why is None:
+            return self.disk_deleted(path)
+        if why is not None or text is None:
+            why = why or "cannot be read"
             # Like a deleted file (its old text must not linger), and said why.
             gone = self.disk_deleted(path)
             doc.bank.unreadable[doc.rel] = why
@@ -340,7 +336,7 @@ class WorkspaceState:
             return gone
         if doc.is_index:
             return self._set_text(doc, text)
-        return self._set_text(doc, text, utf8)
+        return self._set_text(doc, text, now.utf8)
 
     def take_dates(self, bank: Bank, dates: Mapping[str, CkpDate] | None, saved: Iterable[Path]) -> Dirty:
         """Git mode: commit dates read off the event loop, after the open documents ``saved`` were
