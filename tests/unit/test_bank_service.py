@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ckp_lsp.faces.banks import compile_offline, read_bank, read_file, write_file, write_index
+from ckp_lsp.faces.banks import compile_offline, on_disk, read_bank, read_file, write_file, write_index
 from tests.unit.builders import bare_header, write_files
 
 CKP = Path(sys.executable).with_name("ckp")
@@ -80,3 +80,16 @@ def test_a_dry_run_compiles_and_writes_nothing(tmp_path: Path) -> None:
     done = compile_offline(read_bank(root), dry_run=True)
     assert {o.rel for o in done.outcomes if o.changed} == set(NOTES) and done.written == []
     assert {rel: (root / rel).read_bytes() for rel in NOTES} == before
+
+
+def test_a_change_on_disk_is_read_as_text_gone_or_refused_with_why(tmp_path: Path) -> None:
+    root = write_files(tmp_path / "memory-bank", {"auth.md": bare_header(CONCEPT="auth")})
+    (tmp_path / "secret.md").write_text("outside\n", encoding="utf-8")
+    bank = read_bank(root)
+    assert on_disk(bank, "auth.md").text == bare_header(CONCEPT="auth")
+    (root / "auth.md").unlink()
+    gone = on_disk(bank, "auth.md")
+    assert gone.text is None and gone.why is None
+    (root / "auth.md").symlink_to(tmp_path / "secret.md")
+    linked = on_disk(bank, "auth.md")
+    assert linked.text is None and linked.why
