@@ -485,6 +485,7 @@ OTHERS = st.lists(
 ).map(tuple)
 
 
+@pytest.mark.scale
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     text=TEXT,
@@ -516,6 +517,7 @@ def test_any_text_compiles_to_a_valid_answer(
     assert compile_offline(CompileInput(text, concept, others, path_hint)) == answer
 
 
+@pytest.mark.scale
 @settings(max_examples=150, deadline=None)
 @given(text=TEXT, others=OTHERS)
 def test_any_answer_passes_the_answer_contract_unchanged(

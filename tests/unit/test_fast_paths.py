@@ -206,6 +206,7 @@ def headers(draw: st.DrawFn) -> str:
     return "\n".join(lines) + draw(st.sampled_from(["", "\n", "\n\nBody", "\r\nBody"]))
 
 
+@pytest.mark.scale
 @settings(max_examples=400, deadline=None)
 @given(headers())
 def test_generated_headers_read_the_same(text: str) -> None:

@@ -197,6 +197,7 @@ def assert_reads_back(text: str, values: dict[str, str | list[str]], form: str) 
     assert got == expected
 
 
+@pytest.mark.scale
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(original=originals(), body=st.data(), values=new_values())
 def test_rewrite_replaces_the_header_only(original: Original, body: st.DataObject, values: dict) -> None:

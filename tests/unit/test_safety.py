@@ -230,6 +230,7 @@ sys.exit(main(sys.argv[3:]))
 """
 
 
+@pytest.mark.scale
 @pytest.mark.parametrize("where", ["write", "fsync"])
 def test_killing_ckp_fix_mid_write_leaves_the_original_byte_for_byte(
     tmp_path: Path, big_original: bytes, where: str
@@ -260,6 +261,7 @@ def test_killing_ckp_fix_mid_write_leaves_the_original_byte_for_byte(
     assert [(f.code, f.span, f.message) for f in check_file(Bank.load(bank), "huge.md")] == before
 
 
+@pytest.mark.scale
 def test_killing_ckp_fix_at_any_moment_leaves_the_old_file_or_the_complete_new_one(
     tmp_path: Path, big_original: bytes
 ) -> None:

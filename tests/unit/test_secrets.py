@@ -180,6 +180,7 @@ HOSTILE = [
 ]
 
 
+@pytest.mark.scale
 @pytest.mark.parametrize("unit", HOSTILE)
 def test_a_long_hostile_line_is_scanned_in_linear_time(unit: str) -> None:
     def cost(n: int) -> float:
