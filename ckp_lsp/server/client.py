@@ -9,7 +9,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from ..core.config import Config
+from ..core.project.config import Config
 
 
 @dataclass(frozen=True)

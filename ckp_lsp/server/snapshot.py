@@ -9,11 +9,11 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from ..core.bank import Bank
-from ..core.dates import CkpDate
-from ..core.findings import Finding
-from ..core.knowledge import KnowledgeFile
-from ..core.text import BOM, Span
+from ..core.bank.bank import Bank
+from ..core.bank.findings import Finding
+from ..core.format.dates import CkpDate
+from ..core.format.knowledge import KnowledgeFile
+from ..core.format.text import BOM, Span
 from .client import ClientCapabilities
 from .convert import after_bom, to_position, to_range
 from .documents import OpenDocument

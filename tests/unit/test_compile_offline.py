@@ -16,7 +16,7 @@ from ckp_lsp.core.compile.offline import MAX_KEYWORDS, MAX_TLDR, STOP_WORDS, com
 from ckp_lsp.core.compile.offline.reading import read_body
 from ckp_lsp.core.compile.offline.relationships import OFFLINE_HIGH, relationship_cap
 from ckp_lsp.core.compile.offline.terms import Corpus
-from ckp_lsp.core.limits import MAX_HIGH, MAX_MID
+from ckp_lsp.core.format.limits import MAX_HIGH, MAX_MID
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "offline"
 CONCEPT_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")

@@ -15,12 +15,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_file
-from ckp_lsp.core.findings import Finding
-from ckp_lsp.core.index_checks import check_index
-from ckp_lsp.core.text import Span, decode, split_lines, utf16_len
-from ckp_lsp.core.within import Folder
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.bank.findings import Finding
+from ckp_lsp.core.bank.index_checks import check_index
+from ckp_lsp.core.format.text import Span, decode, split_lines, utf16_len
+from ckp_lsp.core.project.within import Folder
 from tests.unit.builders import assert_inside, bank_of_texts, bare_header, write_files
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,12 +13,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.discovery import INDEX_NAME
-from ckp_lsp.core.index import update_index_text
-from ckp_lsp.core.index_cells import index_cells, index_cells_naming
-from ckp_lsp.core.index_checks import check_index, kept_index_lines
-from ckp_lsp.core.references import (
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.index_checks import check_index, kept_index_lines
+from ckp_lsp.core.format.index import update_index_text
+from ckp_lsp.core.format.index_cells import index_cells, index_cells_naming
+from ckp_lsp.core.format.suggest import SUGGEST_POOL, closest
+from ckp_lsp.core.navigation.references import (
     Mention,
     RenamePlan,
     declarations,
@@ -28,7 +28,7 @@ from ckp_lsp.core.references import (
     moved_path,
     plan_rename,
 )
-from ckp_lsp.core.suggest import SUGGEST_POOL, closest
+from ckp_lsp.core.project.discovery import INDEX_NAME
 from ckp_lsp.faces.collector import FREEZE_ABOVE, paused_collection
 from tests.unit.builders import bare_header
 

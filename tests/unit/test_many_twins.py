@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ckp_lsp.core.checks import TWINS_NAMED, check_file
+from ckp_lsp.core.bank.checks import TWINS_NAMED, check_file
 from tests.unit.builders import bank_of_texts, bare_header
 
 

@@ -11,8 +11,8 @@ from typing import Any
 
 from lsprotocol import types
 
-from ckp_lsp.core.config import Config
-from ckp_lsp.core.text import BOM, Span
+from ckp_lsp.core.format.text import BOM, Span
+from ckp_lsp.core.project.config import Config
 from ckp_lsp.server.client import Settings
 from ckp_lsp.server.convert import uri_of
 from ckp_lsp.server.documents import Documents

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ...core.bank import Bank
+from ...core.bank.bank import Bank
 from ...core.compile.job import Usage
-from ...core.header_changes import describe
-from ...core.line_edits import line_edits
-from ...core.text import BOM
+from ...core.edit.header_changes import describe
+from ...core.edit.line_edits import line_edits
+from ...core.format.text import BOM
 from .actions import recompile_annotation, text_edit
 
 if TYPE_CHECKING:

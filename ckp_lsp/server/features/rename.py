@@ -8,7 +8,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from ...core.references import Token, plan_rename, rename_problem, token_at
+from ...core.navigation.references import Token, plan_rename, rename_problem, token_at
 from ..client import ClientCapabilities
 from ..convert import to_range, uri_in
 from ..pygls_compat import Refusal

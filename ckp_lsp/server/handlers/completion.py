@@ -6,7 +6,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from ...core.text import split_lines
+from ...core.format.text import split_lines
 from ..server import UNCHANGED, CkpServer, guarded, table
 from ..snapshot import Snapshot
 

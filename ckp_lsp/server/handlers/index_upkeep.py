@@ -6,7 +6,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from ...core.bank import Bank
+from ...core.bank.bank import Bank
 from ..convert import uri_arg
 from ..server import CkpServer, guarded, table
 
