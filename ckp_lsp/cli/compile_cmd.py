@@ -10,7 +10,6 @@ import argparse
 import math
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -138,8 +137,7 @@ def _targets(args: argparse.Namespace) -> list[tuple[Path, str]] | str:
 
 def _llm(args: argparse.Namespace, llm: LlmConfig) -> LlmConfig:
     """The bank's LLM settings with the command line's on top."""
-    return replace(
-        llm,
+    return llm.replace(
         provider=args.provider or llm.provider,
         model=args.model or llm.model,
         base_url=args.base_url or llm.base_url,

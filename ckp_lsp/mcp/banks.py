@@ -10,6 +10,7 @@ only lists paths; the files are read, and the bank changed, by the call that hol
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 from collections.abc import Iterable
@@ -32,6 +33,7 @@ from ckp_lsp.core.project.within import Outside, escape, regular_inside
 from ..core.routing.ranked import RankedRouter
 from ..faces.banks import read_bank
 from ..faces.clock import today
+from ..faces.collector import paused_collection
 
 #: seconds between two stat scans of every file
 POLL_INTERVAL = 1.0
@@ -79,7 +81,12 @@ class ServedBank:
         if self._router is None or key != self._router_of:
             from ..core.routing.snapshot import ranked_router
 
-            self._router, self._router_of = ranked_router(self.root, bank=self.bank), key
+            with paused_collection():
+                self._router, self._router_of = ranked_router(self.root, bank=self.bank), key
+            # The router lives until the bank changes and holds no cycles: out of the collector's
+            # sight, a full collection during a later call no longer walks its postings (a call's
+            # p99 was such a pause).
+            gc.freeze()
         return self._router
 
     def changed_folders(self) -> set[str]:
