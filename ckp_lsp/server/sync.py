@@ -7,6 +7,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from ..core.text import BOM
+from . import early
 from .convert import path_of
 from .server import CkpServer, guarded, server
 from .state import Dirty
@@ -36,6 +37,7 @@ def did_open(ls: CkpServer, params: types.DidOpenTextDocumentParams) -> None:
     if ls.publisher.pull:
         ls.publisher.clear(params.text_document.uri)
     _changed(ls, params.text_document.uri, dirty)
+    early.publish(ls, params.text_document.uri)
     outside = ls.state.bank_outside(path)
     if outside is not None:
         ls.spawn(ls.indexer.read_outside(outside))
@@ -50,6 +52,7 @@ def did_change(ls: CkpServer, params: types.DidChangeTextDocumentParams) -> None
         return
     text = ls.workspace.get_text_document(uri).source
     _changed(ls, uri, ls.state.changed(path.resolve(), text.removeprefix(BOM), text.startswith(BOM)))
+    early.publish(ls, uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -59,6 +62,7 @@ def did_close(ls: CkpServer, params: types.DidCloseTextDocumentParams) -> None:
     if path is None:
         return
     dirty = ls.state.closed(path.resolve())
+    early.forget(ls, params.text_document.uri)
     ls.indexer.log_skipped(dirty)
     doc = ls.doc_at(params.text_document.uri)
     if doc is not None:

@@ -19,7 +19,10 @@ from ..server import CkpServer, guarded, server
 async def document_diagnostic(
     ls: CkpServer, params: types.DocumentDiagnosticParams
 ) -> types.DocumentDiagnosticReport:
-    await ls.indexer.ready.wait()
+    # Before the banks are read: the document's own findings (``early``), the bank's once it is.
+    own = await ls.publisher.early_report(params.text_document.uri, ls.indexer.ready)
+    if own is not None:
+        return types.RelatedFullDocumentDiagnosticReport(items=own, result_id=result_id(own))
     doc = ls.doc_at(params.text_document.uri)
     if doc is None:
         return types.RelatedFullDocumentDiagnosticReport(items=[])
