@@ -146,10 +146,14 @@ class Publisher:
         """Where the early findings were pushed: the bank's findings replace them there."""
         return {target for target, _ in self.early.values()}
 
-    def settle_early(self) -> None:
-        """The banks are read and their findings published: the early ones are gone, and a client
-        that pulled them is told to pull again."""
+    def settle_early(self, held: Callable[[str], bool]) -> None:
+        """The banks are read and their findings published: the early ones are gone (withdrawn
+        where no bank ``held`` the document after all), and a client that pulled them is told to
+        pull again."""
         early, self.early = self.early, {}
+        for uri, (target, _) in early.items():
+            if not held(uri):
+                self.clear(target)
         if early and self.pull and self.on_refresh is not None:
             self.on_refresh()
 

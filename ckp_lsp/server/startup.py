@@ -191,8 +191,14 @@ async def _index_workspace(
             ls.state.forget()
             early.publish_open(ls)
             roots = await asyncio.to_thread(ls.state.discover)
+            await indexer.rebase_poller(roots)
+            if before is not None:
+                before = await asyncio.to_thread(scan, roots)
             banks = await _read_banks(ls, roots, token if progress else None)
-        await watchers
+        try:
+            await asyncio.wait_for(asyncio.shield(watchers), timeout=5)
+        except asyncio.TimeoutError:
+            ls.log("ckp-lsp: the client did not answer the file watchers' registration within 5 s")
         if before is not None:
             # Changed before the watchers watched: applied once the banks are (``first_done``).
             changes = diff(before, await asyncio.to_thread(scan, roots))
@@ -202,7 +208,7 @@ async def _index_workspace(
         indexer.log_banks(banks)
         ls.publisher.clear_all(keep=ls.publisher.early_targets())
         ls.publisher.publish_all(ls.state.all_docs())
-        ls.publisher.settle_early()
+        ls.publisher.settle_early(lambda uri: ls.doc_at(uri) is not None)
         took = (time.perf_counter() - started) * 1000
         ls.log(f"ckp-lsp: {len(banks)} bank{'s' * (len(banks) != 1)} read and checked in {took:.0f} ms")
         # Findings that came with the banks: what checking builds on the way (the index's table)
