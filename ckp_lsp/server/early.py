@@ -8,11 +8,12 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.checks import future_dates
-from ..core.discovery import INDEX_NAME, bank_of, is_knowledge_path
-from ..core.findings import Finding, apply_overrides
-from ..core.knowledge import read_knowledge_file
-from ..core.within import escape, inside
+from ckp_lsp.core.bank.checks import future_dates
+from ckp_lsp.core.bank.findings import Finding, apply_overrides
+from ckp_lsp.core.format.knowledge import read_knowledge_file
+from ckp_lsp.core.project.discovery import INDEX_NAME, bank_of, is_knowledge_path
+from ckp_lsp.core.project.within import escape, inside
+
 from .convert import path_of, to_diagnostic, uri_in
 
 if TYPE_CHECKING:
