@@ -24,7 +24,7 @@ from .harness import Session, wait_for
 from .test_pull_or_push import pulls_with_refresh
 
 #: how long the busy editor takes to answer the server's requests at start (seconds)
-BUSY = 1.5
+BUSY = 3.0
 #: a file with findings of its own (CKP046) and of its bank (CKP032, CKP050)
 JWT = "broken/memory-bank/jwt.md"
 SETTINGS = {"staleness": "validated"}
