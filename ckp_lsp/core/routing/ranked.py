@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ckp_lsp.core.routing.route_table import FULL_READ_LIMIT, SEPARATOR, RouteTable, related, table_of_bank
 
 from .analysis import QueryWord, query_words
+from .compounds import held_apart
 from .documents import (
     BODY,
     HEADER,
@@ -258,10 +259,18 @@ class RankedRouter:
         held = 0
         if ranked and weight:
             best = ranked[0][0]
+            # (a compound's pieces the best file holds only apart: `cross-platform` for `cross-encoder`)
+            stops = question_stop_words(query, self.postings.languages) if "-" in query else ()
+            apart = held_apart(query, groups, best, self.postings, stops)
             held = len({w.written for w, g in groups if g and best in self.postings.files_of(g)})
             # (per group, not per written word: the pieces of an identifier share theirs)
             coverage = (
-                sum(self._weight(w, g) for w, g in groups if g and best in self.postings.files_of(g)) / weight
+                sum(
+                    self._weight(w, g)
+                    for w, g in groups
+                    if g and best in self.postings.files_of(g) and w.written.casefold() not in apart
+                )
+                / weight
             )
             if best in index_hits:
                 coverage = max(coverage, _keyword_coverage(index_hits[best], groups, self._weight, weight))
