@@ -28,13 +28,12 @@ from ckp_lsp.core.project.discovery import (
     bank_of,
     find_banks,
     is_knowledge_path,
-    skip_reason,
 )
 from ckp_lsp.core.project.within import escape, inside
 
+from ..faces.banks import on_disk, read_bank
 from ..faces.clock import today
 from ..faces.collector import paused_collection
-from ..faces.updated import DISK
 
 
 @dataclass
@@ -168,9 +167,8 @@ class WorkspaceState:
 
     def _load(self, root: Path, config: Config) -> tuple[Bank, FileCache | None]:
         """The bank at ``root``, read through its cache (when the cache is used), and that cache."""
-        with paused_collection():
-            cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
-            bank = Bank.load(root, config, cache, DISK, self.today)
+        cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
+        bank = read_bank(root, config, cache, self.today)
         # git mode: Bank.load asked git, here on this worker thread, not on the event loop
         prepare(bank)  # and what the first completion or references request would wait for
         # Before the collector, re-enabled, walks it (see ``reload_all``), and before checking it:
@@ -329,15 +327,12 @@ class WorkspaceState:
         doc = self.doc(path)
         if doc is None:
             return Dirty()
-        why = skip_reason(path, doc.bank.root)
-        if why is None:
-            try:
-                text, utf8, _ = doc.bank.disk.read(path)
-            except FileNotFoundError:
-                return self.disk_deleted(path)
-            except OSError as exc:
-                why = f"cannot be read: {exc.strerror or exc}"
-        if why is not None:
+        now = on_disk(doc.bank, doc.rel)
+        why, text = now.why, now.text
+        if text is None and why is None:
+            return self.disk_deleted(path)
+        if why is not None or text is None:
+            why = why or "cannot be read"
             # Like a deleted file (its old text must not linger), and said why.
             gone = self.disk_deleted(path)
             doc.bank.unreadable[doc.rel] = why
@@ -345,7 +340,7 @@ class WorkspaceState:
             return gone
         if doc.is_index:
             return self._set_text(doc, text)
-        return self._set_text(doc, text, utf8)
+        return self._set_text(doc, text, now.utf8)
 
     def take_dates(self, bank: Bank, dates: Mapping[str, CkpDate] | None, saved: Iterable[Path]) -> Dirty:
         """Git mode: commit dates read off the event loop, after the open documents ``saved`` were
