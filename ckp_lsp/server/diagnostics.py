@@ -55,6 +55,9 @@ class Publisher:
         self._draining = False
         self._sent = False  # since the last refresh request
         self._change = asyncio.Event()  # set (and replaced) whenever findings may have changed
+        # Open documents' own findings while the banks are read for the first time (``early``):
+        # the editor's URI -> (the URI the bank's findings go to, the diagnostics)
+        self.early: dict[str, tuple[str, list[types.Diagnostic]]] = {}
 
     # --- scheduling ---------------------------------------------------------------------------
 
@@ -111,12 +114,65 @@ class Publisher:
         self._report_counts()
         self._changed()
 
-    def publish_all(self, docs: Iterable[Doc], only_nonempty: bool = True) -> None:
-        """The first publication after indexing: documents with findings only."""
+    def publish_all(self, docs: Iterable[Doc]) -> None:
+        """The publication after indexing: documents with findings (and those pushed before)."""
         for doc in docs:
-            self._send(doc, only_nonempty)
+            self._send(doc)
         self._report_counts()
         self._changed()
+
+    # --- before the banks are read ------------------------------------------------------------
+
+    def early_findings(self, uri: str, target: str, diags: list[types.Diagnostic]) -> None:
+        """The open document ``uri``'s own findings, before its bank is read: pushed to ``target``
+        (where the bank's findings will go), or kept for the client's pull."""
+        self.early[uri] = (target, diags)
+        if not self.pull and (diags or target in self.pushed):
+            self._publish(
+                types.PublishDiagnosticsParams(uri=target, diagnostics=diags, version=self._versions(uri))
+            )
+            if diags:
+                self.pushed.add(target)
+            else:
+                self.pushed.discard(target)
+        self._changed()
+
+    def early_closed(self, uri: str) -> None:
+        """``uri`` was closed before its bank was read: its own findings are withdrawn."""
+        got = self.early.pop(uri, None)
+        if got is not None:
+            self.clear(got[0])
+
+    def early_targets(self) -> set[str]:
+        """Where the early findings were pushed: the bank's findings replace them there."""
+        return {target for target, _ in self.early.values()}
+
+    def settle_early(self, held: Callable[[str], bool]) -> None:
+        """The banks are read and their findings published: the early ones are gone (withdrawn
+        where no bank ``held`` the document after all), and a client that pulled them is told to
+        pull again."""
+        early, self.early = self.early, {}
+        for uri, (target, _) in early.items():
+            if not held(uri):
+                self.clear(target)
+        if early and self.pull and self.on_refresh is not None:
+            self.on_refresh()
+
+    async def early_report(self, uri: str, ready: asyncio.Event) -> list[types.Diagnostic] | None:
+        """For a pull of ``uri`` before the banks are read: its own findings as soon as they are
+        known; None once ``ready`` is set first."""
+        while not ready.is_set():
+            got = self.early.get(uri)
+            if got is not None:
+                return got[1]
+            change = asyncio.ensure_future(self.next_change().wait())
+            waiting = asyncio.ensure_future(ready.wait())
+            try:
+                await asyncio.wait([change, waiting], return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                change.cancel()
+                waiting.cancel()
+        return None
 
     # --- sending ------------------------------------------------------------------------------
 
@@ -143,7 +199,7 @@ class Publisher:
             return True
         return not self.workspace_pull and path not in self.state.open
 
-    def _send(self, doc: Doc, only_nonempty: bool = False) -> None:
+    def _send(self, doc: Doc) -> None:
         uri = uri_in(doc.bank.root, doc.rel)
         if self.pull and not self._pushes(doc.bank.root / doc.rel):
             self.diagnostics(doc)
@@ -151,7 +207,7 @@ class Publisher:
             return
         found = self.state.findings(doc)
         self._count(uri, found)
-        if not found and (only_nonempty or uri not in self.pushed):
+        if not found and uri not in self.pushed:
             return
         bom = doc.bank.root / doc.rel in self.state.boms
         diags = [to_diagnostic(f, bom) for f in found]
@@ -175,9 +231,11 @@ class Publisher:
         self._sent = True
         self._changed()
 
-    def clear_all(self) -> None:
+    def clear_all(self, keep: set[str] | None = None) -> None:
+        """Withdraw every pushed diagnostic, but those at ``keep`` (about to be replaced)."""
         for uri in list(self.pushed):
-            self.clear(uri)
+            if keep is None or uri not in keep:
+                self.clear(uri)
 
     def _report_counts(self) -> None:
         if self.on_counts is None:

@@ -52,6 +52,8 @@ class Indexer:
         self._today = today
         self.ready = asyncio.Event()  # the banks are read and current: requests may answer
         self.indexed = asyncio.Event()  # the first indexing is done
+        # the settings the banks are read with are known (given at ``initialize``, or answered)
+        self.settings_known = False
         self.holds = 0  # re-indexings under way; requests wait for them
         self.postponed: list[Events] = []  # disk events waiting for the banks being read
         self.poller: Poller | None = None  # watches the disk when the client cannot

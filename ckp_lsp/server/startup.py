@@ -15,15 +15,17 @@ from typing import Any
 
 from lsprotocol import types
 
+from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.project.discovery import INDEX_NAME
 from ckp_lsp.core.project.within import escape
 
 from .. import __version__
-from . import native, pygls_compat
+from . import early, native, pygls_compat
 from .client import ClientCapabilities, Settings
 from .convert import path_of
 from .server import CkpServer, table
 from .state import Doc, settings_of
+from .watch import diff, scan
 
 
 @table.feature(types.INITIALIZE)
@@ -36,8 +38,14 @@ def initialize(ls: CkpServer, params: types.InitializeParams) -> None:
     session = ls.session
     session.state.folders = _kept(ls, [f for f in folders if f is not None])
     session.caps = ClientCapabilities.of(params.capabilities, params.initialization_options)
-    if isinstance(params.initialization_options, dict):
-        session.settings = Settings(initial=settings_of(params.initialization_options))
+    options = params.initialization_options
+    if isinstance(options, dict):
+        session.settings = Settings(initial=settings_of(options))
+    # Settings given here are those the client answers with later (VS Code's are): the banks are
+    # read with them at once. Without them, the client's answer is waited for first.
+    ls.indexer.settings_known = not session.caps.configuration or (
+        isinstance(options, dict) and (isinstance(options.get("ckp"), dict) or bool(settings_of(options)))
+    )
     ls.publisher.on_counts = lambda counts: ls.protocol.notify("ckp/status", counts)
     _choose_pull_or_push(ls)
     if params.process_id:
@@ -97,10 +105,13 @@ def _watch_parent(ls: CkpServer, pid: int) -> None:
 
 @table.feature(types.INITIALIZED)
 async def initialized(ls: CkpServer, params: types.InitializedParams) -> None:
-    # Both round trips at once (a busy editor answers each late); the watchers are registered
-    # before the banks are read, so that no change made while they are read goes unseen.
-    await asyncio.gather(pull_settings(ls), _watch_files(ls))
-    ls.spawn(_index_workspace(ls))
+    # The banks are read while the client answers both requests (a busy editor answers each
+    # late): with the settings given at ``initialize``, read again if the answer changes them; a
+    # change on disk before the watchers are registered is found by comparing the disk before and
+    # after (``_index_workspace``).
+    settings = ls.spawn(pull_settings(ls))
+    watchers = ls.spawn(_watch_files(ls))
+    ls.spawn(_index_workspace(ls, settings, watchers))
 
 
 async def pull_settings(ls: CkpServer) -> None:
@@ -142,11 +153,18 @@ async def _watch_files(ls: CkpServer) -> None:
     ls.indexer.watch()
 
 
-async def _index_workspace(ls: CkpServer) -> None:
-    """Find and load every bank in the background, reporting progress, then publish."""
+async def _index_workspace(
+    ls: CkpServer, settings: asyncio.Future[None], watchers: asyncio.Future[None]
+) -> None:
+    """Find and load every bank in the background, reporting progress, then publish; once the
+    client answered for its ``settings`` and its ``watchers``."""
     indexer = ls.indexer
     token = f"ckp-index-{id(ls)}"
     started = time.perf_counter()
+    if not indexer.settings_known:
+        await settings  # reading the banks with other settings than the client's would be lost
+        indexer.settings_known = True
+    early.publish_open(ls)
     # the banks are looked for while the client creates the progress token (reported once begun)
     progress = False
     created = (
@@ -166,26 +184,33 @@ async def _index_workspace(ls: CkpServer) -> None:
             except Exception:
                 pass
         await indexer.rebase_poller(roots)
-        banks = []
-        for i, root in enumerate(roots):
-            config = ls.session.state.config_for(root)
-            bank, found, cached = await asyncio.to_thread(ls.session.state.read_bank, root, config)
-            if found is not None:
-                ls.log(f"ckp-lsp: {root}: {len(bank.files)} files, {cached} files from the cache")
-                ls.session.state.know(bank, found)
-            banks.append(bank)
-            if progress:
-                pct = int(100 * (i + 1) / max(len(roots), 1))
-                ls.work_done_progress.report(
-                    token,
-                    types.WorkDoneProgressReport(
-                        message=f"{root.name}: {len(banks[-1].files)} files", percentage=pct
-                    ),
-                )
+        # What the disk holds before it is read, while the client's watchers may not watch yet
+        before = None if watchers.done() else await asyncio.to_thread(scan, roots)
+        read_with = dict(ls.session.settings.values)
+        banks = await _read_banks(ls, roots, token if progress else None)
+        await settings
+        if ls.session.settings.values != read_with:  # the client's answer changed what is checked
+            ls.session.state.forget()
+            early.publish_open(ls)
+            roots = await asyncio.to_thread(ls.session.state.discover)
+            await indexer.rebase_poller(roots)
+            if before is not None:
+                before = await asyncio.to_thread(scan, roots)
+            banks = await _read_banks(ls, roots, token if progress else None)
+        try:
+            await asyncio.wait_for(asyncio.shield(watchers), timeout=5)
+        except asyncio.TimeoutError:
+            ls.log("ckp-lsp: the client did not answer the file watchers' registration within 5 s")
+        if before is not None:
+            # Changed before the watchers watched: applied once the banks are (``first_done``).
+            changes = diff(before, await asyncio.to_thread(scan, roots))
+            if any(changes):
+                indexer.postponed.append(changes)
         ls.session.state.reload_all(banks)
         indexer.log_banks(banks)
-        ls.publisher.clear_all()
+        ls.publisher.clear_all(keep=ls.publisher.early_targets())
         ls.publisher.publish_all(ls.session.state.all_docs())
+        ls.publisher.settle_early(lambda uri: ls.session.doc_at(uri) is not None)
         took = (time.perf_counter() - started) * 1000
         ls.log(f"ckp-lsp: {len(banks)} bank{'s' * (len(banks) != 1)} read and checked in {took:.0f} ms")
         # Findings that came with the banks: what checking builds on the way (the index's table)
@@ -201,6 +226,26 @@ async def _index_workspace(ls: CkpServer) -> None:
             ls.work_done_progress.end(
                 token, types.WorkDoneProgressEnd(message=f"{n} knowledge files indexed")
             )
+
+
+async def _read_banks(ls: CkpServer, roots: list[Path], token: str | None) -> list[Bank]:
+    """Each bank of ``roots`` read through its cache, its findings known; progress reported on
+    ``token``."""
+    banks = []
+    for i, root in enumerate(roots):
+        config = ls.session.state.config_for(root)
+        bank, found, cached = await asyncio.to_thread(ls.session.state.read_bank, root, config)
+        if found is not None:
+            ls.log(f"ckp-lsp: {root}: {len(bank.files)} files, {cached} files from the cache")
+            ls.session.state.know(bank, found)
+        banks.append(bank)
+        if token is not None:
+            pct = int(100 * (i + 1) / max(len(roots), 1))
+            ls.work_done_progress.report(
+                token,
+                types.WorkDoneProgressReport(message=f"{root.name}: {len(bank.files)} files", percentage=pct),
+            )
+    return banks
 
 
 async def _report_start(ls: CkpServer) -> None:

@@ -150,6 +150,10 @@ class WorkspaceState:
         self.outside.add(root)
         return root
 
+    def configured_banks(self) -> list[Path]:
+        """The banks the settings name (``banks``), absolute."""
+        return [self._abs(b) for b in self.base_config().banks]
+
     def _abs(self, p: str) -> Path:
         path = Path(p).expanduser()
         if not path.is_absolute() and self.folders:

@@ -8,6 +8,7 @@ from lsprotocol import types
 
 from ckp_lsp.core.format.text import BOM
 
+from . import early
 from .convert import path_of
 from .server import CkpServer, guarded, table
 from .state import Dirty
@@ -38,6 +39,7 @@ def did_open(ls: CkpServer, params: types.DidOpenTextDocumentParams) -> None:
     if ls.publisher.pull:
         ls.publisher.clear(item.uri)
     _changed(ls, item.uri, dirty)
+    early.publish(ls, item.uri)
     outside = state.bank_outside(path)
     if outside is not None:
         ls.spawn(ls.indexer.read_outside(outside))
@@ -57,6 +59,7 @@ def did_change(ls: CkpServer, params: types.DidChangeTextDocumentParams) -> None
         path.resolve(), text.removeprefix(BOM), text.startswith(BOM), uri, version
     )
     _changed(ls, uri, dirty)
+    early.publish(ls, uri)
 
 
 @table.feature(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -66,6 +69,7 @@ def did_close(ls: CkpServer, params: types.DidCloseTextDocumentParams) -> None:
     if path is None:
         return
     dirty = ls.session.state.closed(path.resolve())
+    early.forget(ls, params.text_document.uri)
     ls.indexer.log_skipped(dirty)
     doc = ls.session.doc_at(params.text_document.uri)
     if doc is not None:

@@ -9,17 +9,24 @@ from lsprotocol import types
 from ..convert import uri_of
 from ..diagnostics import result_id
 from ..server import CkpServer, guarded, table
-from ..snapshot import Snapshot
 
 
-@table.document(
+@table.feature(
     types.TEXT_DOCUMENT_DIAGNOSTIC,
-    types.RelatedFullDocumentDiagnosticReport(items=[]),
     types.DiagnosticOptions(identifier="ckp", inter_file_dependencies=True, workspace_diagnostics=True),
 )
-def document_diagnostic(
-    ls: CkpServer, snap: Snapshot, params: types.DocumentDiagnosticParams
+@guarded(types.RelatedFullDocumentDiagnosticReport(items=[]))
+async def document_diagnostic(
+    ls: CkpServer, params: types.DocumentDiagnosticParams
 ) -> types.DocumentDiagnosticReport:
+    """A request about one document answered before the banks are read too, with the document's
+    own findings (``early``): not a ``table.document`` handler, which waits for the banks."""
+    own = await ls.publisher.early_report(params.text_document.uri, ls.indexer.ready)
+    if own is not None:
+        return types.RelatedFullDocumentDiagnosticReport(items=own, result_id=result_id(own))
+    snap = ls.session.snapshot(params.text_document.uri)
+    if snap is None:
+        return types.RelatedFullDocumentDiagnosticReport(items=[])
     items = ls.publisher.diagnostics(snap.doc)
     rid = result_id(items)
     if params.previous_result_id == rid:

@@ -41,6 +41,7 @@ let page;
 let context;
 let shot = 0;
 let markersShown;
+let firstSquiggle;
 
 fs.mkdirSync(config.artifacts, { recursive: true });
 
@@ -148,13 +149,32 @@ async function quickOpen(file) {
     }
 }
 
-/** Waits for a squiggle in the active editor. */
-async function waitForSquiggle() {
-    await page.waitForSelector(
-        '.editor-group-container.active .monaco-editor .squiggly-warning, ' +
-        '.editor-group-container.active .monaco-editor .squiggly-error, ' +
-        '.editor-group-container.active .monaco-editor .squiggly-info',
-        { timeout: T },
+const SQUIGGLE =
+    '.editor-group-container.active .monaco-editor .squiggly-warning, ' +
+    '.editor-group-container.active .monaco-editor .squiggly-error, ' +
+    '.editor-group-container.active .monaco-editor .squiggly-info';
+
+/**
+ * When `seen(arg)` first returns a time (it returns the page's `Date.now()`, ms since 1970, the
+ * clock of this process too): looked at in the page every 50 ms from now on, so that a
+ * screenshot or a slow round trip of this process meanwhile does not delay the time taken.
+ */
+function shownAt(seen, arg, timeout = T) {
+    return page.waitForFunction(seen, arg, { timeout, polling: 50 }).then((handle) => handle.jsonValue());
+}
+
+/**
+ * When a squiggle shows in the active editor, once its tab is `base` (any tab when not given);
+ * watched from before the file is opened, so given as long as the Problems count is.
+ */
+function squiggleShown(base) {
+    return shownAt(
+        ({ selector, base }) =>
+            document.querySelector(selector) !== null &&
+            (!base || document.querySelector(`.tab.active[aria-label*="${base}"]`) !== null) &&
+            Date.now(),
+        { selector: SQUIGGLE, base },
+        60000,
     );
 }
 
@@ -219,12 +239,14 @@ async function main() {
     await step('open file (Ctrl+P)', async () => {
         // When the first findings reach the workbench: the status bar's Problems counts (VS Code's
         // own item), watched in the page while the file opens and its squiggles are awaited.
-        markersShown = page.waitForFunction(() => {
+        markersShown = shownAt(() => {
             const item = document.getElementById('status.problems');
-            return item !== null && /[1-9]/.test(item.getAttribute('aria-label') ?? item.textContent ?? '');
-        }, null, { timeout: 60000, polling: 50 }).then(() => {
-            result.epochs.markers = Date.now();
+            return item !== null && /[1-9]/.test(item.getAttribute('aria-label') ?? item.textContent ?? '') && Date.now();
+        }, null, 60000).then((at) => {
+            result.epochs.markers = at;
         }, () => {});
+        firstSquiggle = squiggleShown();
+        firstSquiggle.catch(() => {}); // awaited in the next step
         const opened = await quickOpen(config.file);
         result.timings.openedAt = opened.enter - started;
         result.epochs.opened = opened.enter;
@@ -233,11 +255,10 @@ async function main() {
     });
 
     await step('squiggles', async () => {
-        await waitForSquiggle();
         // From Enter in Quick Open to the first squiggle: what the user waits for.
-        result.epochs.squiggle = Date.now();
+        result.epochs.squiggle = await firstSquiggle;
+        result.timings.firstSquiggleMs = result.epochs.squiggle - result.epochs.opened;
         await Promise.race([markersShown, new Promise((resolve) => setTimeout(resolve, 5000))]);
-        result.timings.firstSquiggleMs = Date.now() - started - result.timings.openedAt;
         log(`first squiggle ${result.timings.firstSquiggleMs} ms after the file was opened`);
         result.checks.squiggles = await page.evaluate(() =>
             ['error', 'warning', 'info', 'hint'].reduce((acc, kind) => {
@@ -533,9 +554,10 @@ async function main() {
     if (config.secondFile) {
         // The server is running by now: opening another file costs VS Code's pipeline and one pull.
         await step('second file', async () => {
+            const shown = squiggleShown(path.basename(config.secondFile));
+            shown.catch(() => {});
             const opened = await quickOpen(config.secondFile);
-            await waitForSquiggle();
-            result.epochs.secondSquiggle = Date.now();
+            result.epochs.secondSquiggle = await shown;
             result.timings.secondSquiggleMs = result.epochs.secondSquiggle - opened.enter;
             log(`second file: first squiggle ${result.timings.secondSquiggleMs} ms after it was opened`);
             await screenshot('second-file');
