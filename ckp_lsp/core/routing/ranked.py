@@ -2,7 +2,7 @@
 
 A file's score is BM25F over its header (concept, TLDR, keywords, file name), headings and body,
 plus a boost where the index pattern (6a) matches its keywords, so the ranked router finds what
-the index finds. The best file is a primary; up to two more are, when they score close to it.
+the index finds (a keyword of words many files hold boosts less). The best file is a primary; up to two more are, when they score close to it.
 Relationships come after, within the budget of files: ``SIMILAR_HIGH`` of a primary, and
 ``SIMILAR_MID`` only where the question matches that file too, and never in the place of a file
 that ranks above it on its own and holds as much of the question in its header and headings; a
@@ -47,8 +47,11 @@ WEIGHTS = (3.0, 2.0, 1.0)
 MAX_LOADED = 4
 #: a second or third primary scores at least this share of the best file
 PRIMARY_SHARE = 0.25
-#: the boost of a file the index pattern matches, as a share of the best BM25 score per keyword
+#: the boost of a file the index pattern matches, as a share of the best BM25 score per keyword of
+#: a word one file holds; a keyword of words many files hold boosts down to half that (``_rarity``)
 INDEX_BOOST = 0.5
+#: the boost left to a keyword of a word every file holds, as a share of a rare one's
+SHARED_KEYWORD_BOOST = 0.5
 #: the share of the question's weight (its words' idf) the best file must hold to be in domain…
 OUT_OF_DOMAIN_COVERAGE = 0.15
 #: …and when the question names something (``Kubernetes``, ``gRPC``) that no file of the bank holds
@@ -243,8 +246,10 @@ class RankedRouter:
         scores = {i: total(h) for i, h in hits.items()}
         top = max(scores.values(), default=0.0)
         most = max((len(k) for k in index_hits.values()), default=0)
+        rarity: dict[str, float] = {}
         for i, kws in index_hits.items():
-            scores[i] = scores.get(i, 0.0) + INDEX_BOOST * max(top, 1.0) * len(kws) / most
+            rare = sum(rarity[k] if k in rarity else rarity.setdefault(k, self._rarity(k)) for k in kws)
+            scores[i] = scores.get(i, 0.0) + INDEX_BOOST * max(top, 1.0) * rare / most
         ranked = sorted(scores.items(), key=lambda s: (-s[1], self.table.paths[s[0]]))
         # A word is known by its first group: an identifier's whole (``DynamoDB``), not one of its
         # pieces (``db``, which ``TimescaleDB`` holds too).
@@ -278,6 +283,17 @@ class RankedRouter:
             len({w.written for w, _ in groups}),
             tuple(groups),
         )
+
+    def _rarity(self, keyword: str) -> float:
+        """A keyword's share of the boost: 1 when its rarest word is held by one file (or none), down
+        to ``SHARED_KEYWORD_BOOST`` when every file holds it. A keyword many files claim (`cards`,
+        `kontext`) says little of which file the question is about."""
+        from .analysis import terms
+
+        one = math.log(1 + (self.postings.files - 0.5) / 1.5)
+        idf = max((self.postings.idf(frozenset((t,))) for t in terms(keyword, self.language)), default=one)
+        share = min(1.0, idf / one) if one > 0 else 1.0
+        return SHARED_KEYWORD_BOOST + (1 - SHARED_KEYWORD_BOOST) * share
 
     def _weight(self, word: QueryWord, group: frozenset[str]) -> float:
         """What a question word weighs in its coverage: its idf; a word the bank does not hold weighs
