@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def _headerless(src: Path, dest: Path) -> None:
     """A copy of the bank whose files have lost their headers (the body stays)."""
     sys.path.insert(0, str(ROOT))
-    from ckp_lsp.core.rewrite import body_of
+    from ckp_lsp.core.edit.rewrite import body_of
 
     shutil.copytree(src, dest)
     for path in dest.rglob("*.md"):

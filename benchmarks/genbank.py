@@ -240,8 +240,8 @@ def prepare(n: int, seed: int = 0, bodies: str = "uniform") -> Path:
         return bank
     shutil.rmtree(home, ignore_errors=True)
     generate(bank, n, seed, bodies)
-    from ckp_lsp.core.bank import Bank
-    from ckp_lsp.core.index import update_index_text
+    from ckp_lsp.core.bank.bank import Bank
+    from ckp_lsp.core.format.index import update_index_text
 
     loaded = Bank.load(bank)
     (bank / "_index.md").write_text(update_index_text(None, loaded), encoding="utf-8")

@@ -151,10 +151,10 @@ def machine() -> dict[str, str]:
 
 def expected_published(bank: Path) -> set[str]:
     """URIs of every document with findings, as ``ckp check`` finds them (in this process)."""
-    from ckp_lsp.core.bank import Bank
-    from ckp_lsp.core.checks import check_file
-    from ckp_lsp.core.config import config_for_bank
-    from ckp_lsp.core.index_checks import check_index
+    from ckp_lsp.core.bank.bank import Bank
+    from ckp_lsp.core.bank.checks import check_file
+    from ckp_lsp.core.bank.index_checks import check_index
+    from ckp_lsp.core.project.config import config_for_bank
     from ckp_lsp.faces.clock import today
 
     loaded = Bank.load(bank, config_for_bank(bank), today=today())

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import yaml
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.config import config_for_bank
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.project.config import config_for_bank
 from ckp_lsp.core.routing.index_pattern import Router
 
 

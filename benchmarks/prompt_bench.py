@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from genbank import prepare
 
-from ckp_lsp.core.bank import Bank
+from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.compile.candidates import DEFAULT_CANDIDATES, candidates
 from ckp_lsp.core.compile.compiler import compile_input
 from ckp_lsp.core.compile.prompt import build_prompt

@@ -57,7 +57,7 @@ def prepare(folder: Path, files: int) -> Path:
 
 def _in_process(bank: Path, runs: int) -> None:
     """p50 and p99 of one routing by a built router (ranked, index) and by the BM25 peer."""
-    from ckp_lsp.core.bank import Bank
+    from ckp_lsp.core.bank.bank import Bank
     from ckp_lsp.core.routing.index_pattern import Router
     from ckp_lsp.core.routing.peer import PlainBM25
     from ckp_lsp.core.routing.ranked import RankedRouter

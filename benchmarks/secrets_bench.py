@@ -3,7 +3,7 @@
 Plants each kind of fake credential (``tests/secret_corpus.py``: built from parts at run time) in a
 bare header, front matter, a body and a code fence, and scans a corpus of look-alikes (UUIDs, git
 hashes in prose, placeholders such as ``sk-...`` and ``YOUR_API_KEY``). Prints, per kind, what the
-scanner of ``ckp_lsp/core/secrets.py`` finds, and beside it detect-secrets 1.5 (Yelp's scanner,
+scanner of ``ckp_lsp/core/agent/secrets.py`` finds, and beside it detect-secrets 1.5 (Yelp's scanner,
 every plugin, the same lines) when it is installed (``pip install detect-secrets==1.5.0``); then
 the scan's throughput on generated banks, its share of reading a 10,000-file bank without a cache,
 and how a hostile line of 400,000 characters is scanned.
@@ -25,9 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from genbank import prepare
 
-from ckp_lsp.core import knowledge
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.secrets import find_secrets
+from ckp_lsp.core.agent.secrets import find_secrets
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.format import knowledge
 from ckp_lsp.faces.collector import paused_collection
 from tests.secret_corpus import fake_secrets, look_alikes, placements
 

@@ -66,7 +66,7 @@ class Bench:
         self.results["route"] = statistics.median(walls)
 
     def route_queries(self) -> list[str]:
-        from ckp_lsp.core.header import parse_header
+        from ckp_lsp.core.format.header import parse_header
 
         picks = [p for p in self.files() if p.name != "_index.md"][1 :: max(1, self.n // 3)][:3]
         out = []

@@ -28,8 +28,8 @@ def _ckp() -> list[str]:
 
 def bench_bank(bank: Path, questions: Path, work: Path) -> dict[str, Any] | str:
     """The bench figures of one bank, adopted in ``work``; a message when it cannot be benched."""
-    from ckp_lsp.core.bank import Bank
-    from ckp_lsp.core.bench import load_queries, run_bench
+    from ckp_lsp.core.bank.bank import Bank
+    from ckp_lsp.core.routing.bench import load_queries, run_bench
 
     found = _ROOT.search(questions.read_text(encoding="utf-8"))
     root = found.group(1) if found else "."

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from ckp_lsp.core.config import LLM_ENVIRONMENT
+from ckp_lsp.core.project.config import LLM_ENVIRONMENT
 from ckp_lsp.faces.llm import providers
 
 # Hypothesis fails an example that takes over 200 ms: a timed assertion, which a loaded machine
@@ -22,7 +22,7 @@ def isolated_user_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: 
     """An empty user configuration folder (``$XDG_CONFIG_HOME``), also for the servers tests start."""
     home = tmp_path_factory.mktemp("xdg-config")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
-    # Caches of banks (``core.cache``) go to a folder of the test's own, never into the checkout's
+    # Caches of banks (``core.bank.cache``) go to a folder of the test's own, never into the checkout's
     # samples; tests of the cache's place unset this.
     monkeypatch.setenv("CKP_CACHE_DIR", str(tmp_path_factory.mktemp("ckp-cache")))
     for name in LLM_ENVIRONMENT:
@@ -37,7 +37,7 @@ def no_bank_above_the_temporary_folders(tmp_path_factory: pytest.TempPathFactory
     """Stop at once when a folder above the tests' temporary folders is a bank (an ``_index.md``
     with CKP markers left at ``/`` or ``/tmp``): every command run on a test bank would then take
     that bank, and rewrite files all over the machine."""
-    from ckp_lsp.core.discovery import is_bank_root
+    from ckp_lsp.core.project.discovery import is_bank_root
 
     # Every folder above is looked at, past the limits the commands keep to (the project's root,
     # never ``/`` or the home folder): a test must not run at all on a machine in that state.

@@ -22,8 +22,8 @@ def add_parser(sub: Any) -> None:
 
 def installed_hooks(project: Path) -> list[str]:
     """The hosts whose configuration in ``project`` runs ``ckp hook``."""
-    from ..core.hook_config import HOSTS, files_of, installed
-    from ..core.within import inside, read_inside
+    from ckp_lsp.core.project.hook_config import HOSTS, files_of, installed
+    from ckp_lsp.core.project.within import inside, read_inside
 
     found = []
     for host in HOSTS:
@@ -41,7 +41,7 @@ def installed_hooks(project: Path) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.agent_rules import agent_rules
+    from ckp_lsp.core.project.agent_rules import agent_rules
 
     print(agent_rules(args.bank_dir.as_posix(), installed_hooks(args.project)))
     return 0

@@ -12,7 +12,7 @@ from ..faces.paths import display_path
 from .output import bank_root
 
 if TYPE_CHECKING:
-    from ..core.bench import BenchReport
+    from ckp_lsp.core.routing.bench import BenchReport
 
 
 def add_parser(sub: Any) -> None:
@@ -54,7 +54,8 @@ def _sizes(value: str) -> tuple[int, ...]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.bench import BenchError, load_queries, run_bench
+    from ckp_lsp.core.routing.bench import BenchError, load_queries, run_bench
+
     from ..faces.banks import read_bank
 
     root = bank_root(args.bank)
@@ -82,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_text(report: BenchReport, where: str) -> None:
-    from ..core.bench import MODES, tool_tokens
+    from ckp_lsp.core.routing.bench import MODES, tool_tokens
 
     print(
         f"{where}: {report.files} knowledge files, {len(report.outcomes)} queries, checked against {report.mode}\n"

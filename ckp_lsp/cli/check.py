@@ -9,12 +9,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..core.bank import Bank
-from ..core.checked import cached_findings, findings_of, unchanged_findings
-from ..core.discovery import markdown_entries, why_not_knowledge
-from ..core.findings import Finding, Severity
-from ..core.full_reader import is_template_text
-from ..core.workspace import resolve_targets
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.checked import cached_findings, findings_of, unchanged_findings
+from ckp_lsp.core.bank.findings import Finding, Severity
+from ckp_lsp.core.format.full_reader import is_template_text
+from ckp_lsp.core.project.discovery import markdown_entries, why_not_knowledge
+from ckp_lsp.core.project.workspace import resolve_targets
+
 from ..faces.clock import today
 from ..faces.findings_json import SEVERITY_NAMES, json_chunks, summary
 from ..faces.paths import display_path
@@ -142,8 +143,9 @@ def changed_only(
 ) -> tuple[list[tuple[Path, Finding]], list[str], int, list[str]]:
     """``collect`` of the knowledge files changed since ``base`` and every file they relate to
     (the index too when one changed); git is read by ``faces.git``."""
-    from ..core.knowledge import read_knowledge_file
-    from ..core.review import related_files
+    from ckp_lsp.core.edit.review import related_files
+    from ckp_lsp.core.format.knowledge import read_knowledge_file
+
     from ..faces.git import GitError, bank_changes
 
     targets = resolve_targets(paths, cached=cached, dates=DISK, today=today())

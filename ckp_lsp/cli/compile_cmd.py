@@ -14,15 +14,28 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..core.bank import Bank
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.edit.header_changes import describe
+from ckp_lsp.core.edit.writes import WriteRefused, refusal, write_atomic
+from ckp_lsp.core.format.knowledge import read_knowledge_file
+from ckp_lsp.core.project.config import (
+    MAX_TIMEOUT,
+    PROVIDERS,
+    LlmConfig,
+    config_for_bank,
+    valid_timeout,
+)
+from ckp_lsp.core.project.discovery import (
+    BANK_RULE,
+    INDEX_NAME,
+    bank_of,
+    named_bank,
+    why_not_knowledge,
+)
+
 from ..core.compile.compile_all import compile_all
 from ..core.compile.compiler import compile_header
 from ..core.compile.model import CompileError
-from ..core.config import MAX_TIMEOUT, PROVIDERS, LlmConfig, config_for_bank, valid_timeout
-from ..core.discovery import BANK_RULE, INDEX_NAME, bank_of, named_bank, why_not_knowledge
-from ..core.header_changes import describe
-from ..core.knowledge import read_knowledge_file
-from ..core.writes import WriteRefused, refusal, write_atomic
 from ..faces.banks import read_bank
 from ..faces.llm.providers import provider_for
 from ..faces.paths import display_path
@@ -91,7 +104,7 @@ def _targets(args: argparse.Namespace) -> list[tuple[Path, str]] | str:
     if args.all is not None:
         root = named_bank(args.all) if args.all.exists() else None
         if root is None:
-            from ..core.workspace import cursor_rules_note
+            from ckp_lsp.core.project.workspace import cursor_rules_note
 
             note = cursor_rules_note(args.all) if args.all.is_dir() else ""
             return f"{args.all}: not a memory bank: name a bank folder or list it in `banks = [...]` in .ckp.toml{note}"

@@ -16,13 +16,14 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.bank import Bank
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.edit.writes import WriteRefused, write_atomic
+from ckp_lsp.core.project.config import LlmConfig
+
 from ..core.compile.compiler import Compiled, compile_header
 from ..core.compile.job import Job, Usage
 from ..core.compile.model import CompileError
 from ..core.compile.providers import Provider
-from ..core.config import LlmConfig
-from ..core.writes import WriteRefused, write_atomic
 from ..faces.banks import read_bank
 from ..faces.llm.providers import provider_for
 from ..faces.paths import display_path

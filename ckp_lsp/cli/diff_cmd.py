@@ -20,8 +20,9 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.review import describe_change
-    from ..core.workspace import resolve_targets
+    from ckp_lsp.core.edit.review import describe_change
+    from ckp_lsp.core.project.workspace import resolve_targets
+
     from ..faces.git import GitError, bank_changes
 
     targets = resolve_targets(args.paths)

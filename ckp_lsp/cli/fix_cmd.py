@@ -7,11 +7,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..core.checks import check_file
-from ..core.fixes import fix_text
-from ..core.index import ADDED_SECTION, adds_section, update_index_text, write_index
-from ..core.workspace import resolve_targets
-from ..core.writes import WriteRefused, write_atomic
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.edit.fixes import fix_text
+from ckp_lsp.core.edit.writes import WriteRefused, write_atomic
+from ckp_lsp.core.format.index import ADDED_SECTION, adds_section, update_index_text, write_index
+from ckp_lsp.core.project.workspace import resolve_targets
+
 from ..faces.clock import today
 from ..faces.paths import display_path
 from ..faces.updated import DISK

@@ -18,7 +18,8 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.graph import build_graph, to_dot, to_mermaid
+    from ckp_lsp.core.navigation.graph import build_graph, to_dot, to_mermaid
+
     from ..faces.banks import read_bank
 
     root = bank_root(args.bank)

@@ -21,8 +21,8 @@ from .quick_args import Option, Quick
 if TYPE_CHECKING:
     import argparse
 
-    from ..core.bank import Bank
-    from ..core.hooks import HookInput
+    from ckp_lsp.core.agent.hooks import HookInput
+    from ckp_lsp.core.bank.bank import Bank
 
 #: where a project keeps its bank by convention, looked at before the project is searched
 _USUAL = ("memory-bank", ".memory-bank", ".claude/memory", "memory")
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         out = answer(args, sys.stdin.buffer.read, os.environ)
     except Exception as exc:  # a hook never blocks a prompt: one line, and the prompt goes on
-        from ..core.hooks import HookError
+        from ckp_lsp.core.agent.hooks import HookError
 
         why = str(exc) if isinstance(exc, (HookError, OSError)) else f"{type(exc).__name__}: {exc}"
         print(f"ckp hook: {' '.join(why.split()) or type(exc).__name__}", file=sys.stderr)
@@ -76,8 +76,8 @@ def run(args: argparse.Namespace) -> int:
 
 def answer(args: argparse.Namespace, read: Any, env: os._Environ[str] | dict[str, str]) -> str:
     """What the hook prints for the input ``read()`` gives."""
-    from ..core.agent_text import for_agent
-    from ..core.hooks import (
+    from ckp_lsp.core.agent.agent_text import for_agent
+    from ckp_lsp.core.agent.hooks import (
         DEFAULT_MAX_CHARS,
         MAX_INPUT,
         ROUTED_PROMPT_CHARS,
@@ -101,14 +101,15 @@ def answer(args: argparse.Namespace, read: Any, env: os._Environ[str] | dict[str
     root = _bank_root(project, args.bank)
     label = _label(root, project)
     if inp.kind == SESSION:
-        from ..core.hooks import SUMMARY_MAX_CHARS
-        from ..core.memory_text import session_summary
+        from ckp_lsp.core.agent.hooks import SUMMARY_MAX_CHARS
+        from ckp_lsp.core.agent.memory_text import session_summary
 
         bank = _read_bank(root)
         _compiled(any(kf.concept for kf in bank.files.values()), label or str(root))
         limit = args.max_chars if args.max_chars is not None else SUMMARY_MAX_CHARS
         return render(args.host, args.event, for_agent(session_summary(bank, label, limit)))
-    from ..core.memory_text import prompt_context
+    from ckp_lsp.core.agent.memory_text import prompt_context
+
     from ..core.routing.snapshot import ranked_router
 
     gc.disable()  # a one-shot process: the collector would only walk the bank's objects
@@ -126,7 +127,7 @@ def answer(args: argparse.Namespace, read: Any, env: os._Environ[str] | dict[str
 def _compiled(compiled: bool, label: str) -> None:
     """Nothing can match a bank without headers: say so rather than stay silent."""
     if not compiled:
-        from ..core.hooks import HookError
+        from ckp_lsp.core.agent.hooks import HookError
 
         raise HookError(f"{label} is not compiled: run `ckp compile --all {label}`")
 
@@ -138,15 +139,15 @@ def _project(inp: HookInput, env: Any) -> Path:
     for folder in [named, *inp.folders, os.getcwd()]:
         if folder and os.path.isdir(folder):
             return Path(folder)
-    from ..core.hooks import HookError
+    from ckp_lsp.core.agent.hooks import HookError
 
     raise HookError("no project folder: the host named none that exists")
 
 
 def _bank_root(project: Path, bank: Path | None) -> Path:
-    from ..core.discovery import is_bank_root
-    from ..core.hooks import HookError
-    from ..core.within import escape
+    from ckp_lsp.core.agent.hooks import HookError
+    from ckp_lsp.core.project.discovery import is_bank_root
+    from ckp_lsp.core.project.within import escape
 
     home = project
     if bank is not None:
@@ -154,12 +155,12 @@ def _bank_root(project: Path, bank: Path | None) -> Path:
         if not root.is_dir():
             raise HookError(f"{root}: no such bank folder")
     else:
-        from ..core.config import banks_named_in
+        from ckp_lsp.core.project.config import banks_named_in
 
         usual = [project / n for n in _USUAL]
         near = next((c for c in [*banks_named_in(project), *usual] if c.is_dir() and is_bank_root(c)), None)
         if near is None:
-            from ..core.discovery import find_banks
+            from ckp_lsp.core.project.discovery import find_banks
 
             found = find_banks([project])
             if not found:
@@ -186,7 +187,7 @@ def _above(project: Path, bank: Path) -> tuple[Path, Path]:
     """(folder, ``bank`` below it): below ``project``, or below the nearest folder above it that
     holds it, up to the project's root (a host started in a sub-folder names that folder); never
     above the project's root, nor in ``/``, the home or the temporary folder."""
-    from ..core.discovery import never_banks, project_root
+    from ckp_lsp.core.project.discovery import never_banks, project_root
 
     start = Path(os.path.abspath(project))
     top = project_root(start)
@@ -213,9 +214,9 @@ def _label(root: Path, project: Path) -> str:
 
 def _read_bank(root: Path) -> Bank:
     """The bank, through its cache (the files unchanged since the last reading are not read)."""
-    from ..core.bank import Bank
-    from ..core.cache import FileCache
-    from ..core.config import config_for_bank
+    from ckp_lsp.core.bank.bank import Bank
+    from ckp_lsp.core.bank.cache import FileCache
+    from ckp_lsp.core.project.config import config_for_bank
 
     gc.disable()  # a one-shot process: the collector would only walk the bank's objects
     return Bank.load(root, config_for_bank(root), FileCache.for_bank(root))
@@ -223,7 +224,7 @@ def _read_bank(root: Path) -> Bank:
 
 def _texts(root: Path, files: list[str]) -> dict[str, str]:
     """The loaded files' text; one that cannot be read is left out (the budget names it)."""
-    from ..core.within import Folder
+    from ckp_lsp.core.project.within import Folder
 
     out = {}
     disk = Folder(root)

@@ -36,7 +36,7 @@ def add_options(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.hook_config import HOSTS
+    from ckp_lsp.core.project.hook_config import HOSTS
 
     if args.host not in HOSTS:
         print(f"ckp: unknown host {args.host!r}: one of {', '.join(HOSTS)}", file=sys.stderr)
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
 def _bank_option(project: Path, bank: Path | None) -> str | None:
     """How the hook names the bank: relative to the project (None: the hook finds it)."""
     if bank is None:
-        from ..core.init import existing_bank
+        from ckp_lsp.core.project.init import existing_bank
 
         bank = existing_bank(project)
         if bank is None:
@@ -63,7 +63,7 @@ def _bank_option(project: Path, bank: Path | None) -> str | None:
 
 def _current(project: Path, paths: list[str]) -> tuple[dict[str, str | None], list[str]]:
     """The texts of the host's files now, and why some cannot be used."""
-    from ..core.within import inside, read_inside
+    from ckp_lsp.core.project.within import inside, read_inside
 
     texts: dict[str, str | None] = {}
     refused = []
@@ -87,7 +87,7 @@ def _current(project: Path, paths: list[str]) -> tuple[dict[str, str | None], li
 
 def install(host: str, project: Path, bank: Path | None, show: bool, program: str = "ckp") -> int:
     """Install ``host``'s hook in ``project`` (the bank: ``bank``, else the project's own)."""
-    from ..core.hook_config import ConfigError, files_of, planned
+    from ckp_lsp.core.project.hook_config import ConfigError, files_of, planned
 
     texts, refused = _current(project, files_of(host))
     try:
@@ -105,7 +105,7 @@ def install(host: str, project: Path, bank: Path | None, show: bool, program: st
 
 
 def remove(host: str, project: Path, show: bool) -> int:
-    from ..core.hook_config import ConfigError, files_of, removal
+    from ckp_lsp.core.project.hook_config import ConfigError, files_of, removal
 
     texts, refused = _current(project, files_of(host))
     try:
@@ -120,8 +120,8 @@ def remove(host: str, project: Path, show: bool) -> int:
 
 
 def _apply(project: Path, plans: list[Any], show: bool) -> int:
-    from ..core.within import inside
-    from ..core.writes import WriteRefused, write_atomic
+    from ckp_lsp.core.edit.writes import WriteRefused, write_atomic
+    from ckp_lsp.core.project.within import inside
 
     status = 0
     for p in plans:

@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..core.index import ADDED_SECTION, adds_section, update_index_text, write_index
-from ..core.writes import WriteRefused
+from ckp_lsp.core.edit.writes import WriteRefused
+from ckp_lsp.core.format.index import ADDED_SECTION, adds_section, update_index_text, write_index
+
 from ..faces.banks import read_bank
 from ..faces.paths import display_path
 from .output import bank_root
@@ -90,8 +91,9 @@ def install(root: Path) -> int:
 def merge_driver(base: str, ours: str, theirs: str, path: str) -> int:
     """git's merge driver: the merged index into ``ours`` (exit 0), or git's own merge of the
     text when the rows cannot be merged so (exit 1 on a conflict; ``ckp index`` then repairs it)."""
-    from ..core.index_merge import merge_index
-    from ..core.text import decode
+    from ckp_lsp.core.format.index_merge import merge_index
+    from ckp_lsp.core.format.text import decode
+
     from ..faces.git import GitError, merge_file
 
     try:

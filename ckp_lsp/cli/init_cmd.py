@@ -7,9 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..core.bank_names import Lookalike
-from ..core.dates import CkpDate
-from ..core.discovery import lookalike_folders
+from ckp_lsp.core.format.dates import CkpDate
+from ckp_lsp.core.project.bank_names import Lookalike
+from ckp_lsp.core.project.discovery import lookalike_folders
+
 from ..faces.paths import display_path
 
 
@@ -54,10 +55,11 @@ def _bank_name(bank: Path, project: Path) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.agent_rules import add_rules, agent_rules
-    from ..core.init import AlreadyDone, InitError, adopt_bank, existing_bank, init_bank
-    from ..core.within import escape
-    from ..core.writes import WriteRefused
+    from ckp_lsp.core.edit.writes import WriteRefused
+    from ckp_lsp.core.project.agent_rules import add_rules, agent_rules
+    from ckp_lsp.core.project.init import AlreadyDone, InitError, adopt_bank, existing_bank, init_bank
+    from ckp_lsp.core.project.within import escape
+
     from ..faces.clock import today
 
     # What could not be written is said for its file, never as a traceback.
@@ -105,7 +107,8 @@ def run(args: argparse.Namespace) -> int:
     if not status:
         _merge_driver(project, bank_dir)
     if args.hooks:
-        from ..core.hook_config import HOSTS
+        from ckp_lsp.core.project.hook_config import HOSTS
+
         from .hooks_cmd import install
 
         for host in args.hooks:
@@ -172,8 +175,8 @@ def _unrecognised(project: Path, found: list[Lookalike]) -> str:
 
 
 def _has_knowledge(bank: Path) -> bool:
-    from ..core.config import config_for_bank
-    from ..core.discovery import knowledge_files
+    from ckp_lsp.core.project.config import config_for_bank
+    from ckp_lsp.core.project.discovery import knowledge_files
 
     return bool(knowledge_files(bank, config_for_bank(bank).exclude))
 

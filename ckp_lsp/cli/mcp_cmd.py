@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.path.is_dir():
         print(f"ckp: {args.path}: no such folder", file=sys.stderr)
         return 2
-    from ..core.within import escape
+    from ckp_lsp.core.project.within import escape
 
     why = escape(args.path, Path.cwd())
     if why is not None:

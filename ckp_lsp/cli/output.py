@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..core.text import CONTROLS, visible_controls
+from ckp_lsp.core.format.text import CONTROLS, visible_controls
+
 from ..faces.paths import display_path
 
 #: the escape character as ``paint`` writes it: an unguessable stand-in that only ``Shown`` turns
@@ -64,14 +65,14 @@ def paint(text: str, code: str, on: bool) -> str:
 
 def refused(path: Path) -> str | None:
     """Why a folder named on the command line is refused (a symbolic link out of its project)."""
-    from ..core.within import escape
+    from ckp_lsp.core.project.within import escape
 
     return escape(path, Path.cwd())
 
 
 def bank_root(path: Path) -> Path | None:
     """The root of the bank ``path`` names or lies in; None (and a message on stderr) when none."""
-    from ..core.discovery import named_bank
+    from ckp_lsp.core.project.discovery import named_bank
 
     why = refused(path)
     if why is not None:
@@ -79,7 +80,7 @@ def bank_root(path: Path) -> Path | None:
         return None
     root = named_bank(path) if path.exists() else None
     if root is None:
-        from ..core.workspace import cursor_rules_note
+        from ckp_lsp.core.project.workspace import cursor_rules_note
 
         why = "no such file or folder" if not path.exists() else "not a memory bank"
         print(

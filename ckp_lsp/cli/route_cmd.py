@@ -53,8 +53,9 @@ QUICK = Quick(
 
 def run(args: argparse.Namespace) -> int:
     # Imported when the command runs: `ckp --help`, which lists every command, stays quick.
-    from ..core.config import config_for_bank
-    from ..core.route_table import read_route_table
+    from ckp_lsp.core.project.config import config_for_bank
+    from ckp_lsp.core.routing.route_table import read_route_table
+
     from ..core.routing.index_pattern import Router
     from ..core.routing.result import describe
     from ..core.routing.snapshot import ranked_router
@@ -111,9 +112,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _budgeted(root: Path, result: RouteResult, max_tokens: int, form: str) -> int:
-    """The route within ``max_tokens`` tokens of file text (the rule of ``core.budget``)."""
-    from ..core.budget import declaration, fit, tokens_to_chars
-    from ..core.within import Folder
+    """The route within ``max_tokens`` tokens of file text (the rule of ``core.routing.budget``)."""
+    from ckp_lsp.core.project.within import Folder
+    from ckp_lsp.core.routing.budget import declaration, fit, tokens_to_chars
 
     if max_tokens < 1:
         print("ckp: --max-tokens must be at least 1", file=sys.stderr)

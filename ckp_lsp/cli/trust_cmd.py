@@ -7,8 +7,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..core.config import CONFIG_NAME, config_chain
-from ..core.trust import TrustStore, fingerprint, real_folder, sensitive_settings, shown_value
+from ckp_lsp.core.project.config import CONFIG_NAME, config_chain
+from ckp_lsp.core.project.trust import (
+    TrustStore,
+    fingerprint,
+    real_folder,
+    sensitive_settings,
+    shown_value,
+)
+
 from ..faces.clock import utc_stamp
 
 if sys.version_info >= (3, 11):

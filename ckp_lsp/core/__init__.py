@@ -1,1 +1,2 @@
-"""The pure core: parse, index a bank, validate, route, compile. Knows nothing of LSP."""
+"""The pure core, by concept: the format, the bank, navigation, edits, project set-up, routing,
+compiling and what an agent is given. Knows nothing of LSP."""

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..core.bank import Bank
-from ..core.cache import FileCache
-from ..core.config import Config, config_for_bank
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.cache import FileCache
+from ckp_lsp.core.project.config import Config, config_for_bank
+
 from .clock import today
 from .collector import paused_collection
 from .updated import DISK

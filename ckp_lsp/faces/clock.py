@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from ..core.dates import CkpDate, from_date
+from ckp_lsp.core.format.dates import CkpDate, from_date
 
 
 def today() -> CkpDate:

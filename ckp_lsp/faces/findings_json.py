@@ -9,7 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..core.findings import Finding, Severity
+from ckp_lsp.core.bank.findings import Finding, Severity
+
 from .paths import display_path
 
 #: each severity as `ckp check` names it

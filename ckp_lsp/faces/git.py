@@ -174,7 +174,7 @@ def _refuse_config(root: Path, command: str) -> None:
     """Refuse a repository whose config is not a file of its own ``.git`` folder: a ``.git`` file
     (``gitdir:`` names another folder, perhaps another repository's) or link, or a config that is
     a link out of the project; git would write there."""
-    from ..core.within import inside
+    from ckp_lsp.core.project.within import inside
 
     dotgit = root / ".git"
     if dotgit.is_symlink() or not dotgit.is_dir():
@@ -194,8 +194,8 @@ def install_merge_driver(root: Path, bank_root: Path) -> list[str]:
     """Name the driver in ``.gitattributes`` and configure it in the repository's own config
     (``.git/config``, never the user's): what was done, empty when all of it was there already.
     Nothing is written through a link out of the project nor into another repository's config."""
-    from ..core.within import read_inside
-    from ..core.writes import WriteRefused, refusal, write_atomic
+    from ckp_lsp.core.edit.writes import WriteRefused, refusal, write_atomic
+    from ckp_lsp.core.project.within import read_inside
 
     done: list[str] = []
     command = driver_command()
@@ -237,9 +237,9 @@ class BankChange:
 def bank_changes(bank_root: Path, exclude: Iterable[str], base: str) -> tuple[str, list[BankChange]]:
     """The commit ``base`` names, and the knowledge files of the bank at ``bank_root`` that differ
     between it and the files on disk (committed or not)."""
-    from ..core.discovery import knowledge_files, why_not_knowledge
-    from ..core.text import decode
-    from ..core.within import Folder
+    from ckp_lsp.core.format.text import decode
+    from ckp_lsp.core.project.discovery import knowledge_files, why_not_knowledge
+    from ckp_lsp.core.project.within import Folder
 
     root = repository_root(bank_root)
     commit = resolve(root, base)

@@ -18,8 +18,9 @@ import re
 import subprocess
 from pathlib import Path
 
-from ..core.dates import CkpDate, from_date
-from ..core.updated import parse_git_dates
+from ckp_lsp.core.bank.updated import parse_git_dates
+from ckp_lsp.core.format.dates import CkpDate, from_date
+
 from .git import git_command, git_env
 
 #: one entry of ``git ls-files --debug -z``: its name, then its mtime and size in the index

@@ -16,8 +16,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ..core.bank import Bank
-from ..core.discovery import (
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.stat_scan import Stats, stat_tree
+from ckp_lsp.core.project.discovery import (
     INDEX_NAME,
     SKIP_DIRS,
     bank_of,
@@ -26,9 +27,9 @@ from ..core.discovery import (
     is_knowledge_path,
     skip_reason,
 )
+from ckp_lsp.core.project.within import Outside, escape, regular_inside
+
 from ..core.routing.ranked import RankedRouter
-from ..core.stat_scan import Stats, stat_tree
-from ..core.within import Outside, escape, regular_inside
 from ..faces.banks import read_bank
 from ..faces.clock import today
 

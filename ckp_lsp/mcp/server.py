@@ -20,11 +20,12 @@ from mcp.types import Resource as MCPResource
 from mcp.types import Tool as MCPTool
 from pydantic import Field, ValidationError, WithJsonSchema
 
+from ckp_lsp.core.agent.agent_text import for_agent, for_agent_answer, for_agent_value
+from ckp_lsp.core.agent.redaction import redaction_note
+from ckp_lsp.core.project.agent_rules import agent_rules
+from ckp_lsp.core.routing.bench import tool_json
+
 from .. import __version__
-from ..core.agent_rules import agent_rules
-from ..core.agent_text import for_agent, for_agent_answer, for_agent_value
-from ..core.bench import tool_json
-from ..core.redaction import redaction_note
 from . import tools
 from .banks import Refusal, ServedBanks
 from .schemas import OUTPUT, argument_error

@@ -8,19 +8,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.agent_text import BANK_NOTE, for_agent, quote_file
-from ..core.budget import declaration as budget_declaration
-from ..core.budget import fit, tokens_to_chars
-from ..core.checks import check_file
+from ckp_lsp.core.agent.agent_text import BANK_NOTE, for_agent, quote_file
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.bank.findings import Finding
+from ckp_lsp.core.bank.index_checks import check_index
+from ckp_lsp.core.edit.header_changes import describe, header_diff
+from ckp_lsp.core.edit.writes import WriteRefused, write_atomic
+from ckp_lsp.core.format.index import tokens, update_index_text
+from ckp_lsp.core.format.knowledge import read_knowledge_file
+from ckp_lsp.core.project.discovery import INDEX_NAME
+from ckp_lsp.core.routing.budget import declaration as budget_declaration
+from ckp_lsp.core.routing.budget import fit, tokens_to_chars
+
 from ..core.compile.compiler import compile_header
 from ..core.compile.model import CompileError
-from ..core.discovery import INDEX_NAME
-from ..core.findings import Finding
-from ..core.header_changes import describe, header_diff
-from ..core.index import tokens, update_index_text
-from ..core.index_checks import check_index
-from ..core.knowledge import read_knowledge_file
-from ..core.writes import WriteRefused, write_atomic
 from ..faces.findings_json import as_json
 from ..faces.llm.providers import provider_for
 from .banks import Refusal, ServedBank, ServedBanks

@@ -10,8 +10,8 @@ from urllib.parse import quote
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
-from ..core.findings import CODES, Finding
-from ..core.text import Span, visible_controls
+from ckp_lsp.core.bank.findings import CODES, Finding
+from ckp_lsp.core.format.text import Span, visible_controls
 
 #: The format reference in the repository (vscode-client/package.json names the repository):
 #: diagnostics and hovers link to its sections.

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from ..core.findings import Finding, Severity
+from ckp_lsp.core.bank.findings import Finding, Severity
+
 from .convert import to_diagnostic, uri_in
 from .state import Dirty, Doc, WorkspaceState
 

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ..core.bank import Bank
-from ..core.dates import CkpDate
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.format.dates import CkpDate
+
 from ..faces import clock
 from .convert import uri_of
 from .state import Dirty

@@ -18,8 +18,9 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
+from ckp_lsp.core.format.text import BOM
+
 from .. import __version__
-from ..core.text import BOM
 from . import pygls_compat
 from .client import ClientCapabilities, Settings
 from .convert import path_of, to_position

@@ -15,9 +15,10 @@ from typing import Any
 
 from lsprotocol import types
 
+from ckp_lsp.core.project.discovery import INDEX_NAME
+from ckp_lsp.core.project.within import escape
+
 from .. import __version__
-from ..core.discovery import INDEX_NAME
-from ..core.within import escape
 from . import native, pygls_compat
 from .client import ClientCapabilities, Settings
 from .convert import path_of

@@ -12,19 +12,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.bank import Bank
-from ..core.cache import FileCache
-from ..core.checked import cached_findings
-from ..core.checks import check_file
-from ..core.config import Config, config_for_bank
-from ..core.dates import CkpDate
-from ..core.discovery import INDEX_NAME, bank_of, find_banks, is_knowledge_path, skip_reason
-from ..core.findings import Finding
-from ..core.index import row_values
-from ..core.index_checks import check_index
-from ..core.knowledge import KnowledgeFile
-from ..core.references import prepare
-from ..core.within import escape, inside
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.cache import FileCache
+from ckp_lsp.core.bank.checked import cached_findings
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.bank.findings import Finding
+from ckp_lsp.core.bank.index_checks import check_index
+from ckp_lsp.core.format.dates import CkpDate
+from ckp_lsp.core.format.index import row_values
+from ckp_lsp.core.format.knowledge import KnowledgeFile
+from ckp_lsp.core.navigation.references import prepare
+from ckp_lsp.core.project.config import Config, config_for_bank
+from ckp_lsp.core.project.discovery import (
+    INDEX_NAME,
+    bank_of,
+    find_banks,
+    is_knowledge_path,
+    skip_reason,
+)
+from ckp_lsp.core.project.within import escape, inside
+
 from ..faces.clock import today
 from ..faces.collector import paused_collection
 from ..faces.updated import DISK
@@ -90,7 +97,7 @@ class WorkspaceState:
         # one column more than the core, which reads the text without it.
         self.boms: set[Path] = set()
         self.version = 0  # bumped by every change: what caches of derived tables key on
-        self.use_cache = True  # banks are read through ``core.cache`` (``ckp-lsp --no-cache``: not)
+        self.use_cache = True  # banks are read through ``core.bank.cache`` (``ckp-lsp --no-cache``: not)
         self.today = today()  # the day every bank is given (``new_day`` moves it on)
         # Findings computed as banks were read (``read_bank``): bank root -> (the bank,
         # rel -> findings, the rels changed since, whose findings are no longer known)
@@ -144,7 +151,7 @@ class WorkspaceState:
         return self._load(root, config)[0]
 
     def read_bank(self, root: Path, config: Config) -> tuple[Bank, dict[str, list[Finding]] | None, int]:
-        """Read one bank from disk through its cache (``core.cache``; written only inside a
+        """Read one bank from disk through its cache (``core.bank.cache``; written only inside a
         workspace folder): the bank, the findings of its documents when the cache was used (those
         with none left out; see ``know``), and how many files came from the cache. Safe to call
         off the event loop: touches no shared state."""

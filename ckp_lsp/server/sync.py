@@ -6,7 +6,8 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from ..core.text import BOM
+from ckp_lsp.core.format.text import BOM
+
 from .convert import path_of
 from .server import CkpServer, guarded, server
 from .state import Dirty

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from ..core.stat_scan import Stats, stat_tree
+from ckp_lsp.core.bank.stat_scan import Stats, stat_tree
 
 Snapshot = Stats  # by absolute path
 #: (created, changed, deleted) paths

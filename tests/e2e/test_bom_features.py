@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from ckp_lsp.core.text import BOM
+from ckp_lsp.core.format.text import BOM
 
 from .conftest import doc_id, open_doc
 from .harness import Session

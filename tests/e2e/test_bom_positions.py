@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from ckp_lsp.core.text import BOM
+from ckp_lsp.core.format.text import BOM
 
 from .conftest import apply_workspace_edit, codes, open_doc, wait_diagnostics
 from .harness import Session

@@ -29,13 +29,13 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 from lsprotocol import types
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_file
-from ckp_lsp.core.config import Config
-from ckp_lsp.core.discovery import INDEX_NAME
-from ckp_lsp.core.index import update_index_text
-from ckp_lsp.core.index_checks import check_index
-from ckp_lsp.core.text import decode, utf16_len
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.bank.index_checks import check_index
+from ckp_lsp.core.format.index import update_index_text
+from ckp_lsp.core.format.text import decode, utf16_len
+from ckp_lsp.core.project.config import Config
+from ckp_lsp.core.project.discovery import INDEX_NAME
 from ckp_lsp.faces.clock import today
 
 from .harness import HANG, Session, document_requests

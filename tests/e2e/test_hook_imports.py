@@ -40,8 +40,8 @@ NOT_IMPORTED = (
     "ckp_lsp.faces.banks",
     "ckp_lsp.faces.git",
     "ckp_lsp.faces.llm",
-    "ckp_lsp.core.bank",
-    "ckp_lsp.core.knowledge",
+    "ckp_lsp.core.bank.bank",
+    "ckp_lsp.core.format.knowledge",
 )
 
 

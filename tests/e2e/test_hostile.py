@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from ckp_lsp.core.text import utf16_len
+from ckp_lsp.core.format.text import utf16_len
 
 from .conftest import change_part, open_doc
 from .harness import HANG, Session, document_requests, wait_for

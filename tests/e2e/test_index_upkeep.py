@@ -8,7 +8,7 @@ from pathlib import Path
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from ckp_lsp.core.index_format import INDEX_END, INDEX_START
+from ckp_lsp.core.format.index_format import INDEX_END, INDEX_START
 
 from .conftest import (
     action_params,

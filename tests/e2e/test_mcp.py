@@ -16,11 +16,11 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from ckp_lsp.cli.main import main as ckp
-from ckp_lsp.core.agent_text import BANK_NOTE, quote_file
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.bench import tool_tokens
-from ckp_lsp.core.config import config_for_bank
-from ckp_lsp.core.index import tokens, update_index_text
+from ckp_lsp.core.agent.agent_text import BANK_NOTE, quote_file
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.format.index import tokens, update_index_text
+from ckp_lsp.core.project.config import config_for_bank
+from ckp_lsp.core.routing.bench import tool_tokens
 from ckp_lsp.core.routing.index_pattern import Router
 from ckp_lsp.core.routing.ranked import RankedRouter
 from tests.copies import copy_tree

@@ -9,7 +9,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from ckp_lsp.core.agent_text import BANK_NOTE
+from ckp_lsp.core.agent.agent_text import BANK_NOTE
 from tests.copies import copy_tree
 
 from .test_mcp import MENTAT, SAMPLES, call, refused, serve

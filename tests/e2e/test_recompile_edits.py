@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-from ckp_lsp.core.text import BOM
+from ckp_lsp.core.format.text import BOM
 from tests.copies import copy_tree
 
 from .conftest import SAMPLES, action_params, apply_workspace_edit, open_doc

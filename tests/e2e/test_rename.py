@@ -9,10 +9,10 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_file
-from ckp_lsp.core.findings import Severity
-from ckp_lsp.core.index_checks import check_index
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.bank.findings import Severity
+from ckp_lsp.core.bank.index_checks import check_index
 from tests.copies import copy_tree
 from tests.edits import apply_text_edits, apply_to_disk
 

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-from ckp_lsp.core.knowledge import read_knowledge_file
-from ckp_lsp.core.text import split_lines
+from ckp_lsp.core.format.knowledge import read_knowledge_file
+from ckp_lsp.core.format.text import split_lines
 from tests.copies import copy_tree
 from tests.fake_llm import FakeLLM, Reply, every_time
 

@@ -10,7 +10,7 @@ import pytest
 from lsprotocol import types
 
 from ckp_lsp.cli.check import collect
-from ckp_lsp.core.discovery import find_banks
+from ckp_lsp.core.project.discovery import find_banks
 from tests.copies import copy_tree
 
 from .conftest import SAMPLES

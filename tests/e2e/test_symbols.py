@@ -5,7 +5,7 @@ from __future__ import annotations
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from ckp_lsp.core.fields import CKP_FIELDS
+from ckp_lsp.core.format.fields import CKP_FIELDS
 
 from .conftest import MENTAT, doc_id, open_indexed, wait_indexed
 

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.config import Config
-from ckp_lsp.core.dates import CkpDate
-from ckp_lsp.core.discovery import INDEX_NAME
-from ckp_lsp.core.text import Span, decode, split_lines, utf16_len
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.format.dates import CkpDate
+from ckp_lsp.core.format.text import Span, decode, split_lines, utf16_len
+from ckp_lsp.core.project.config import Config
+from ckp_lsp.core.project.discovery import INDEX_NAME
 from ckp_lsp.faces.clock import today
 from tests.copies import copy_tree
 
@@ -188,7 +188,7 @@ def run_ckp(
 def alone(bank: Path) -> Path:
     """``bank``, once sure no folder above it is a bank: a command run on it would take that one
     (an ``_index.md`` left at ``/`` makes the whole machine one bank)."""
-    from ckp_lsp.core.discovery import bank_of
+    from ckp_lsp.core.project.discovery import bank_of
 
     assert bank_of(bank) == bank.resolve(), f"{bank_of(bank)} holds {bank}: refusing to run on it"
     return bank

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from ckp_lsp.core.bank import Bank
+from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.compile.compiler import compile_header
-from ckp_lsp.core.fixes import Edit
-from ckp_lsp.core.header_changes import MINUS, describe, header_diff
-from ckp_lsp.core.text import Span
+from ckp_lsp.core.edit.fixes import Edit
+from ckp_lsp.core.edit.header_changes import MINUS, describe, header_diff
+from ckp_lsp.core.format.text import Span
 from ckp_lsp.faces.clock import today
 from ckp_lsp.server.features.actions import (
     REGENERATE_TITLE,

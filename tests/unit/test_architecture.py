@@ -8,7 +8,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "ckp_lsp"
-#: a path in backquotes: a module (``core/bank.py``), a folder (``core/routing/``) or a file
+#: a path in backquotes: a module (``core/bank/bank.py``), a folder (``core/routing/``) or a file
 NAMED = re.compile(r"`(\w[\w.-]*(?:/[\w.-]+)*(?:\.py|\.md|/))`")
 #: the paths written from the repository's root; every other one is relative to ``ckp_lsp/``
 FROM_ROOT = ("ckp_lsp/", "tests/", "docs/", "vscode-client/", "benchmarks/")
@@ -29,7 +29,7 @@ def missing(text: str, root: Path = ROOT) -> set[str]:
 
 def test_every_module_the_architecture_names_exists() -> None:
     text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
-    assert {"core/bank.py", "server/state.py", "mcp/tools.py"} <= named_paths(text)
+    assert {"core/bank/bank.py", "server/state.py", "mcp/tools.py"} <= named_paths(text)
     assert missing(text) == set()
 
 
@@ -45,5 +45,5 @@ def test_every_package_is_in_the_table() -> None:
 
 
 def test_a_module_named_that_is_gone_is_caught() -> None:
-    text = "| `core/bank.py` | `core/collector.py` | `tests/unit/test_gone.py` | `core/routing/` |"
+    text = "| `core/bank/bank.py` | `core/collector.py` | `tests/unit/test_gone.py` | `core/routing/` |"
     assert missing(text) == {"core/collector.py", "tests/unit/test_gone.py"}

@@ -11,13 +11,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_file
-from ckp_lsp.core.config import Config
-from ckp_lsp.core.dates import CkpDate
-from ckp_lsp.core.findings import Finding
-from ckp_lsp.core.index_checks import check_index
-from ckp_lsp.core.text import Span
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.bank.findings import Finding
+from ckp_lsp.core.bank.index_checks import check_index
+from ckp_lsp.core.format.dates import CkpDate
+from ckp_lsp.core.format.text import Span
+from ckp_lsp.core.project.config import Config
 from ckp_lsp.faces.updated import DISK
 from tests.unit.builders import SHOP, bank_of_texts, bare_header, git, span_of_text, write_files
 

@@ -16,15 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from ckp_lsp.core.discovery import (
+from ckp_lsp.core.format.index_format import INDEX_END, INDEX_START
+from ckp_lsp.core.project.discovery import (
     bank_of,
     find_banks,
     named_bank,
     never_banks,
     project_root,
 )
-from ckp_lsp.core.index_format import INDEX_END, INDEX_START
-from ckp_lsp.core.workspace import resolve_targets
+from ckp_lsp.core.project.workspace import resolve_targets
 from ckp_lsp.mcp.banks import ServedBanks
 from ckp_lsp.server.state import WorkspaceState
 from tests.unit.builders import bare_header, run_cli, write_files

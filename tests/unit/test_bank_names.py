@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from ckp_lsp.core.bank_names import folders_named_by_agents, is_bank_name
-from ckp_lsp.core.discovery import find_banks
+from ckp_lsp.core.project.bank_names import folders_named_by_agents, is_bank_name
+from ckp_lsp.core.project.discovery import find_banks
 from tests.unit.builders import write_files
 
 CKP = Path(sys.executable).with_name("ckp")

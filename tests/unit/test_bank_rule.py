@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ckp_lsp.core.discovery import bank_of
+from ckp_lsp.core.project.discovery import bank_of
 from tests.unit.builders import bare_header, write_files
 
 CKP = Path(sys.executable).with_name("ckp")

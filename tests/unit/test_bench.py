@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.bench import (
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.format.index import tokens, update_index_text
+from ckp_lsp.core.routing.bench import (
     BenchError,
     Query,
     load_queries,
@@ -19,7 +20,6 @@ from ckp_lsp.core.bench import (
     tool_json,
     tool_tokens,
 )
-from ckp_lsp.core.index import tokens, update_index_text
 from ckp_lsp.core.routing.ranked import RankedRouter
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "route"

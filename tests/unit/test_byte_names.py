@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.discovery import knowledge_files, shown_name
-from ckp_lsp.core.stat_scan import stat_tree
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.stat_scan import stat_tree
+from ckp_lsp.core.project.discovery import knowledge_files, shown_name
 from tests.unit.builders import bare_header
 
 

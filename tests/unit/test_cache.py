@@ -1,4 +1,4 @@
-"""The cache of parsed files (``core.cache``): a bank read through it is the bank read from
+"""The cache of parsed files (``core.bank.cache``): a bank read through it is the bank read from
 disk, a changed file is read again, a broken cache is ignored, and it is written only where
 it may be."""
 
@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.cli.main import main as ckp
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.brief import brief
-from ckp_lsp.core.cache import FOLDER, FileCache, cache_path
-from ckp_lsp.core.checks import check_file
-from ckp_lsp.core.index_checks import check_index
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.cache import FOLDER, FileCache, cache_path
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.bank.index_checks import check_index
+from ckp_lsp.core.format.brief import brief
 from tests.unit.builders import SHOP, copy_bank
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -202,11 +202,38 @@ def test_a_cache_folder_that_cannot_be_written_is_no_failure(
 def test_a_cache_of_another_python_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = copy_bank(SHOP, tmp_path / "memory-bank")
     cached(root)
-    from ckp_lsp.core import cache as module
+    from ckp_lsp.core.bank import cache as module
 
     monkeypatch.setattr(module, "_STAMP", [])
     monkeypatch.setattr(sys, "version_info", (3, 99, 0, "final", 0))
     assert cached(root)[1].hits == 0
+
+
+def test_a_cache_written_before_the_reader_was_edited_is_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every module of the core is in the cache's stamp, not only the cache's own package: an
+    edited reader (``core/format/``) does not trust what the reader before it wrote. (A copy of
+    the core's layout: the checkout's own files are never touched while other tests run.)"""
+    import os
+
+    from ckp_lsp.core.bank import cache as module
+
+    core = tmp_path / "core"
+    for rel in ("bank/cache.py", "format/knowledge.py", "routing/ranked.py"):
+        (core / rel).parent.mkdir(parents=True, exist_ok=True)
+        (core / rel).write_text("# a module\n")
+    monkeypatch.setattr(module, "__file__", str(core / "bank" / "cache.py"))
+    monkeypatch.setattr(module, "_STAMP", [])
+    before = module._stamp()
+    assert {entry[0] for entry in before[4:]} == {
+        os.path.join("bank", "cache.py"),
+        os.path.join("format", "knowledge.py"),
+        os.path.join("routing", "ranked.py"),
+    }
+    (core / "format" / "knowledge.py").write_text("# the reader, edited\n")
+    monkeypatch.setattr(module, "_STAMP", [])
+    assert module._stamp() != before
 
 
 def test_a_second_ckp_check_of_an_unchanged_bank_does_not_read_it(

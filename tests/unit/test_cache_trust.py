@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core import cache
-from ckp_lsp.core.cache import FOLDER, cache_path
+from ckp_lsp.core.bank import cache
+from ckp_lsp.core.bank.cache import FOLDER, cache_path
 from tests.unit.builders import bare_header
 
 CLEAN = bare_header(CONCEPT="menu", ANSWERS_WHEN="menu, dishes")

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from ckp_lsp.cli.check import collect
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.findings import Finding, Severity
-from ckp_lsp.core.text import Span
+from ckp_lsp.core.bank.findings import Finding, Severity
+from ckp_lsp.core.format.text import Span
 from ckp_lsp.faces.findings_json import as_json, json_chunks
 from tests.unit.builders import bare_header, write_files
 

@@ -11,12 +11,12 @@ import pytest
 
 from ckp_lsp.cli import compile_cmd
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_file
-from ckp_lsp.core.findings import Severity
-from ckp_lsp.core.header import parse_header
-from ckp_lsp.core.rewrite import body_of
-from ckp_lsp.core.text import BOM
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.bank.findings import Severity
+from ckp_lsp.core.edit.rewrite import body_of
+from ckp_lsp.core.format.header import parse_header
+from ckp_lsp.core.format.text import BOM
 from tests.fake_llm import FakeLLM, Reply, every_time
 from tests.unit.builders import COMPILE, copy_to_cwd, edit_on_disk_during, snapshot_files
 

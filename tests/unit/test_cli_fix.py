@@ -8,10 +8,10 @@ import pytest
 
 from ckp_lsp.cli import fix_cmd
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_file
-from ckp_lsp.core.index_checks import check_index
-from ckp_lsp.core.rewrite import body_of
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.bank.index_checks import check_index
+from ckp_lsp.core.edit.rewrite import body_of
 from tests.unit.builders import copy_to_cwd, edit_on_disk_during, snapshot_files
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "compile"

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.index import parse_index
-from ckp_lsp.core.index_format import INDEX_END, INDEX_START
+from ckp_lsp.core.format.index import parse_index
+from ckp_lsp.core.format.index_format import INDEX_END, INDEX_START
 from tests.unit.builders import SHOP, run_cli
 
 

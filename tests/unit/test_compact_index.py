@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.config import Config, load_config
-from ckp_lsp.core.index import COMPACT_HEAD, parse_index, tokens, update_index_text
-from ckp_lsp.core.index_checks import check_index
-from ckp_lsp.core.route_table import read_route_table
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.index_checks import check_index
+from ckp_lsp.core.format.index import COMPACT_HEAD, parse_index, tokens, update_index_text
+from ckp_lsp.core.project.config import Config, load_config
 from ckp_lsp.core.routing.index_pattern import Router
+from ckp_lsp.core.routing.route_table import read_route_table
 from tests.copies import copy_tree
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "mentat"
@@ -83,7 +83,7 @@ def test_every_index_format_is_offered_by_ckp_index_ckp_bench_and_vs_code() -> N
     import json
 
     from ckp_lsp.cli.main import parser
-    from ckp_lsp.core.config import INDEX_FORMATS
+    from ckp_lsp.core.project.config import INDEX_FORMATS
 
     assert "compact" in INDEX_FORMATS
     for argv, flag in ((["index", "b"], "--format"), (["bench", "b", "--queries", "q"], "--index-format")):

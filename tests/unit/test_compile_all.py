@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_file
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.bank.findings import Severity
 from ckp_lsp.core.compile.compile_all import compile_all
 from ckp_lsp.core.compile.offline import BankFile, compile_bank
-from ckp_lsp.core.findings import Severity
-from ckp_lsp.core.knowledge import read_knowledge_file
-from ckp_lsp.core.rewrite import body_of
-from ckp_lsp.core.text import read_text
+from ckp_lsp.core.edit.rewrite import body_of
+from ckp_lsp.core.format.knowledge import read_knowledge_file
+from ckp_lsp.core.format.text import read_text
 from tests.unit.builders import copy_to_cwd, snapshot_files
 
 SOURCE = Path(__file__).resolve().parent.parent / "data" / "compile_all"

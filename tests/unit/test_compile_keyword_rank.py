@@ -9,7 +9,7 @@ from pathlib import Path
 from ckp_lsp.core.compile.offline import MAX_KEYWORDS, BankFile, compile_bank
 from ckp_lsp.core.compile.offline.keywords import Term, ranked
 from ckp_lsp.core.compile.offline.terms import Corpus
-from ckp_lsp.core.limits import MAX_KEYWORDS as SPEC_MAX_KEYWORDS
+from ckp_lsp.core.format.limits import MAX_KEYWORDS as SPEC_MAX_KEYWORDS
 
 
 def _keywords(files: list[BankFile], rel: str) -> list[str]:
@@ -81,7 +81,7 @@ def test_the_index_pattern_routes_a_question_by_a_word_of_the_name(tmp_path: Pat
     import io
 
     from ckp_lsp.cli.main import main as cli
-    from ckp_lsp.core.bank import Bank
+    from ckp_lsp.core.bank.bank import Bank
     from ckp_lsp.core.routing import route
 
     bank = tmp_path / "memory-bank"

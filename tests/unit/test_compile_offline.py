@@ -16,7 +16,7 @@ from ckp_lsp.core.compile.offline import MAX_KEYWORDS, MAX_TLDR, STOP_WORDS, com
 from ckp_lsp.core.compile.offline.reading import read_body
 from ckp_lsp.core.compile.offline.relationships import OFFLINE_HIGH, relationship_cap
 from ckp_lsp.core.compile.offline.terms import Corpus
-from ckp_lsp.core.limits import MAX_HIGH, MAX_MID
+from ckp_lsp.core.format.limits import MAX_HIGH, MAX_MID
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "offline"
 CONCEPT_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -485,6 +485,7 @@ OTHERS = st.lists(
 ).map(tuple)
 
 
+@pytest.mark.scale
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     text=TEXT,
@@ -516,6 +517,7 @@ def test_any_text_compiles_to_a_valid_answer(
     assert compile_offline(CompileInput(text, concept, others, path_hint)) == answer
 
 
+@pytest.mark.scale
 @settings(max_examples=150, deadline=None)
 @given(text=TEXT, others=OTHERS)
 def test_any_answer_passes_the_answer_contract_unchanged(

@@ -12,17 +12,17 @@ from typing import Any
 
 import pytest
 
-from ckp_lsp.core.bank import Bank
+from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.compile import compiler
 from ckp_lsp.core.compile.compiler import Compiled, compile_header
 from ckp_lsp.core.compile.model import CompileError
 from ckp_lsp.core.compile.providers import Provider
-from ckp_lsp.core.config import LlmConfig
-from ckp_lsp.core.fields import LIST_FIELDS
-from ckp_lsp.core.header import parse_header
-from ckp_lsp.core.knowledge import read_knowledge_file
-from ckp_lsp.core.rewrite import body_of
-from ckp_lsp.core.text import read_text
+from ckp_lsp.core.edit.rewrite import body_of
+from ckp_lsp.core.format.fields import LIST_FIELDS
+from ckp_lsp.core.format.header import parse_header
+from ckp_lsp.core.format.knowledge import read_knowledge_file
+from ckp_lsp.core.format.text import read_text
+from ckp_lsp.core.project.config import LlmConfig
 from ckp_lsp.faces.clock import this_month, today
 from ckp_lsp.faces.llm.providers import provider_for
 from tests.fake_llm import FakeLLM, Received, Reply, every_time

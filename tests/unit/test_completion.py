@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.text import index_of_utf16, split_lines
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.format.text import index_of_utf16, split_lines
 from ckp_lsp.server.features.completion import LIMIT, complete, resolve
 
 MONTH = "2026-11"

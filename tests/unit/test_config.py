@@ -6,12 +6,18 @@ from pathlib import Path
 
 import pytest
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_file
-from ckp_lsp.core.config import DEFAULT_EXCLUDE, DEFAULT_SESSION_FILES, Config, config_for_bank, load_config
-from ckp_lsp.core.findings import Severity
-from ckp_lsp.core.index import parse_index, update_index_text
-from ckp_lsp.core.index_checks import check_index
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.bank.findings import Severity
+from ckp_lsp.core.bank.index_checks import check_index
+from ckp_lsp.core.format.index import parse_index, update_index_text
+from ckp_lsp.core.project.config import (
+    DEFAULT_EXCLUDE,
+    DEFAULT_SESSION_FILES,
+    Config,
+    config_for_bank,
+    load_config,
+)
 from tests.unit.builders import SHOP, bank_of_texts, bare_header, copy_bank, write_files
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ckp_lsp.core import config as config_module
-from ckp_lsp.core.config import config_chain, config_for_bank
+from ckp_lsp.core.project import config as config_module
+from ckp_lsp.core.project.config import config_chain, config_for_bank
 
 
 def test_a_ckp_toml_in_the_home_folder_is_not_a_projects_setting(

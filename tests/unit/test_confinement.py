@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.config import config_for_bank, load_config
-from ckp_lsp.core.discovery import bank_of, find_banks
+from ckp_lsp.core.project.config import config_for_bank, load_config
+from ckp_lsp.core.project.discovery import bank_of, find_banks
 from tests.unit.builders import bare_header, write_files
 
 #: a header `ckp fix` would rewrite (a duplicate keyword) and `ckp check` reports

@@ -6,10 +6,10 @@ import datetime as dt
 
 import pytest
 
-from ckp_lsp.core.checks import check_file
-from ckp_lsp.core.dates import CkpDate, parse_date
-from ckp_lsp.core.findings import Severity
-from ckp_lsp.core.knowledge import read_knowledge_file
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.bank.findings import Severity
+from ckp_lsp.core.format.dates import CkpDate, parse_date
+from ckp_lsp.core.format.knowledge import read_knowledge_file
 from ckp_lsp.faces.clock import this_month, today
 from tests.unit.builders import bank_of_texts, bare_header, span_of_text
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.discovery import MAX_DEPTH, find_banks, knowledge_files
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.project.discovery import MAX_DEPTH, find_banks, knowledge_files
 from tests.unit.builders import bare_header, remove_nested
 
 

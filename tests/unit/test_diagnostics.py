@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_file
-from ckp_lsp.core.config import Config
-from ckp_lsp.core.findings import CODES, Finding, Severity
-from ckp_lsp.core.index_checks import check_index
-from ckp_lsp.core.text import Span
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.bank.findings import CODES, Finding, Severity
+from ckp_lsp.core.bank.index_checks import check_index
+from ckp_lsp.core.format.text import Span
+from ckp_lsp.core.project.config import Config
 from tests.unit.builders import bank_of_texts, bare_header, span_of_text
 
 

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from ckp_lsp.core.discovery import (
+from ckp_lsp.core.format.index_format import INDEX_END, INDEX_START
+from ckp_lsp.core.project.discovery import (
     bank_of,
     find_banks,
     is_excluded,
     is_knowledge_path,
     knowledge_files,
 )
-from ckp_lsp.core.index_format import INDEX_END, INDEX_START
 from tests.unit.builders import bare_header, write_files
 
 MARKED_INDEX = f"# Index\n\n{INDEX_START}\n{INDEX_END}\n"

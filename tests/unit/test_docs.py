@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ckp_lsp.core.findings import CODES
+from ckp_lsp.core.bank.findings import CODES
 from ckp_lsp.server.convert import FORMAT_DOC, doc_url
 from ckp_lsp.server.features.hover import FIELD_DOCS
 

@@ -11,15 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ckp_lsp.core import index_checks
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.index import update_index_text
-from ckp_lsp.core.index_cells import index_cell_at, index_cells, index_cells_naming
-from ckp_lsp.core.index_checks import check_index
-from ckp_lsp.core.knowledge import KnowledgeFile, _read_clean, _read_full, read_knowledge_file
-from ckp_lsp.core.redaction import secret_findings
-from ckp_lsp.core.suggest import closest
-from ckp_lsp.core.text import decode
+from ckp_lsp.core.agent.redaction import secret_findings
+from ckp_lsp.core.bank import index_checks
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.index_checks import check_index
+from ckp_lsp.core.format.index import update_index_text
+from ckp_lsp.core.format.index_cells import index_cell_at, index_cells, index_cells_naming
+from ckp_lsp.core.format.knowledge import KnowledgeFile, _read_clean, _read_full, read_knowledge_file
+from ckp_lsp.core.format.suggest import closest
+from ckp_lsp.core.format.text import decode
 from ckp_lsp.server.convert import uri_in, uri_of
 from tests.unit.builders import SHOP
 
@@ -206,6 +206,7 @@ def headers(draw: st.DrawFn) -> str:
     return "\n".join(lines) + draw(st.sampled_from(["", "\n", "\n\nBody", "\r\nBody"]))
 
 
+@pytest.mark.scale
 @settings(max_examples=400, deadline=None)
 @given(headers())
 def test_generated_headers_read_the_same(text: str) -> None:
@@ -350,7 +351,7 @@ def test_the_index_drift_check_follows_edits_one_file_at_a_time(
 
 
 def test_a_folder_is_inside_its_bank_as_resolving_it_says(tmp_path: Path) -> None:
-    from ckp_lsp.core.within import inside
+    from ckp_lsp.core.project.within import inside
 
     root = (tmp_path / "bank").resolve()
     (root / "a" / "a").mkdir(parents=True)

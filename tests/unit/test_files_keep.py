@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core import writes
-from ckp_lsp.core.writes import WriteRefused, write_atomic
+from ckp_lsp.core.edit import writes
+from ckp_lsp.core.edit.writes import WriteRefused, write_atomic
 from tests.unit.builders import bank_in_cwd, bare_header
 
 FIXABLE = bare_header(CONCEPT="menu", ANSWERS_WHEN="menu, menu, food")

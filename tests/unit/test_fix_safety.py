@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from ckp_lsp.core.checks import check_file
-from ckp_lsp.core.fixes import fix_text, fixes_for
-from ckp_lsp.core.header import parse_header
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.edit.fixes import fix_text, fixes_for
+from ckp_lsp.core.format.header import parse_header
 from tests.unit.builders import bank_of_texts
 
 
@@ -86,7 +86,7 @@ def test_a_key_inside_a_quoted_value_is_no_key() -> None:
 
 
 def test_a_round_whose_result_does_not_parse_is_not_applied(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ckp_lsp.core import fixes
+    from ckp_lsp.core.edit import fixes
 
     text = _front("[x, y, x]")
     monkeypatch.setattr(fixes, "apply_edits", lambda t, e: t.replace("[x, y, x]", "[x, y"))

@@ -7,11 +7,11 @@ from collections.abc import Mapping
 
 import pytest
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_file
-from ckp_lsp.core.findings import Finding
-from ckp_lsp.core.fixes import SAFE_CODES, Edit, apply_edits, fix_text, fixes_for
-from ckp_lsp.core.text import Span
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.bank.findings import Finding
+from ckp_lsp.core.edit.fixes import SAFE_CODES, Edit, apply_edits, fix_text, fixes_for
+from ckp_lsp.core.format.text import Span
 from ckp_lsp.faces.clock import this_month
 from tests.unit.builders import bank_of_texts
 

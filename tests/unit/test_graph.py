@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.config import Config
-from ckp_lsp.core.graph import Edge, Graph, Node, build_graph, to_dot, to_mermaid
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.navigation.graph import Edge, Graph, Node, build_graph, to_dot, to_mermaid
+from ckp_lsp.core.project.config import Config
 from ckp_lsp.faces.updated import DISK
 
 BANK = Path(__file__).resolve().parent.parent / "data" / "graph" / "memory-bank"

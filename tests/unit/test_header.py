@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from ckp_lsp.core.fields import CKP_FIELDS, Field, Header
-from ckp_lsp.core.header import parse_header
-from ckp_lsp.core.knowledge import read_knowledge_file
-from ckp_lsp.core.text import Span, decode
+from ckp_lsp.core.format.fields import CKP_FIELDS, Field, Header
+from ckp_lsp.core.format.header import parse_header
+from ckp_lsp.core.format.knowledge import read_knowledge_file
+from ckp_lsp.core.format.text import Span, decode
 from tests.unit.builders import HEADERS, text_at
 
 BARE = (HEADERS / "bare.md").read_text(encoding="utf-8")

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from ckp_lsp.core import writes
-from ckp_lsp.core.writes import ChangedOnDisk, write_atomic
+from ckp_lsp.core.edit import writes
+from ckp_lsp.core.edit.writes import ChangedOnDisk, write_atomic
 
 OLD = "CONCEPT: menu\nTLDR: Old.\n\nBody.\n"
 OURS = "CONCEPT: menu\nTLDR: Ours.\n\nBody.\n"

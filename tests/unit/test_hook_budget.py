@@ -1,4 +1,4 @@
-"""The budget rule (``core.budget``), the hook's context (``core.memory_text``) and what the hook
+"""The budget rule (``core.routing.budget``), the hook's context (``core.agent.memory_text``) and what the hook
 does with a file it cannot read, called directly."""
 
 from __future__ import annotations
@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.cli import hook_cmd
-from ckp_lsp.core.agent_text import quote_file
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.budget import declaration, fit, split_file
-from ckp_lsp.core.config import config_for_bank
-from ckp_lsp.core.hooks import HookError, parse_input, render
-from ckp_lsp.core.memory_text import prompt_context
+from ckp_lsp.core.agent.agent_text import quote_file
+from ckp_lsp.core.agent.hooks import HookError, parse_input, render
+from ckp_lsp.core.agent.memory_text import prompt_context
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.project.config import config_for_bank
+from ckp_lsp.core.project.within import Folder
 from ckp_lsp.core.routing import route
+from ckp_lsp.core.routing.budget import declaration, fit, split_file
 from ckp_lsp.core.routing.result import RouteResult
-from ckp_lsp.core.within import Folder
 from tests.copies import copy_tree
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -148,7 +148,7 @@ def test_every_text_an_agent_is_given_passes_through_for_agent(
 ) -> None:
     import asyncio
 
-    from ckp_lsp.core import agent_text
+    from ckp_lsp.core.agent import agent_text
     from ckp_lsp.mcp.server import build_server
 
     secret = "refresh-token rotation"  # words of jwt.md's TLDR and body, standing in for a secret

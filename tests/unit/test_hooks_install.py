@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.hook_config import HOSTS
+from ckp_lsp.core.project.hook_config import HOSTS
 from tests.copies import copy_tree
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -154,7 +154,7 @@ def test_the_agent_rules_mention_the_hook_once_it_is_installed(
 def test_the_readme_shows_each_hosts_configuration_as_install_writes_it(project: Path) -> None:
     import re
 
-    from ckp_lsp.core.hook_config import cline_script, merged
+    from ckp_lsp.core.project.hook_config import cline_script, merged
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("What each host gets") : readme.index("What the agent then finds")]

@@ -15,12 +15,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_file
-from ckp_lsp.core.findings import Finding
-from ckp_lsp.core.index_checks import check_index
-from ckp_lsp.core.text import Span, decode, split_lines, utf16_len
-from ckp_lsp.core.within import Folder
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.bank.findings import Finding
+from ckp_lsp.core.bank.index_checks import check_index
+from ckp_lsp.core.format.text import Span, decode, split_lines, utf16_len
+from ckp_lsp.core.project.within import Folder
 from tests.unit.builders import assert_inside, bank_of_texts, bare_header, write_files
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -140,6 +140,7 @@ def test_a_one_megabyte_keyword_line_is_checked() -> None:
     assert too_many[0].span.end_col == len("ANSWERS_WHEN: " + keywords)
 
 
+@pytest.mark.scale
 def test_a_one_megabyte_front_matter_of_aliases_and_escapes_is_checked() -> None:
     aliases = ",".join(["*b"] * 100_000)
     bomb = (
@@ -154,6 +155,7 @@ def test_a_one_megabyte_front_matter_of_aliases_and_escapes_is_checked() -> None
     assert len(tldr) < 200 and tldr.startswith("[x, x, x, x, …], ")  # a bounded view of the nested value
 
 
+@pytest.mark.scale
 def test_a_fifty_megabyte_file_is_read_and_checked(tmp_path: Path) -> None:
     line = "All work and no play makes a very large knowledge file. " * 2 + "\n"
     body = line * (50_000_000 // len(line))
@@ -254,6 +256,7 @@ def test_an_index_that_leads_outside_the_bank_is_not_read(tmp_path: Path) -> Non
 # --- many files -------------------------------------------------------------------------------
 
 
+@pytest.mark.scale
 def test_ten_thousand_concepts_claiming_one_keyword_each_get_one_clear_finding(tmp_path: Path) -> None:
     bank_dir = tmp_path / "memory-bank"
     bank_dir.mkdir()

@@ -9,10 +9,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lsprotocol import types
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.dates import CkpDate
-from ckp_lsp.core.knowledge import KnowledgeFile
-from ckp_lsp.core.text import split_lines
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.format.dates import CkpDate
+from ckp_lsp.core.format.knowledge import KnowledgeFile
+from ckp_lsp.core.format.text import split_lines
 from ckp_lsp.server.features.hover import hover, hover_in, relative
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
@@ -232,7 +232,7 @@ def test_a_stale_entry_links_to_its_code_in_the_reference() -> None:
 
 
 def test_an_index_of_header_blocks_finds_the_block_of_any_of_its_lines() -> None:
-    from ckp_lsp.core.index import row_at
+    from ckp_lsp.core.format.index import row_at
 
     text = (
         "# Index\n\n<!-- ckp:index:start -->\n---\nCONCEPT: jwt\nFILE: jwt.md\nTLDR: Tokens.\n"

@@ -149,7 +149,7 @@ def test_a_face_importing_another_is_caught(module: str, put_back: str) -> None:
             "def f():\n    from .compile_cmd import run\n",
             {"ckp_lsp.cli.compile_cmd", "ckp_lsp.cli.compile_llm"},
         ),
-        ("ckp_lsp.core.text", "from .bank import Bank\n", None),
+        ("ckp_lsp.core.format.text", "from ckp_lsp.core.bank.bank import Bank\n", None),
     ],
 )
 def test_an_import_cycle_put_back_is_caught(module: str, put_back: str, cycle: set[str] | None) -> None:
@@ -164,9 +164,10 @@ def test_an_import_cycle_put_back_is_caught(module: str, put_back: str, cycle: s
 
 def test_an_import_a_type_checker_alone_runs_makes_no_cycle() -> None:
     texts = sources()
-    path, text = texts["ckp_lsp.core.text"]
-    texts["ckp_lsp.core.text"] = (
+    path, text = texts["ckp_lsp.core.format.text"]
+    texts["ckp_lsp.core.format.text"] = (
         path,
-        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .bank import Bank\n" + text,
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ckp_lsp.core.bank.bank import Bank\n"
+        + text,
     )
     assert cycles(import_graph(texts)) == set()

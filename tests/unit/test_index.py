@@ -6,12 +6,19 @@ import re
 
 import pytest
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.config import Config
-from ckp_lsp.core.index import COLUMNS, expected_rows, parse_index, render_section, tokens, update_index_text
-from ckp_lsp.core.index_checks import check_index
-from ckp_lsp.core.index_format import INDEX_END, INDEX_START
-from ckp_lsp.core.text import Span
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.index_checks import check_index
+from ckp_lsp.core.format.index import (
+    COLUMNS,
+    expected_rows,
+    parse_index,
+    render_section,
+    tokens,
+    update_index_text,
+)
+from ckp_lsp.core.format.index_format import INDEX_END, INDEX_START
+from ckp_lsp.core.format.text import Span
+from ckp_lsp.core.project.config import Config
 from tests.unit.builders import SHOP, bank_of_texts, bare_header
 
 SHOP_INDEX = (SHOP / "_index.md").read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""``_index.md`` is read in one place (``core.index_format``): every reader finds the same section
+"""``_index.md`` is read in one place (``core.format.index_format``): every reader finds the same section
 and the same rows, whatever shape the markers are in."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import ckp_lsp
-from ckp_lsp.core.index import parse_index
-from ckp_lsp.core.index_cells import index_cells
-from ckp_lsp.core.index_format import (
+from ckp_lsp.core.format.index import parse_index
+from ckp_lsp.core.format.index_cells import index_cells
+from ckp_lsp.core.format.index_format import (
     INDEX_END,
     INDEX_START,
     cells,
@@ -20,7 +20,7 @@ from ckp_lsp.core.index_format import (
     section_lines,
     section_offsets,
 )
-from ckp_lsp.core.text import split_lines
+from ckp_lsp.core.format.text import split_lines
 
 HEAD = "| CONCEPT | FILE | TLDR | ANSWERS_WHEN | SIMILAR_HIGH | SIMILAR_MID |\n|---|---|---|---|---|---|\n"
 ROWS = "| auth | auth.md | Tokens. | login | billing | |\n| billing | billing.md | Money. | invoices | | auth |\n"
@@ -70,7 +70,7 @@ def test_no_other_module_looks_for_the_markers_by_itself() -> None:
     found = []
     for path in sorted(package.rglob("*.py")):
         rel = path.relative_to(package).as_posix()
-        if rel == "core/index_format.py":
+        if rel == "core/format/index_format.py":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.index import update_index_text
-from ckp_lsp.core.index_checks import check_index
-from ckp_lsp.core.index_format import INDEX_END, INDEX_START
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.index_checks import check_index
+from ckp_lsp.core.format.index import update_index_text
+from ckp_lsp.core.format.index_format import INDEX_END, INDEX_START
 from tests.unit.builders import alone, bank_of_texts, bare_header, write_files
 
 HOSTILE = {

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.config import config_for_bank
-from ckp_lsp.core.index import update_index_text
-from ckp_lsp.core.index_merge import merge_index
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.format.index import update_index_text
+from ckp_lsp.core.format.index_merge import merge_index
+from ckp_lsp.core.project.config import config_for_bank
 from tests.unit.builders import bare_header, run_cli
 
 FILES = {

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.agent_rules import RULES_END, RULES_START, agent_rules, with_rules
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_file
-from ckp_lsp.core.findings import Severity
-from ckp_lsp.core.index_checks import check_index
-from ckp_lsp.core.init import InitError, init_bank
-from ckp_lsp.core.project import scan_project
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.bank.findings import Severity
+from ckp_lsp.core.bank.index_checks import check_index
+from ckp_lsp.core.project.agent_rules import RULES_END, RULES_START, agent_rules, with_rules
+from ckp_lsp.core.project.init import InitError, init_bank
+from ckp_lsp.core.project.project import scan_project
 from ckp_lsp.faces.clock import this_month, today
 from tests.copies import copy_tree
 

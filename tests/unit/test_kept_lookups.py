@@ -13,12 +13,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.discovery import INDEX_NAME
-from ckp_lsp.core.index import update_index_text
-from ckp_lsp.core.index_cells import index_cells, index_cells_naming
-from ckp_lsp.core.index_checks import check_index, kept_index_lines
-from ckp_lsp.core.references import (
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.index_checks import check_index, kept_index_lines
+from ckp_lsp.core.format.index import update_index_text
+from ckp_lsp.core.format.index_cells import index_cells, index_cells_naming
+from ckp_lsp.core.format.suggest import SUGGEST_POOL, closest
+from ckp_lsp.core.navigation.references import (
     Mention,
     RenamePlan,
     declarations,
@@ -28,7 +28,7 @@ from ckp_lsp.core.references import (
     moved_path,
     plan_rename,
 )
-from ckp_lsp.core.suggest import SUGGEST_POOL, closest
+from ckp_lsp.core.project.discovery import INDEX_NAME
 from ckp_lsp.faces.collector import FREEZE_ABOVE, paused_collection
 from tests.unit.builders import bare_header
 
@@ -82,6 +82,7 @@ def lookups(bank: Bank) -> dict[str, object]:
     return out
 
 
+@pytest.mark.scale
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(UPDATES, st.integers(min_value=0, max_value=12))
 def test_lookups_equal_a_full_scan_after_any_updates_and_on_a_snapshot(
@@ -130,6 +131,7 @@ def declared_rows(bank: Bank, concept: str) -> list[tuple[int, int]]:
     return [(m.span.start_line, m.span.start_col) for m in index_declarations(bank, concept)]
 
 
+@pytest.mark.scale
 @settings(max_examples=60, deadline=None)
 @given(st.integers(min_value=0, max_value=1000), st.sampled_from(["sorted", "shuffled", "broken"]))
 def test_index_rows_of_a_concept_equal_a_full_scan_in_any_table(seed: int, table: str) -> None:
@@ -191,6 +193,7 @@ def hub_bank(seed: int) -> Bank:
 INDEXES = ["current", "drifted", "shuffled", "edited"]
 
 
+@pytest.mark.scale
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.integers(min_value=0, max_value=1000),
@@ -266,6 +269,7 @@ def test_index_rows_follow_a_new_index_text() -> None:
     assert bank.files and INDEX_NAME not in bank.files
 
 
+@pytest.mark.scale
 def test_suggestions_on_a_large_bank_follow_new_and_removed_concepts() -> None:
     bank = Bank(Path("/nonexistent/memory-bank"))
     for i in range(SUGGEST_POOL + 100):

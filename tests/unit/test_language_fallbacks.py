@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.discovery import find_banks
+from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.language import libraries, missing_libraries, names, segment, slug, stems, stopwords, words
 from ckp_lsp.core.language import sentences as split_sentences
+from ckp_lsp.core.project.discovery import find_banks
 from ckp_lsp.core.routing import route
 from ckp_lsp.server import native
 from tests.unit.builders import run_cli

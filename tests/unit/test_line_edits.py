@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ckp_lsp.core.fixes import apply_edits
-from ckp_lsp.core.line_edits import line_edits
+from ckp_lsp.core.edit.fixes import apply_edits
+from ckp_lsp.core.edit.line_edits import line_edits
 
 OLD = (
     "CONCEPT:      jwt\n"

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
-from ckp_lsp.core.checks import check_file
-from ckp_lsp.core.fixes import fix_text
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.edit.fixes import fix_text
 from ckp_lsp.server.convert import to_range
 from ckp_lsp.server.features.actions import quick_fixes
 from tests.unit.builders import bank_of_texts

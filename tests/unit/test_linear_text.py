@@ -158,7 +158,7 @@ def test_the_section_outline_of_80000_headings_takes_linear_time() -> None:
     """Each heading's section ends at the next heading of its level or above: found in one pass,
     not by a search after every heading (80,000 headings: 3 billion steps, minutes, that way)."""
     code = (
-        "from ckp_lsp.core.outline import outline\n"
+        "from ckp_lsp.core.navigation.outline import outline\n"
         "lines = ['# a', '## b', 'text', '### c', '#### d', ''] * 20_000\n"
         "found = outline(lines).flat()\n"
         "assert len(found) == 80_000 and found[0].end_line == 4 and found[1].end_line == 4\n"
@@ -174,7 +174,7 @@ def test_the_section_outline_of_80000_headings_takes_linear_time() -> None:
 
 @given(st.lists(st.sampled_from(["# a", "## b", "### c", "", "text", "#### d"]), max_size=40))
 def test_each_section_ends_where_the_next_heading_of_its_level_or_above_starts(lines: list[str]) -> None:
-    from ckp_lsp.core.outline import outline
+    from ckp_lsp.core.navigation.outline import outline
 
     found = outline(lines).flat()
     for i, h in enumerate(found):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ckp_lsp.core.bank import Bank
+from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.compile import compiler
 from ckp_lsp.core.compile.compiler import Compiled, compile_header
 from ckp_lsp.core.compile.job import Job

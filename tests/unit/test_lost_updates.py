@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core import writes
-from ckp_lsp.core.writes import ChangedOnDisk, write_atomic
+from ckp_lsp.core.edit import writes
+from ckp_lsp.core.edit.writes import ChangedOnDisk, write_atomic
 from tests.unit.builders import alone, bare_header, write_files
 
 AGENT = bare_header(CONCEPT="menu", ANSWERS_WHEN="menu, menu") + "The agent's new paragraph.\n"

@@ -7,10 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ckp_lsp.core.checks import TWINS_NAMED, check_file
+import pytest
+
+from ckp_lsp.core.bank.checks import TWINS_NAMED, check_file
 from tests.unit.builders import bank_of_texts, bare_header
 
 
+@pytest.mark.scale
 def test_ckp011_names_three_others_and_the_count_of_the_rest() -> None:
     bank = bank_of_texts({f"f{n:04}.md": bare_header() for n in range(4000)})
     (dup,) = [f for f in check_file(bank, "f0000.md") if f.code == "CKP011"]
@@ -28,6 +31,7 @@ def test_a_few_twins_are_all_named() -> None:
     assert "also declared by b.md, c.md, d.md: " in dup.message
 
 
+@pytest.mark.scale
 def test_ckp_check_of_4000_twins_prints_a_bounded_report(tmp_path: Path) -> None:
     """The output grows with the files, not with their square (156 MB before)."""
     bank = tmp_path / "memory-bank"

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.index import parse_index, update_index_text
-from ckp_lsp.core.index_cells import index_cell_at, index_cells
-from ckp_lsp.core.references import bank_file, token_at
-from ckp_lsp.core.text import Span, split_lines, utf16_len
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.format.index import parse_index, update_index_text
+from ckp_lsp.core.format.index_cells import index_cell_at, index_cells
+from ckp_lsp.core.format.text import Span, split_lines, utf16_len
+from ckp_lsp.core.navigation.references import bank_file, token_at
 from ckp_lsp.server.convert import uri_of
 from ckp_lsp.server.features.definition import definition
 from ckp_lsp.server.features.folding import folding_ranges

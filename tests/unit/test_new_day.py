@@ -10,9 +10,9 @@ from typing import Any
 
 from lsprotocol import types
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.config import Config
-from ckp_lsp.core.dates import CkpDate
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.format.dates import CkpDate
+from ckp_lsp.core.project.config import Config
 from ckp_lsp.faces.clock import today
 from ckp_lsp.mcp.banks import ServedBanks
 from ckp_lsp.server.diagnostics import DEBOUNCE, Publisher

@@ -1,4 +1,4 @@
-"""Every face reads and writes a bank's files one way: through ``core.within`` (the reader that
+"""Every face reads and writes a bank's files one way: through ``core.project.within`` (the reader that
 judges the file it opened) and ``core.writes.write_atomic`` (given the folder it must stay in).
 
 The scan fails on a module that opens, reads or writes a file any other way; each module allowed
@@ -17,8 +17,8 @@ import pytest
 
 import ckp_lsp
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.config import Config
-from ckp_lsp.core.within import Folder, Outside, read_inside
+from ckp_lsp.core.project.config import Config
+from ckp_lsp.core.project.within import Folder, Outside, read_inside
 from ckp_lsp.mcp.banks import Refusal, ServedBanks
 from ckp_lsp.server.state import WorkspaceState
 from tests.unit.builders import bare_header, write_files
@@ -27,17 +27,17 @@ PACKAGE = Path(ckp_lsp.__file__).parent
 
 #: the modules that may open a file themselves, and what they open (never a bank's file)
 ALLOWED = {
-    "core/within.py": "the one reader: the file opened is judged by where it really is",
-    "core/writes.py": "the one writer (and /proc/self/status for the umask)",
-    "core/text.py": "read_text: a file's text wherever it is, for the route's loaded files",
+    "core/project/within.py": "the one reader: the file opened is judged by where it really is",
+    "core/edit/writes.py": "the one writer (and /proc/self/status for the umask)",
+    "core/format/text.py": "read_text: a file's text wherever it is, for the route's loaded files",
     "core/routing/documents.py": "the route's files, each one the route table listed (confined there)",
-    "core/cache.py": "the cache files, by a folder's descriptor, never through a link",
-    "core/trust.py": "the user's trust store in their own configuration folder",
-    "core/config.py": "configuration files (.ckp.toml), read before a bank is known",
-    "core/discovery.py": "a glance at a folder's _index.md while looking for banks",
-    "core/bank_names.py": "a glance at rules files and headers while looking for banks",
-    "core/project.py": "the project's files for ckp init, each one judged by within.regular_inside",
-    "core/bench.py": "the questions file named on ckp bench's command line",
+    "core/bank/cache.py": "the cache files, by a folder's descriptor, never through a link",
+    "core/project/trust.py": "the user's trust store in their own configuration folder",
+    "core/project/config.py": "configuration files (.ckp.toml), read before a bank is known",
+    "core/project/discovery.py": "a glance at a folder's _index.md while looking for banks",
+    "core/project/bank_names.py": "a glance at rules files and headers while looking for banks",
+    "core/project/project.py": "the project's files for ckp init, each one judged by within.regular_inside",
+    "core/routing/bench.py": "the questions file named on ckp bench's command line",
     "core/language/stopwords.py": "the package's own word lists",
     "server/methods_cache.py": "the package's own compiled protocol methods, beside its byte code",
     "cli/index_cmd.py": "the three temporary files git hands its merge driver",

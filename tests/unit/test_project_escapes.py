@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.discovery import bank_of, find_banks, named_bank
-from ckp_lsp.core.within import escape, inside, project_root
+from ckp_lsp.core.project.discovery import bank_of, find_banks, named_bank
+from ckp_lsp.core.project.within import escape, inside, project_root
 
 REPO = Path(__file__).resolve().parents[2]
 SECRET = "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI-secret-of-the-user"

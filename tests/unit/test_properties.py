@@ -7,12 +7,12 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_file
-from ckp_lsp.core.header import parse_header
-from ckp_lsp.core.index_checks import check_index
-from ckp_lsp.core.knowledge import read_knowledge_file
-from ckp_lsp.core.text import decode
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.bank.index_checks import check_index
+from ckp_lsp.core.format.header import parse_header
+from ckp_lsp.core.format.knowledge import read_knowledge_file
+from ckp_lsp.core.format.text import decode
 from tests.unit.builders import assert_inside, bare_header, text_at
 
 # Pieces that steer random text towards headers, fences, lists, odd line endings and wide characters.

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_file
-from ckp_lsp.core.config import Config
-from ckp_lsp.core.dates import CkpDate
-from ckp_lsp.core.updated import GivenDates, parse_git_dates
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.bank.updated import GivenDates, parse_git_dates
+from ckp_lsp.core.format.dates import CkpDate
+from ckp_lsp.core.project.config import Config
 from tests.unit.builders import bank_of_texts, bare_header, write_files
 
 CORE = Path(__file__).resolve().parents[2] / "ckp_lsp" / "core"
@@ -134,7 +134,7 @@ def reaching_outside(sources: dict[str, str]) -> set[str]:
 
 def test_the_core_runs_no_git_no_process_and_opens_no_connection() -> None:
     sources = core_sources()
-    assert "bank.py" in sources and "compile/providers.py" in sources
+    assert "bank/bank.py" in sources and "compile/providers.py" in sources
     assert reaching_outside(sources) == set()
 
 
@@ -144,7 +144,7 @@ def test_the_core_runs_no_git_no_process_and_opens_no_connection() -> None:
         ("compile/providers.py", "from . import transport  # noqa\nimport http.client\n"),
         ("compile/command.py", "import os\nimport signal\nimport subprocess\n"),
         ("compile/wire.py", "import socket\nimport ssl\nimport urllib.request\n"),
-        ("updated.py", 'run(["git", "log"])\n'),
+        ("bank/updated.py", 'run(["git", "log"])\n'),
     ],
 )
 def test_an_import_put_back_into_the_core_is_caught(rel: str, put_back: str) -> None:
@@ -201,7 +201,7 @@ def test_the_clock_reads_are_recognised(line: str) -> None:
 
 def test_the_core_reads_the_clock_only_where_documented_and_no_modification_day() -> None:
     sources = core_sources()
-    assert "dates.py" in sources and "knowledge.py" in sources
+    assert "format/dates.py" in sources and "format/knowledge.py" in sources
     clock = {rel for rel, text in sources.items() if CLOCK_READ.search(text)}
     assert clock <= CLOCK_ALLOWED, clock - CLOCK_ALLOWED
 
@@ -213,7 +213,7 @@ GC_USE = re.compile(r"^\s*(?:import\s+gc\b|from\s+gc\s+import\b)", re.M)
 def test_the_core_leaves_the_garbage_collector_to_the_faces() -> None:
     sources = core_sources()
     assert {rel for rel, text in sources.items() if GC_USE.search(text)} == set()
-    sources["bank.py"] = "import gc\n" + sources["bank.py"]
-    assert {rel for rel, text in sources.items() if GC_USE.search(text)} == {"bank.py"}
+    sources["bank/bank.py"] = "import gc\n" + sources["bank/bank.py"]
+    assert {rel for rel, text in sources.items() if GC_USE.search(text)} == {"bank/bank.py"}
     faces = CORE.parent / "faces" / "collector.py"
     assert GC_USE.search(faces.read_text(encoding="utf-8"))  # where the pausing and freezing live

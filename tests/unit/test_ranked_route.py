@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.discovery import find_banks
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.project.discovery import find_banks
 from ckp_lsp.core.routing import ranked
 from ckp_lsp.core.routing.index_pattern import Router
 from ckp_lsp.core.routing.peer import PlainBM25

@@ -10,14 +10,14 @@ import pytest
 import yaml
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.bench import load_queries, run_bench
+from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.compile import compiler
 from ckp_lsp.core.compile.compiler import compile_header
 from ckp_lsp.core.compile.merge import ADDED_KEYWORDS, merged_keywords
-from ckp_lsp.core.header_changes import describe, header_diff
-from ckp_lsp.core.knowledge import read_knowledge_file
-from ckp_lsp.core.text import read_text
+from ckp_lsp.core.edit.header_changes import describe, header_diff
+from ckp_lsp.core.format.knowledge import read_knowledge_file
+from ckp_lsp.core.format.text import read_text
+from ckp_lsp.core.routing.bench import load_queries, run_bench
 from ckp_lsp.faces.clock import today
 from tests.copies import copy_tree
 

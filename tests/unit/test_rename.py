@@ -11,14 +11,14 @@ from hypothesis import strategies as st
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_file
-from ckp_lsp.core.discovery import INDEX_NAME
-from ckp_lsp.core.fields import Header
-from ckp_lsp.core.index import update_index_text
-from ckp_lsp.core.index_checks import check_index
-from ckp_lsp.core.references import plan_rename, rename_problem
-from ckp_lsp.core.text import split_lines, utf16_len
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.bank.index_checks import check_index
+from ckp_lsp.core.format.fields import Header
+from ckp_lsp.core.format.index import update_index_text
+from ckp_lsp.core.format.text import split_lines, utf16_len
+from ckp_lsp.core.navigation.references import plan_rename, rename_problem
+from ckp_lsp.core.project.discovery import INDEX_NAME
 from ckp_lsp.server.convert import uri_of
 from ckp_lsp.server.features.rename import RenameRejected, prepare_rename, rename
 from ckp_lsp.server.state import Doc

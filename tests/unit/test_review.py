@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ckp_lsp.core.review import describe_change
+from ckp_lsp.core.edit.review import describe_change
 from tests.unit.builders import bare_header, run_cli
 
 FILES = {

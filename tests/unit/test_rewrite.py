@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 
 from ckp_lsp.core.compile.compiler import compile_header
 from ckp_lsp.core.compile.merge import offline_values
-from ckp_lsp.core.fields import CKP_FIELDS, LIST_FIELDS
-from ckp_lsp.core.header import parse_header
-from ckp_lsp.core.knowledge import read_knowledge_file
-from ckp_lsp.core.rewrite import body_of, header_region, replace_header
-from ckp_lsp.core.text import split_lines
+from ckp_lsp.core.edit.rewrite import body_of, header_region, replace_header
+from ckp_lsp.core.format.fields import CKP_FIELDS, LIST_FIELDS
+from ckp_lsp.core.format.header import parse_header
+from ckp_lsp.core.format.knowledge import read_knowledge_file
+from ckp_lsp.core.format.text import split_lines
 from tests.unit.builders import bank_of_texts
 
 MONTH = "2026-11"
@@ -197,6 +197,7 @@ def assert_reads_back(text: str, values: dict[str, str | list[str]], form: str) 
     assert got == expected
 
 
+@pytest.mark.scale
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(original=originals(), body=st.data(), values=new_values())
 def test_rewrite_replaces_the_header_only(original: Original, body: st.DataObject, values: dict) -> None:

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.config import Config
-from ckp_lsp.core.index import tokens, update_index_text
-from ckp_lsp.core.route_table import RouteTable, read_route_table
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.format.index import tokens, update_index_text
+from ckp_lsp.core.project.config import Config
 from ckp_lsp.core.routing import route
 from ckp_lsp.core.routing.index_pattern import Router
 from ckp_lsp.core.routing.result import RouteResult
+from ckp_lsp.core.routing.route_table import RouteTable, read_route_table
 from ckp_lsp.core.routing.words import words
 from tests.copies import copy_tree
 

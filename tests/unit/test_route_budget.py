@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ckp_lsp.core.bank import Bank
+from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.routing import ranked
 from ckp_lsp.core.routing.analysis import QueryWord
 from ckp_lsp.core.routing.peer import PlainBM25

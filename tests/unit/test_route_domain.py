@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ckp_lsp.core.bank import Bank
+from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.routing import ranked
 from ckp_lsp.core.routing.ranked import RankedRouter
 from tests.unit.builders import write_files

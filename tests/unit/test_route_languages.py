@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ckp_lsp.core.config import Config
+from ckp_lsp.core.project.config import Config
 from ckp_lsp.core.routing import route as _route
 from ckp_lsp.core.routing.index_pattern import Router
 from tests.unit.builders import bank_of_texts, run_cli, write_files

@@ -11,10 +11,9 @@ from typing import Any
 import pytest
 import yaml
 
-from ckp_lsp.core import route_table
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.discovery import find_banks
-from ckp_lsp.core.routing import ranked, snapshot
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.project.discovery import find_banks
+from ckp_lsp.core.routing import ranked, route_table, snapshot
 from ckp_lsp.core.routing.ranked import RankedRouter
 from ckp_lsp.core.routing.snapshot import ranked_router
 from tests.copies import copy_tree

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core import writes
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_file
-from ckp_lsp.core.discovery import knowledge_files
-from ckp_lsp.core.writes import CannotWrite, ChangedOnDisk, NotUtf8, write_atomic
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.edit import writes
+from ckp_lsp.core.edit.writes import CannotWrite, ChangedOnDisk, NotUtf8, write_atomic
+from ckp_lsp.core.project.discovery import knowledge_files
 from tests.unit.builders import FAULTY, bare_header, copy_bank, write_files
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -132,7 +132,7 @@ def test_an_index_changed_after_it_was_read_is_not_overwritten(
     drifted: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], command: str
 ) -> None:
     module = "ckp_lsp.cli.index_cmd" if command == "index" else "ckp_lsp.cli.fix_cmd"
-    from ckp_lsp.core.index import update_index_text
+    from ckp_lsp.core.format.index import update_index_text
 
     def meanwhile(*args: object, **kwargs: object) -> str:
         (drifted / "_index.md").write_text("# Index\n\nedited by an agent meanwhile\n")
@@ -149,7 +149,7 @@ def test_an_index_created_after_the_bank_was_read_is_not_overwritten(
     drifted: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (drifted / "_index.md").unlink()
-    from ckp_lsp.core.index import update_index_text
+    from ckp_lsp.core.format.index import update_index_text
 
     def meanwhile(*args: object, **kwargs: object) -> str:
         (drifted / "_index.md").write_text("written by another tool\n")
@@ -230,6 +230,7 @@ sys.exit(main(sys.argv[3:]))
 """
 
 
+@pytest.mark.scale
 @pytest.mark.parametrize("where", ["write", "fsync"])
 def test_killing_ckp_fix_mid_write_leaves_the_original_byte_for_byte(
     tmp_path: Path, big_original: bytes, where: str
@@ -260,6 +261,7 @@ def test_killing_ckp_fix_mid_write_leaves_the_original_byte_for_byte(
     assert [(f.code, f.span, f.message) for f in check_file(Bank.load(bank), "huge.md")] == before
 
 
+@pytest.mark.scale
 def test_killing_ckp_fix_at_any_moment_leaves_the_old_file_or_the_complete_new_one(
     tmp_path: Path, big_original: bytes
 ) -> None:

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 import yaml
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.discovery import find_banks
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.edit.rewrite import body_of
 from ckp_lsp.core.language import has_cjk, is_japanese, languages, sentences
-from ckp_lsp.core.rewrite import body_of
+from ckp_lsp.core.project.discovery import find_banks
 from ckp_lsp.core.routing.index_pattern import MAX_PRIMARY, Router
 from tests.copies import copy_tree
 from tests.unit.builders import run_cli, snapshot_files

@@ -10,16 +10,16 @@ import pytest
 import yaml
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_file
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.bank.findings import Severity
 from ckp_lsp.core.compile import compiler
 from ckp_lsp.core.compile.answer import sentence_count
-from ckp_lsp.core.config import config_for_bank
-from ckp_lsp.core.discovery import find_banks
-from ckp_lsp.core.findings import Severity
-from ckp_lsp.core.rewrite import body_of
+from ckp_lsp.core.edit.rewrite import body_of
+from ckp_lsp.core.format.text import read_text
+from ckp_lsp.core.project.config import config_for_bank
+from ckp_lsp.core.project.discovery import find_banks
 from ckp_lsp.core.routing import route
-from ckp_lsp.core.text import read_text
 from tests.copies import copy_tree
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "mentat"

@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.cache import FileCache
-from ckp_lsp.core.checks import check_file
-from ckp_lsp.core.config import Config
-from ckp_lsp.core.findings import Severity
-from ckp_lsp.core.fixes import apply_edits, fix_text, fixes_for
-from ckp_lsp.core.redaction import placeholder, redact
-from ckp_lsp.core.rewrite import body_of
-from ckp_lsp.core.secrets import ALLOW_COMMENT, find_secrets
-from ckp_lsp.core.text import index_of_utf16, line_offsets, split_lines
+from ckp_lsp.core.agent.redaction import placeholder, redact
+from ckp_lsp.core.agent.secrets import ALLOW_COMMENT, find_secrets
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.cache import FileCache
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.bank.findings import Severity
+from ckp_lsp.core.edit.fixes import apply_edits, fix_text, fixes_for
+from ckp_lsp.core.edit.rewrite import body_of
+from ckp_lsp.core.format.text import index_of_utf16, line_offsets, split_lines
+from ckp_lsp.core.project.config import Config
 from tests.secret_corpus import Planted, fake_secrets, look_alikes, placements, settings
 from tests.unit.builders import bank_of_texts, run_cli, write_files
 
@@ -180,6 +180,7 @@ HOSTILE = [
 ]
 
 
+@pytest.mark.scale
 @pytest.mark.parametrize("unit", HOSTILE)
 def test_a_long_hostile_line_is_scanned_in_linear_time(unit: str) -> None:
     def cost(n: int) -> float:

@@ -8,10 +8,10 @@ import re
 import threading
 from pathlib import Path
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_file
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.checks import check_file
 from ckp_lsp.core.compile.compiler import compile_header
-from ckp_lsp.core.config import Config
+from ckp_lsp.core.project.config import Config
 from ckp_lsp.server.state import WorkspaceState
 from tests.unit.builders import copy_bank
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ckp_lsp.core import writes
-from ckp_lsp.core.writes import ChangedOnDisk, write_atomic
+from ckp_lsp.core.edit import writes
+from ckp_lsp.core.edit.writes import ChangedOnDisk, write_atomic
 
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the swap is Linux's renameat2")
 

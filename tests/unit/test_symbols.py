@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lsprotocol import types
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.outline import outline
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.navigation.outline import outline
 from ckp_lsp.server.convert import uri_of
 from ckp_lsp.server.features.symbols import document_symbols, flatten, workspace_symbols
 from ckp_lsp.server.state import Doc

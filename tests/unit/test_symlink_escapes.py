@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.within import inside
-from ckp_lsp.core.writes import WriteRefused, write_atomic
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.edit.writes import WriteRefused, write_atomic
+from ckp_lsp.core.project.within import inside
 from ckp_lsp.server.features.actions import regenerate_index
 from ckp_lsp.server.features.index_upkeep import index_edit
 from tests.unit.builders import bank_in_cwd, bare_header

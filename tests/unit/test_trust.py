@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from ckp_lsp.core.config import config_for_bank
-from ckp_lsp.core.trust import TrustStore, trust_file, user_config_path
+from ckp_lsp.core.project.config import config_for_bank
+from ckp_lsp.core.project.trust import TrustStore, trust_file, user_config_path
 from tests.fake_llm import FakeLLM
 from tests.unit.builders import COMPILE, copy_bank, run_cli
 

@@ -10,17 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_file
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.bank.index_checks import check_index
 from ckp_lsp.core.compile.compiler import compile_header
-from ckp_lsp.core.config import Config
-from ckp_lsp.core.discovery import find_banks, knowledge_files
-from ckp_lsp.core.full_reader import is_template_text
-from ckp_lsp.core.index import parse_index, update_index_text
-from ckp_lsp.core.index_checks import check_index
-from ckp_lsp.core.index_format import INDEX_END, INDEX_START
-from ckp_lsp.core.rewrite import body_of
-from ckp_lsp.core.text import Span
+from ckp_lsp.core.edit.rewrite import body_of
+from ckp_lsp.core.format.full_reader import is_template_text
+from ckp_lsp.core.format.index import parse_index, update_index_text
+from ckp_lsp.core.format.index_format import INDEX_END, INDEX_START
+from ckp_lsp.core.format.text import Span
+from ckp_lsp.core.project.config import Config
+from ckp_lsp.core.project.discovery import find_banks, knowledge_files
 from tests.unit.builders import bank_of_texts, bare_header, run_cli, snapshot_files, write_files
 
 ADR = (

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ckp_lsp.core.bench import BenchError, load_queries
-from ckp_lsp.core.checks import check_file
-from ckp_lsp.core.header import parse_header
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.format.header import parse_header
+from ckp_lsp.core.routing.bench import BenchError, load_queries
 from tests.unit.builders import bank_of_texts, bare_header
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,8 +10,8 @@ from dataclasses import replace
 from typing import Any
 
 from ckp_lsp.core.compile.model import Answer, CompileError
-from ckp_lsp.core.limits import MAX_HIGH, MAX_KEYWORDS, MAX_MID
-from ckp_lsp.core.limits import MAX_TLDR as MAX_TLDR_CHARS
+from ckp_lsp.core.format.limits import MAX_HIGH, MAX_KEYWORDS, MAX_MID
+from ckp_lsp.core.format.limits import MAX_TLDR as MAX_TLDR_CHARS
 
 CONFIDENCES = ("high", "medium", "low")
 CONCEPT_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")

@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 
-from ..bank import Bank
-from ..checks import bank_findings
-from ..fields import CONCEPT_RE
-from ..findings import Severity
-from ..knowledge import KnowledgeFile, read_knowledge_file
-from ..rewrite import body_of, replace_header
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.checks import bank_findings
+from ckp_lsp.core.bank.findings import Severity
+from ckp_lsp.core.edit.rewrite import body_of, replace_header
+from ckp_lsp.core.format.fields import CONCEPT_RE
+from ckp_lsp.core.format.knowledge import KnowledgeFile, read_knowledge_file
+
 from .merge import front_matter_description, front_matter_title, kept_keywords, kept_tldr, offline_values
 from .offline import BankFile, compile_bank
 from .offline.bank import Progress

@@ -13,12 +13,13 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
-from ..bank import Bank
-from ..checks import bank_findings
-from ..fields import CONCEPT_RE
-from ..findings import Severity
-from ..knowledge import read_knowledge_file
-from ..rewrite import body_of, header_region, replace_header
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.checks import bank_findings
+from ckp_lsp.core.bank.findings import Severity
+from ckp_lsp.core.edit.rewrite import body_of, header_region, replace_header
+from ckp_lsp.core.format.fields import CONCEPT_RE
+from ckp_lsp.core.format.knowledge import read_knowledge_file
+
 from .answer import answer_problems, normalize_answer, parse_answer
 from .candidates import DEFAULT_CANDIDATES, candidates
 from .job import Job, Usage, as_job

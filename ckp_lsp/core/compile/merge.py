@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
-from ..knowledge import KnowledgeFile
-from ..limits import MAX_HIGH, MAX_KEYWORDS, MAX_MID, MAX_TLDR
+from ckp_lsp.core.format.knowledge import KnowledgeFile
+from ckp_lsp.core.format.limits import MAX_HIGH, MAX_KEYWORDS, MAX_MID, MAX_TLDR
+
 from .answer import sentence_count
 from .model import Answer
 from .offline.summary import acceptable

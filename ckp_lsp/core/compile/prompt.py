@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ckp_lsp.core.agent.redaction import redact
 from ckp_lsp.core.compile.model import CompileInput, ConceptSummary
 from ckp_lsp.core.compile.offline.reading import body_languages
-from ckp_lsp.core.limits import MAX_HIGH, MAX_KEYWORDS, MAX_MID
-from ckp_lsp.core.limits import MAX_TLDR as MAX_TLDR_CHARS
-from ckp_lsp.core.redaction import redact
+from ckp_lsp.core.format.limits import MAX_HIGH, MAX_KEYWORDS, MAX_MID
+from ckp_lsp.core.format.limits import MAX_TLDR as MAX_TLDR_CHARS
 
 # A rejected answer is shown back to the model; a runaway one is cut to keep the prompt small.
 MAX_ECHOED_ANSWER_CHARS = 4000

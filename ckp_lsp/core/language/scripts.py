@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import unicodedata
 
-from ..patterns import lazy
+from ckp_lsp.core.format.patterns import lazy
 
 # Ideographs and kana: scripts written without spaces between words.
 CJK_CHARS = (

@@ -1,6 +1,8 @@
 """Routing a question to the files to load (SPEC §6): the index pattern (§6a), the ranked router
 (§6b) and what it is built of (the analysis of words, BM25F postings over each file's fields, the
-plain BM25 peer that benchmarks measure it against), and ``route()``, which routes with either.
+plain BM25 peer that benchmarks measure it against), and ``route()``, which routes with either;
+what the router needs of a bank (``route_table``), the budget rule (``budget``), typos of a
+question word (``typos``) and the routing benchmark (``bench``).
 
 Nothing is imported here: a face that needs one router loads that router alone.
 """
@@ -10,7 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..bank import Bank
+    from ckp_lsp.core.bank.bank import Bank
+
     from .result import RouteResult
 
 

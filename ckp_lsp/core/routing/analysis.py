@@ -16,7 +16,8 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from ..patterns import lazy
+from ckp_lsp.core.format.patterns import lazy
+
 from .korean import PARTICLES, is_hangul, strip_particle
 
 #: a word of two letters or more, or a number

@@ -41,7 +41,7 @@ def header_text(path: str, concept: str, tldr: str, keywords: Iterable[str]) -> 
 
 def read_file_text(root: Path, path: str, concept: str, tldr: str, keywords: Iterable[str]) -> FileText:
     """A file read from disk (its body after the header); only the header when it cannot be read."""
-    from ..text import read_text
+    from ckp_lsp.core.format.text import read_text
 
     head = header_text(path, concept, tldr, keywords)
     try:

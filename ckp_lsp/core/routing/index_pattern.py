@@ -8,7 +8,8 @@ from functools import cached_property
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
-from ..route_table import SEPARATOR, RouteTable, related, table_of_bank
+from ckp_lsp.core.routing.route_table import SEPARATOR, RouteTable, related, table_of_bank
+
 from .result import FILE_BUDGET_TOKENS, RouteEntry, RouteResult, RouteTokens, declaration
 from .words import (
     ASCII_GAPS,
@@ -25,7 +26,7 @@ from .words import (
 )
 
 if TYPE_CHECKING:
-    from ..bank import Bank
+    from ckp_lsp.core.bank.bank import Bank
 
 MAX_PRIMARY = 3
 #: tokens this long (query and keyword) may match with a typo
@@ -315,7 +316,7 @@ class Router:
     def _typo_of(self, q: str) -> frozenset[str]:
         found = self._typos.get(q)
         if found is None:
-            from ..typos import typos_of
+            from ckp_lsp.core.routing.typos import typos_of
 
             found = self._typos[q] = typos_of(q, self._long, FUZZY_CUTOFF)
         return found

@@ -19,7 +19,8 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..route_table import FULL_READ_LIMIT, SEPARATOR, RouteTable, related, table_of_bank
+from ckp_lsp.core.routing.route_table import FULL_READ_LIMIT, SEPARATOR, RouteTable, related, table_of_bank
+
 from .analysis import QueryWord, query_words
 from .documents import (
     BODY,
@@ -39,7 +40,7 @@ from .store import Analysed, RouteStore
 from .titled import Titled
 
 if TYPE_CHECKING:
-    from ..bank import Bank
+    from ckp_lsp.core.bank.bank import Bank
 
 #: header above headings above body (BM25F field weights)
 WEIGHTS = (3.0, 2.0, 1.0)

@@ -11,7 +11,7 @@ size and modification time (ns), ``_index.md``'s, the settings and the routing c
 lists the bank (one ``stat`` per file), and when nothing changed it routes from the snapshot
 without opening a file; any change, or a snapshot written by anything else, and the router is
 built as above and the snapshot written anew. The file is read and written as the cache is
-(``core.cache``: bound to the bank's path and inode, this user's, never through a link).
+(``core.bank.cache``: bound to the bank's path and inode, this user's, never through a link).
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..bank import Bank
-    from ..config import Config
+    from ckp_lsp.core.bank.bank import Bank
+    from ckp_lsp.core.project.config import Config
+
     from .ranked import RankedRouter
 
 _FILE = "route-snapshot.marshal"
@@ -40,7 +41,8 @@ def ranked_router(
     """The ranked router of the bank at ``root``, from its cache where the cache answers; a process
     that holds the ``bank`` already (``ckp mcp``) gives it, and only the analysis is read. The cache
     and the snapshot are written only inside one of the folders ``within`` (None: anywhere)."""
-    from ..config import config_for_bank
+    from ckp_lsp.core.project.config import config_for_bank
+
     from .ranked import RankedRouter
     from .store import RouteStore
 
@@ -63,8 +65,9 @@ def ranked_router(
 
 def _built(root: Path, config: Config, within: list[Path] | None = None) -> RankedRouter:
     """The router built from the bank's cache and kept analysis (files read only where changed)."""
-    from ..cache import FileCache
-    from ..route_table import read_route_table
+    from ckp_lsp.core.bank.cache import FileCache
+    from ckp_lsp.core.routing.route_table import read_route_table
+
     from .ranked import RankedRouter
     from .store import RouteStore
 
@@ -76,7 +79,8 @@ def _built(root: Path, config: Config, within: list[Path] | None = None) -> Rank
 def _key(root: Path, config: Config) -> tuple[Any, ...]:
     """What the router of the bank at ``root`` is built from: the routing code, the settings, and
     the size and mtime of ``_index.md`` and of every knowledge file."""
-    from ..config import LlmConfig
+    from ckp_lsp.core.project.config import LlmConfig
+
     from .store import _routing_stamp
 
     # The settings as written (the model's settings are no part of routing, nor kept here); no
@@ -92,7 +96,7 @@ def _listing(root: Path) -> dict[str, tuple[int, int]]:
     """Path -> (size, mtime in ns) of every ``*.md`` below ``root`` in the folders a bank is read
     from (``_index.md``, excluded files and links included: more than the router reads is listed,
     never less). One ``stat`` a file, none of the checks a reading makes of each name."""
-    from ..discovery import MAX_DEPTH, _skipped
+    from ckp_lsp.core.project.discovery import MAX_DEPTH, _skipped
 
     out: dict[str, tuple[int, int]] = {}
     stack = [(os.fspath(root), "", 0)]
@@ -132,7 +136,7 @@ class Snapshot:
     """The kept router of one bank: ``load`` it for a key, ``save`` one built for a key."""
 
     def __init__(self, path: Path, in_bank: bool, root: Path, writable: bool = True) -> None:
-        from ..cache import bank_identity
+        from ckp_lsp.core.bank.cache import bank_identity
 
         self.path = path
         self.in_bank = in_bank  # a bank's own .ckp-cache: never reached through a link
@@ -144,7 +148,7 @@ class Snapshot:
     def for_bank(cls, root: Path, within: list[Path] | None = None) -> Snapshot | None:
         """The snapshot of the bank at ``root``; None when the cache is turned off. It is written
         where the bank's cache may be (``cache.may_write``: inside one of the folders ``within``)."""
-        from ..cache import FOLDER, cache_disabled, cache_path, may_write
+        from ckp_lsp.core.bank.cache import FOLDER, cache_disabled, cache_path, may_write
 
         if cache_disabled():
             return None
@@ -154,7 +158,7 @@ class Snapshot:
 
     def load(self, key: tuple[Any, ...]) -> RankedRouter | None:
         """The router kept for ``key``, or None (none kept, another key, or anything unexpected)."""
-        from ..cache import open_cache
+        from ckp_lsp.core.bank.cache import open_cache
 
         try:
             with open_cache(self.path, self.in_bank) as f:
@@ -169,7 +173,7 @@ class Snapshot:
 
     def save(self, key: tuple[Any, ...], router: RankedRouter) -> bool:
         """Keep ``router`` under ``key`` (atomically); whether it was written."""
-        from ..cache import save_cache
+        from ckp_lsp.core.bank.cache import save_cache
 
         if self.identity is None or not self.writable:
             return False
@@ -262,7 +266,8 @@ def _value_of(router: RankedRouter) -> tuple[Any, ...]:
 
 def _router_of(root: Path, value: tuple[Any, ...]) -> RankedRouter:
     """The router ``_value_of`` kept (``TypeError`` or ``ValueError`` for a value of another shape)."""
-    from ..route_table import RouteTable
+    from ckp_lsp.core.routing.route_table import RouteTable
+
     from .index_pattern import Router
     from .postings import Postings
     from .ranked import RankedRouter

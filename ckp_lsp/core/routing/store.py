@@ -1,6 +1,6 @@
 """The ranked router's analysis of each file, kept on disk beside the bank's cache.
 
-``route.marshal`` next to the cache of ``core.cache`` (``.ckp-cache/`` at the bank's root, or
+``route.marshal`` next to the cache of ``core.bank.cache`` (``.ckp-cache/`` at the bank's root, or
 ``$CKP_CACHE_DIR``; ``CKP_NO_CACHE=1`` turns both off): for each file its size and modification
 time (ns) and the terms of its fields, so a process that routes one question reads the
 analysis of the files that did not change instead of analysing every file again. The whole is
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..cache import FOLDER, _stamp, cache_disabled, cache_path, open_cache, save_cache
+from ckp_lsp.core.bank.cache import FOLDER, _stamp, cache_disabled, cache_path, open_cache, save_cache
 
 _FILE = "route.marshal"
 #: bump when what an entry holds changes

@@ -10,6 +10,8 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+from ckp_lsp.core.project.config import LlmConfig
+
 from ...core.compile.command import command_argv
 from ...core.compile.job import Job, Usage, as_job
 from ...core.compile.keys import api_keys, blank
@@ -31,7 +33,6 @@ from ...core.compile.providers import (
     retry_delay,
 )
 from ...core.compile.wire import Cancelled, ProviderError, Send, origin, seconds
-from ...core.config import LlmConfig
 from . import transport
 from .command import CommandProvider, stop_commands
 

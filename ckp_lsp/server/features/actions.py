@@ -7,15 +7,16 @@ from weakref import WeakKeyDictionary
 
 from lsprotocol import types
 
-from ...core.bank import Bank
-from ...core.checks import check_file
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.bank.findings import Finding
+from ckp_lsp.core.edit.fixes import Edit, Fix, fix_text, fixes_for, revalidate_all
+from ckp_lsp.core.edit.header_changes import describe
+from ckp_lsp.core.edit.rewrite import header_region
+from ckp_lsp.core.format.text import BOM, Span, split_lines, utf16_len, visible_controls
+
 from ...core.compile.compiler import compile_header
 from ...core.compile.model import CompileError
-from ...core.findings import Finding
-from ...core.fixes import Edit, Fix, fix_text, fixes_for, revalidate_all
-from ...core.header_changes import describe
-from ...core.rewrite import header_region
-from ...core.text import BOM, Span, split_lines, utf16_len, visible_controls
 from ..convert import to_range, to_span
 from .index_upkeep import index_edit
 

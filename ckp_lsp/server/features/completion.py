@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from lsprotocol import types
 from rapidfuzz import fuzz, process
 
-from ...core.bank import Bank
-from ...core.fields import CKP_FIELDS, CONCEPT_RE, CONFIDENCES, TIER_FIELDS
-from ...core.knowledge import KnowledgeFile
-from ...core.text import index_of_utf16, span_of, visible_controls
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.format.fields import CKP_FIELDS, CONCEPT_RE, CONFIDENCES, TIER_FIELDS
+from ckp_lsp.core.format.knowledge import KnowledgeFile
+from ckp_lsp.core.format.text import index_of_utf16, span_of, visible_controls
+
 from ..convert import to_range
 from .hover import field_markdown
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from ...core.references import target_files, token_at
-from ...core.text import Span
+from ckp_lsp.core.format.text import Span
+from ckp_lsp.core.navigation.references import target_files, token_at
+
 from ..convert import location
 from ..state import Doc
 

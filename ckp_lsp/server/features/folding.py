@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ...core.fields import Header
-from ...core.outline import outline
-from ...core.text import split_lines
+from ckp_lsp.core.format.fields import Header
+from ckp_lsp.core.format.text import split_lines
+from ckp_lsp.core.navigation.outline import outline
+
 from ..state import Doc
 
 

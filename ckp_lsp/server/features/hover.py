@@ -14,17 +14,18 @@ from urllib.parse import quote
 
 from lsprotocol import types
 
-from ...core.bank import Bank
-from ...core.dates import parse_date
-from ...core.discovery import INDEX_NAME
-from ...core.fields import Relationship
-from ...core.index import index_lines, row_at
-from ...core.knowledge import KnowledgeFile
-from ...core.limits import CLAIM_LIMIT, MAX_KEYWORDS, MAX_TLDR, TIER_CAPS
-from ...core.locate import at
-from ...core.references import bank_file
-from ...core.suggest import closest
-from ...core.text import Span, utf16_len, visible_controls
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.format.dates import parse_date
+from ckp_lsp.core.format.fields import Relationship
+from ckp_lsp.core.format.index import index_lines, row_at
+from ckp_lsp.core.format.knowledge import KnowledgeFile
+from ckp_lsp.core.format.limits import CLAIM_LIMIT, MAX_KEYWORDS, MAX_TLDR, TIER_CAPS
+from ckp_lsp.core.format.suggest import closest
+from ckp_lsp.core.format.text import Span, utf16_len, visible_controls
+from ckp_lsp.core.navigation.locate import at
+from ckp_lsp.core.navigation.references import bank_file
+from ckp_lsp.core.project.discovery import INDEX_NAME
+
 from ..convert import doc_url, to_range
 
 TIER_MEANING = {

@@ -6,10 +6,11 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ...core.bank import Bank
-from ...core.index import update_index_text
-from ...core.text import split_lines, utf16_len
-from ...core.within import inside
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.format.index import update_index_text
+from ckp_lsp.core.format.text import split_lines, utf16_len
+from ckp_lsp.core.project.within import inside
+
 from ..convert import uri_of
 
 if TYPE_CHECKING:

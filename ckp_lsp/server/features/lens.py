@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ...core.references import backlink_counts
+from ckp_lsp.core.navigation.references import backlink_counts
+
 from ..convert import to_range, uri_of
 from ..state import Doc
 

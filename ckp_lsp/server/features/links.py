@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ...core.index_cells import index_cells
-from ...core.references import bank_file
+from ckp_lsp.core.format.index_cells import index_cells
+from ckp_lsp.core.navigation.references import bank_file
+
 from ..convert import to_range, uri_of
 from ..state import Doc
 

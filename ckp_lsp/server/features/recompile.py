@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
+from ckp_lsp.core.edit.header_changes import describe
+from ckp_lsp.core.edit.line_edits import line_edits
+from ckp_lsp.core.format.text import BOM
+
 from ...core.compile.compiler import compile_header
 from ...core.compile.job import Job, Usage
 from ...core.compile.model import CompileError
-from ...core.header_changes import describe
-from ...core.line_edits import line_edits
-from ...core.text import BOM
 from ...faces.llm.providers import provider_for
 from ..pygls_compat import forget_progress
 from .actions import annotations_supported, recompile_annotation, text_edit

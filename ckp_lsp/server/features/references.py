@@ -7,7 +7,14 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from ...core.references import Mention, declarations, entries_naming, index_declarations, token_at
+from ckp_lsp.core.navigation.references import (
+    Mention,
+    declarations,
+    entries_naming,
+    index_declarations,
+    token_at,
+)
+
 from ..convert import to_range, uri_in
 from ..state import Doc
 

@@ -8,7 +8,8 @@ from typing import Any
 
 from lsprotocol import types
 
-from ...core.references import Token, plan_rename, rename_problem, token_at
+from ckp_lsp.core.navigation.references import Token, plan_rename, rename_problem, token_at
+
 from ..convert import to_range, uri_in
 from ..pygls_compat import Refusal
 from ..state import Doc

@@ -8,11 +8,12 @@ from pathlib import Path
 from lsprotocol import types
 from rapidfuzz import fuzz, process, utils
 
-from ...core.bank import Bank
-from ...core.fields import Field
-from ...core.index_cells import index_cells
-from ...core.outline import Heading, outline
-from ...core.text import Span, split_lines, utf16_len
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.format.fields import Field
+from ckp_lsp.core.format.index_cells import index_cells
+from ckp_lsp.core.format.text import Span, split_lines, utf16_len
+from ckp_lsp.core.navigation.outline import Heading, outline
+
 from ..convert import location, to_range
 from ..state import Doc
 

@@ -8,7 +8,8 @@ from typing import Any
 
 from lsprotocol import types
 
-from ...core.text import split_lines
+from ckp_lsp.core.format.text import split_lines
+
 from ..convert import after_bom, to_position
 from ..server import UNCHANGED, CkpServer, guarded, server, when_ready
 

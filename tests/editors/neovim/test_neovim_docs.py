@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from test_neovim import DOCS, EDITORS, HERE, SAMPLES, TIMEOUT, Unavailable, find_nvim, in_ci, server_command
 
-from ckp_lsp.core.bank import Bank
-from ckp_lsp.core.checks import check_file
-from ckp_lsp.core.findings import Severity
-from ckp_lsp.core.index_checks import check_index
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.checks import check_file
+from ckp_lsp.core.bank.findings import Severity
+from ckp_lsp.core.bank.index_checks import check_index
 from tests.copies import copy_tree
 from tests.mentat import MENTAT_REFERRERS
 

@@ -12,8 +12,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
+from ckp_lsp.core.format.limits import CLAIM_LIMIT
+
 from ...language import languages as text_languages
-from ...limits import CLAIM_LIMIT
 from ..model import Answer
 from .concept import derive_concept, file_stem
 from .keywords import Chosen, choose_keywords, keyword_name

@@ -16,7 +16,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from ...limits import MAX_HIGH, MAX_MID
+from ckp_lsp.core.format.limits import MAX_HIGH, MAX_MID
+
 from .reading import Reading
 from .terms import PART, Corpus, content_keys, part_keys, stem
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterator
 
-from ...limits import MAX_TLDR
+from ckp_lsp.core.format.limits import MAX_TLDR
+
 from .structure import is_status, size
 from .text import CJK_CHAR, LINK, WIKI_LINK, WS, Block, plain
 

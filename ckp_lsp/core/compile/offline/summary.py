@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterator, Sequence
 
+from ckp_lsp.core.format.limits import MAX_TLDR
+
 from ...language import sentences, words
-from ...limits import MAX_TLDR
 from .structure import (
     PAIRS,
     balanced,

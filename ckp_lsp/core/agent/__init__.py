@@ -1,0 +1,1 @@
+"""What an agent is given: its memory text, prompt hooks, and secrets found and redacted."""

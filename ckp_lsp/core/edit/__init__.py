@@ -1,0 +1,1 @@
+"""Changing a bank's files: quick fixes, header rewrites, line edits and safe atomic writes."""

@@ -1,0 +1,1 @@
+"""The CKP format: a knowledge file's header in both forms, its fields, dates and limits, and ``_index.md``."""

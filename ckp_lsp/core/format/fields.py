@@ -1,0 +1,112 @@
+"""The CKP header's fields (SPEC §2): their names, which are required, listed or tiers, what a
+concept name and a confidence may be, and the values a parsed header is made of."""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from ckp_lsp.core.format.text import Span, span_of
+
+if TYPE_CHECKING:
+    from ckp_lsp.core.format.dates import CkpDate  # an annotation only: a hook reads headers without dates
+
+CKP_FIELDS = (
+    "CONCEPT",
+    "TLDR",
+    "ANSWERS_WHEN",
+    "SIMILAR_HIGH",
+    "SIMILAR_MID",
+    "CONFIDENCE",
+    "VALIDATED",
+)
+
+
+REQUIRED_FIELDS = ("CONCEPT", "TLDR", "ANSWERS_WHEN")
+
+
+LIST_FIELDS = frozenset({"ANSWERS_WHEN", "SIMILAR_HIGH", "SIMILAR_MID"})
+
+
+TIER_FIELDS = {"SIMILAR_HIGH": "HIGH", "SIMILAR_MID": "MID"}
+CONCEPT_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+CONFIDENCES = ("high", "medium", "low")
+#: where a TLDR's first sentence ends and a second begins
+_SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z0-9])")
+
+
+Form = Literal["bare", "frontmatter"]
+
+
+@dataclass(slots=True)
+class Item:
+    """One comma- or list-separated item of a value: a keyword or a relationship entry."""
+
+    text: str
+    span: Span
+    quoted: Span | None = None  # the item with the quotes around it, when YAML quotes it
+    placed: bool = True  # False: the text is not written at ``span`` as is (no fix may edit it)
+
+
+@dataclass(slots=True)
+class Field:
+    """One ``KEY: value`` of the header, as written."""
+
+    key: str
+    key_span: Span
+    value: str
+    value_span: Span
+    items: list[Item]
+    line: int
+
+
+@dataclass(slots=True)
+class Header:
+    """A parsed header: its form, every field in order, and where it ends."""
+
+    form: Form
+    fields: list[Field] = field(default_factory=list)
+    end_line: int = 0  # first line after the header (after the closing fence)
+    yaml_error: tuple[str, Span] | None = None
+    user_keys: list[str] = field(default_factory=list)
+
+    def first(self, key: str) -> Field | None:
+        for f in self.fields:
+            if f.key == key:
+                return f
+        return None
+
+
+#: builds a Span from a tuple without the keyword-handling ``__new__`` of a NamedTuple
+_span = functools.partial(tuple.__new__, Span)
+
+
+def _split_items(line_no: int, line: str, start: int, end: int) -> list[Item]:
+    """Comma-separated items of ``line[start:end]``, each with its own tight span."""
+    items = []
+    ascii_line = line.isascii()
+    pos = start
+    for part in line[start:end].split(","):
+        text = part.strip()
+        if text:
+            a = pos + len(part) - len(part.lstrip())
+            b = a + len(text)
+            span = _span((line_no, a, line_no, b)) if ascii_line else span_of(line_no, line, a, b)
+            items.append(Item(text, span))
+        pos += len(part) + 1
+    return items
+
+
+@dataclass(slots=True)
+class Relationship:
+    """An entry of SIMILAR_HIGH or SIMILAR_MID: a concept and the date it was validated."""
+
+    concept: str
+    tier: str
+    span: Span
+    concept_span: Span
+    date_text: str | None = None
+    date: CkpDate | None = None
+    date_span: Span | None = None

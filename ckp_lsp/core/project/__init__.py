@@ -1,0 +1,1 @@
+"""Setting up a project: finding its banks, configuration, trust, confinement and ``ckp init``."""

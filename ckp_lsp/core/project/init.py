@@ -1,0 +1,162 @@
+"""Start a bank for a project: one knowledge file that describes it, and its index; or adopt a
+bank that exists.
+
+The project is read by ``project``; the header is compiled offline (SPEC §7), so the result is
+the same on every run. The agent rules that point an agent at the bank are ``agent_rules``'.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.compile.model import Answer, ConceptSummary
+from ckp_lsp.core.edit.writes import write_atomic
+from ckp_lsp.core.format.dates import CkpDate
+from ckp_lsp.core.format.index import update_index_text, write_index
+from ckp_lsp.core.project.config import config_for_bank
+from ckp_lsp.core.project.project import project_answer, project_body, scan_project
+from ckp_lsp.core.project.within import escape
+
+
+class InitError(Exception):
+    """Nothing was written: the message says why."""
+
+
+class AlreadyDone(InitError):
+    """What init would write is there already: nothing to do."""
+
+
+@dataclass
+class InitResult:
+    """What ``init_bank`` wrote."""
+
+    bank: Path
+    file: Path
+    concept: str
+    index_written: bool
+
+
+# --- the knowledge file -------------------------------------------------------------------------
+
+
+def header_text(concept: str, answer: Answer, month: str) -> str:
+    """The bare header of SPEC §2, relationships and VALIDATED dated ``month``."""
+    lines = [
+        f"CONCEPT:      {concept}",
+        f"TLDR:         {answer.tldr}",
+        f"ANSWERS_WHEN: {', '.join(answer.answers_when)}",
+    ]
+    if answer.similar_high:
+        lines.append("SIMILAR_HIGH: " + ", ".join(f"{c}:{month}" for c in answer.similar_high))
+    if answer.similar_mid:
+        lines.append("SIMILAR_MID:  " + ", ".join(f"{c}:{month}" for c in answer.similar_mid))
+    lines += [f"CONFIDENCE:   {answer.confidence}", f"VALIDATED:    {month}"]
+    return "\n".join(lines) + "\n"
+
+
+def init_bank(project_dir: Path, bank_dir: Path | None = None, *, today: CkpDate) -> InitResult:
+    """Create ``<bank>/projects/<concept>.md`` for the project (VALIDATED the month of ``today``)
+    and regenerate ``_index.md``.
+
+    Raises InitError, writing nothing, when that file exists already.
+    """
+    if not project_dir.is_dir():
+        raise InitError(f"{project_dir}: no such folder")
+    bank_root = bank_dir if bank_dir is not None else project_dir / "memory-bank"
+    why = escape(bank_root, project_dir)
+    if why is not None:
+        raise InitError(why)
+    project = scan_project(project_dir, skip=bank_root)
+    target = bank_root / "projects" / f"{project.concept}.md"
+    if target.exists():
+        raise AlreadyDone(
+            f"{target} exists already: nothing was written (edit it, or remove it to start again)"
+        )
+    config = config_for_bank(bank_root) if bank_root.is_dir() else None
+    existing = Bank.load(bank_root, config, today=today) if bank_root.is_dir() else None
+    if existing is not None and project.concept in existing.by_concept:
+        raise InitError(
+            f"concept '{project.concept}' is already declared by "
+            f"{bank_root / existing.by_concept[project.concept][0]}: nothing was written"
+        )
+    others = [
+        ConceptSummary(kf.concept, kf.tldr, tuple(i.text for i in kf.keywords))
+        for kf in (existing.sorted_files() if existing else [])
+        if kf.concept
+    ]
+    body = project_body(project)
+    text = header_text(project.concept, project_answer(project, others), today.month_text()) + "\n" + body
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(target, text, new_file=True, within=bank_root)
+    bank = Bank.load(bank_root, config_for_bank(bank_root), today=today)
+    return InitResult(bank_root, target, project.concept, _write_index(bank))
+
+
+def _write_index(bank: Bank) -> bool:
+    """Brings the bank's ``_index.md`` up to date; whether it had to be written."""
+    index = update_index_text(bank.index_text, bank)
+    if index == bank.index_text:
+        return False
+    write_index(bank, index)
+    return True
+
+
+@dataclass
+class Adopted:
+    """What ``adopt_bank`` did to a bank that was there before ``ckp init``."""
+
+    bank: Path
+    compiled: list[str]  # files that got a header, or the fields their header lacked
+    failed: list[tuple[str, str]]  # (file, why) of the files that could not get one
+    index_written: bool
+
+
+def existing_bank(project_dir: Path) -> Path | None:
+    """The bank the project keeps already (``memory-bank/``, ``.memory-bank/``, ``.claude/memory/``,
+    ``memory/``, a folder ``.ckp.toml`` names, one with a CKP ``_index.md``), if it has any."""
+    from ckp_lsp.core.project.discovery import find_banks
+
+    found = find_banks([project_dir])
+    return found[0] if found else None
+
+
+def adopt_bank(bank_root: Path, today: CkpDate) -> Adopted:
+    """What ``ckp compile --all`` and ``ckp index`` do, for a bank that was there before ``ckp init``:
+    files without a header get one and the others their missing fields (compiled offline, in one
+    phased run over the whole bank, bodies untouched, VALIDATED the month of ``today``), then the
+    index is written."""
+    from ckp_lsp.core.compile.compile_all import compile_all
+    from ckp_lsp.core.edit.writes import WriteRefused, refusal
+
+    bank = Bank.load(bank_root, config_for_bank(bank_root), today=today)
+    texts: dict[str, str] = {}
+    boms: dict[str, bool] = {}
+    failed: list[tuple[str, str]] = []
+    for rel, kf in sorted(bank.files.items()):
+        if not (kf.concept or kf.local or (kf.header and kf.header.fields)):
+            continue  # a template to copy (no header, no finding)
+        try:
+            texts[rel], _, boms[rel] = bank.disk.read(bank_root / rel)
+        except OSError as exc:
+            failed.append((rel, str(exc)))
+    compiled: list[str] = []
+    unwritable = {rel: why for rel in texts if (why := refusal(bank_root / rel, bank_root))}
+    for out in compile_all(bank, texts, today.month_text(), unwritable=unwritable):
+        if out.error:
+            failed.append((out.rel, out.error))
+            continue
+        if not out.changed:
+            continue
+        try:
+            write_atomic(bank_root / out.rel, out.new, expected=out.old, bom=boms[out.rel], within=bank_root)
+        except WriteRefused as exc:
+            failed.append((out.rel, str(exc)))
+            continue
+        bank.set_file(out.rel, out.new)
+        compiled.append(out.rel)
+    return Adopted(bank_root, compiled, failed, _write_index(bank))
+
+
+# --- the agent rules ----------------------------------------------------------------------------
