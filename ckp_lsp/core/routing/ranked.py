@@ -49,9 +49,9 @@ MAX_LOADED = 4
 #: a second or third primary scores at least this share of the best file
 PRIMARY_SHARE = 0.25
 #: the boost of a file the index pattern matches, as a share of the best BM25 score per keyword of
-#: a word one file holds; a keyword of words many files hold boosts down to half that (``_rarity``)
+#: a word one file holds…
 INDEX_BOOST = 0.5
-#: the boost left to a keyword of a word every file holds, as a share of a rare one's
+#: …and the share of that left to a keyword of a word every file holds (see ``_rarity``)
 SHARED_KEYWORD_BOOST = 0.5
 #: the share of the question's weight (its words' idf) the best file must hold to be in domain…
 OUT_OF_DOMAIN_COVERAGE = 0.15
@@ -286,9 +286,8 @@ class RankedRouter:
         )
 
     def _rarity(self, keyword: str) -> float:
-        """A keyword's share of the boost: 1 when its rarest word is held by one file (or none), down
-        to ``SHARED_KEYWORD_BOOST`` when every file holds it. A keyword many files claim (`cards`,
-        `kontext`) says little of which file the question is about."""
+        """A keyword's share of the boost: 1 when its rarest word is in one file (or none), down to
+        ``SHARED_KEYWORD_BOOST`` in every file (`cards` in a bank of card games tells little)."""
         from .analysis import terms
 
         one = math.log(1 + (self.postings.files - 0.5) / 1.5)

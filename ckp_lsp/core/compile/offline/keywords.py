@@ -349,8 +349,8 @@ def choose_keywords(
     for score, rank, key, term in ranked(terms, corpus):
         if len(chosen) >= MAX_KEYWORDS:
             break
-        if len(chosen) >= MIN_KEYWORDS and score < _KEYWORD_THRESHOLD:
-            continue
+        if len(chosen) >= MIN_KEYWORDS and score < _KEYWORD_THRESHOLD and not term.identifier:
+            continue  # (a code name said once is still the file's: `devDependencies`, `LOCAL_DIR`)
         if rank <= 0 or key in keys or key in taken or (len(term.keys) > 1 and keys.issuperset(term.keys)):
             continue  # a phrase whose words are all keywords already adds nothing to routing
         if term.identifier and identifiers >= _MAX_IDENTIFIERS:
