@@ -107,6 +107,13 @@ HOSTILE = [
     ("code value of a field", "_CODE_VALUE.match(s)", "a"),
     ("sentences around code spans", "_sentences(s, 'en')", "`a.` b "),
     ("field item of a code value", "_FIELD_ITEM.match(s)", "a"),
+    ("dated log", "dated_log(parse(s.split('\\n')))", "- [2026-01-01 10:00] **a (b) — c** : d\n"),
+    ("dated log, nested", "dated_log(parse(s.split('\\n')))", "### 2026-01-01 a: b\n  - 2026-01-02 c\n"),
+    ("date of an entry", "_DATED.match(s)", "[ "),
+    ("request opening", "is_request(s + 'x')", "« "),
+    ("back-reference opening", "points_back(s + 'x')", "\t"),
+    ("compound of a question", "COMPOUND.findall(s + 'a')", "ab-"),
+    ("compound of a question, long pieces", "COMPOUND.findall(s + '-a')", "abc-"),
 ]
 SETUP = (
     "from ckp_lsp.core.compile.answer import sentence_count, slugify, unfenced\n"
@@ -123,6 +130,9 @@ SETUP = (
     "from ckp_lsp.core.compile.offline.structure import _FIRST_CLAUSE, _RUN_IN_HEADING, _STATUS_STEM, _folded\n"
     "from ckp_lsp.core.compile.offline.summary import _CODE_VALUE, _FIELD_ITEM, _sentences\n"
     "from ckp_lsp.core.compile.offline.summary import _REMARK as _LONG_REMARK\n"
+    "from ckp_lsp.core.compile.offline.logs import _DATED, dated_log\n"
+    "from ckp_lsp.core.language.address import is_request, points_back\n"
+    "from ckp_lsp.core.routing.compounds import COMPOUND\n"
 )
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.core.bank.bank import Bank
-from ckp_lsp.core.routing import ranked
+from ckp_lsp.core.routing import keyword_boost, ranked
 from ckp_lsp.core.routing.analysis import QueryWord
 from ckp_lsp.core.routing.peer import PlainBM25
 from ckp_lsp.core.routing.postings import Postings
@@ -181,10 +181,15 @@ def _keyword_bank(tmp_path: Path) -> RankedRouter:
 
 def test_a_keyword_every_file_holds_boosts_half_a_keyword_one_file_holds(tmp_path: Path) -> None:
     r = _keyword_bank(tmp_path)
-    assert r._rarity("reaction") == 1.0
-    assert r._rarity("cards") < r._rarity("deck") == 1.0
+
+    def rarity(keyword: str) -> float:
+        return keyword_boost.keyword_rarity(r.postings, keyword, r.language)
+
+    assert rarity("reaction") == 1.0
+    assert rarity("cards") < rarity("deck") == 1.0
     # (FILLER says `project` in every file: BM25's idf of it is near 0, not 0)
-    assert ranked.SHARED_KEYWORD_BOOST <= r._rarity("project") < ranked.SHARED_KEYWORD_BOOST + 0.05
+    shared = keyword_boost.SHARED_KEYWORD_BOOST
+    assert shared <= rarity("project") < shared + 0.05
 
 
 def test_a_rare_keyword_match_is_boosted_more_than_a_shared_one(
@@ -202,5 +207,5 @@ def test_a_rare_keyword_match_is_boosted_more_than_a_shared_one(
 
     r = _keyword_bank(tmp_path)
     weighed = lead()
-    monkeypatch.setattr(ranked, "SHARED_KEYWORD_BOOST", 1.0)  # every keyword boosts alike
+    monkeypatch.setattr(keyword_boost, "SHARED_KEYWORD_BOOST", 1.0)  # every keyword boosts alike
     assert weighed > lead() + 0.1

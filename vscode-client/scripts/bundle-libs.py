@@ -36,6 +36,12 @@ Steps:
 Offline (`--offline`, or when pip cannot reach an index): steps 2-4 take the installed
 distributions of `--python` instead, compiled modules for that interpreter's version only.
 
+`--target universal --from-bundle DIR` makes the universal build from a platform build's
+bundled/libs instead of from pip: the same files less the compiled modules (what step 3 gives, as
+a platform build is layer 0 plus compiled modules only), its byte code kept, then step 6. It is
+how `package.py --all` and the tests make the universal build after a platform one, without
+resolving, downloading and compiling everything again.
+
 Usage: python3 scripts/bundle-libs.py [--target TARGET] [--python PYTHON] [--offline] [--out DIR]
 """
 
@@ -572,6 +578,44 @@ def byte_compile(out: Path, pythons: list[str], versions: list[str]) -> list[str
     return done
 
 
+def from_bundle(source: Path, out: Path, checkers: list[str]) -> None:
+    """The universal build made from the platform build in ``source`` (a bundled/libs folder with
+    its build.json beside it): its files less the compiled modules, byte code kept, then checked."""
+    try:
+        platform_build = json.loads((source.parent / "build.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        sys.exit(f"bundle-libs: {source.parent / 'build.json'} cannot be read ({exc}): is {source} a bundle?")
+    if platform_build.get("target") in (None, "universal"):
+        sys.exit(f"bundle-libs: {source} is not a platform build (target {platform_build.get('target')!r})")
+    with tempfile.TemporaryDirectory(prefix="ckp-bundle-") as tmp:
+        staged = Path(tmp) / "libs"  # ``source`` may be ``out`` itself
+        shutil.copytree(source, staged, symlinks=True)
+        if out.exists():
+            shutil.rmtree(out)
+        shutil.move(str(staged), out)
+    stripped = strip_compiled(out)
+    # the packages that lost compiled code (a top-level helper module of compiled code is no package)
+    pure = sorted({Path(p).parts[0] for p in stripped if len(Path(p).parts) > 1})
+    build = {
+        "target": "universal",
+        "ckpLsp": platform_build["ckpLsp"],
+        "pythons": [],
+        "source": platform_build.get("source", ""),
+        "pins": platform_build.get("pins", {}),
+        "compiled": {},
+        "noWheel": {},
+        "pureFallback": pure,
+        "madeFrom": platform_build["target"],
+    }
+    print(f"bundle-libs: universal build from the {platform_build['target']} bundle in {source}")
+    print("bundle-libs: compiled modules removed (pure-Python code is used):", ", ".join(pure))
+    for python in checkers:
+        check(python, out, build)
+    build["bytecode"] = platform_build.get("bytecode", [])
+    (out.parent / "build.json").write_text(json.dumps(build, indent=2) + "\n", encoding="utf-8")
+    print(f"bundle-libs: {out} ready (universal): ckp-lsp {build['ckpLsp']}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
@@ -596,6 +640,12 @@ def main() -> None:
         help="also check the imports with this interpreter (repeatable)",
     )
     parser.add_argument(
+        "--from-bundle",
+        type=Path,
+        metavar="DIR",
+        help="with --target universal: a platform build's bundled/libs to strip instead of asking pip",
+    )
+    parser.add_argument(
         "--pyenv",
         action="store_true",
         help="also byte-compile with pyenv's builds of the supported Pythons (a release build; "
@@ -604,6 +654,11 @@ def main() -> None:
     args = parser.parse_args()
     target = host_target() if args.target == "host" else args.target
     out: Path = args.out.resolve()
+    if args.from_bundle is not None:
+        if target != "universal":
+            sys.exit("bundle-libs: --from-bundle makes the universal build only (--target universal)")
+        from_bundle(args.from_bundle.resolve(), out, [args.python, *args.check_python])
+        return
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)

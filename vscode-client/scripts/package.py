@@ -4,6 +4,10 @@
     python3 scripts/package.py            # this machine's platform (npm run package)
     python3 scripts/package.py --all      # every platform and the universal one (npm run package:all)
     python3 scripts/package.py --target universal [--target win32-x64 ...]
+    python3 scripts/package.py --target universal --from-bundle DIR   # from a platform build's bundle
+
+A universal build that follows a platform build in the same run is made from that build's bundle
+(bundle-libs.py --from-bundle): its files less the compiled modules.
 
 The .vsix files are written to vscode-client/ as ckp-lsp-<target>-<version>.vsix (the universal
 one: ckp-lsp-<version>.vsix). out/extension.js must be built first (npm run package does).
@@ -54,9 +58,13 @@ def main() -> None:
     if not (CLIENT / "out" / "extension.js").exists():
         sys.exit("package: out/extension.js is missing: run `npm run package` (or `node esbuild.js --production`)")
     built = []
-    for target in targets:
+    # the universal build last: made from a platform build's bundle when one was made before it
+    targets = [t for t in targets if t != "universal"] + [t for t in targets if t == "universal"]
+    for n, target in enumerate(targets):
         t0 = time.monotonic()
         cmd = [sys.executable, str(BUNDLE), "--target", target, "--python", args.python, *extra]
+        if target == "universal" and n > 0 and "--from-bundle" not in extra:
+            cmd += ["--from-bundle", str(CLIENT / "bundled" / "libs")]
         if args.offline:
             cmd.append("--offline")
         subprocess.run(cmd, check=True, cwd=CLIENT)

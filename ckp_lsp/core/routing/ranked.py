@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ckp_lsp.core.routing.route_table import FULL_READ_LIMIT, SEPARATOR, RouteTable, related, table_of_bank
 
 from .analysis import QueryWord, query_words
+from .compounds import held_apart
 from .documents import (
     BODY,
     HEADER,
@@ -34,6 +35,7 @@ from .documents import (
     stemmers,
 )
 from .index_pattern import MAX_PRIMARY, Router
+from .keyword_boost import keyword_rarity
 from .postings import Hit, Postings, total
 from .result import RouteEntry, RouteResult, RouteTokens, declaration
 from .store import Analysed, RouteStore
@@ -49,10 +51,8 @@ MAX_LOADED = 4
 #: a second or third primary scores at least this share of the best file
 PRIMARY_SHARE = 0.25
 #: the boost of a file the index pattern matches, as a share of the best BM25 score per keyword of
-#: a word one file holds…
+#: a word one file holds (a keyword of words many files hold boosts less: ``keyword_rarity``)
 INDEX_BOOST = 0.5
-#: …and the share of that left to a keyword of a word every file holds (see ``_rarity``)
-SHARED_KEYWORD_BOOST = 0.5
 #: the share of the question's weight (its words' idf) the best file must hold to be in domain…
 OUT_OF_DOMAIN_COVERAGE = 0.15
 #: …and when the question names something (``Kubernetes``, ``gRPC``) that no file of the bank holds
@@ -247,10 +247,11 @@ class RankedRouter:
         scores = {i: total(h) for i, h in hits.items()}
         top = max(scores.values(), default=0.0)
         most = max((len(k) for k in index_hits.values()), default=0)
-        rarity: dict[str, float] = {}
+        rarity = {
+            k: keyword_rarity(self.postings, k, self.language) for kws in index_hits.values() for k in kws
+        }
         for i, kws in index_hits.items():
-            rare = sum(rarity[k] if k in rarity else rarity.setdefault(k, self._rarity(k)) for k in kws)
-            scores[i] = scores.get(i, 0.0) + INDEX_BOOST * max(top, 1.0) * rare / most
+            scores[i] = scores.get(i, 0.0) + INDEX_BOOST * max(top, 1.0) * sum(rarity[k] for k in kws) / most
         ranked = sorted(scores.items(), key=lambda s: (-s[1], self.table.paths[s[0]]))
         # A word is known by its first group: an identifier's whole (``DynamoDB``), not one of its
         # pieces (``db``, which ``TimescaleDB`` holds too).
@@ -263,10 +264,18 @@ class RankedRouter:
         held = 0
         if ranked and weight:
             best = ranked[0][0]
+            # (a compound's pieces the best file holds only apart: `cross-platform` for `cross-encoder`)
+            stops = question_stop_words(query, self.postings.languages) if "-" in query else ()
+            apart = held_apart(query, groups, best, self.postings, stops)
             held = len({w.written for w, g in groups if g and best in self.postings.files_of(g)})
             # (per group, not per written word: the pieces of an identifier share theirs)
             coverage = (
-                sum(self._weight(w, g) for w, g in groups if g and best in self.postings.files_of(g)) / weight
+                sum(
+                    self._weight(w, g)
+                    for w, g in groups
+                    if g and best in self.postings.files_of(g) and w.written.casefold() not in apart
+                )
+                / weight
             )
             if best in index_hits:
                 coverage = max(coverage, _keyword_coverage(index_hits[best], groups, self._weight, weight))
@@ -284,16 +293,6 @@ class RankedRouter:
             len({w.written for w, _ in groups}),
             tuple(groups),
         )
-
-    def _rarity(self, keyword: str) -> float:
-        """A keyword's share of the boost: 1 when its rarest word is in one file (or none), down to
-        ``SHARED_KEYWORD_BOOST`` in every file (`cards` in a bank of card games tells little)."""
-        from .analysis import terms
-
-        one = math.log(1 + (self.postings.files - 0.5) / 1.5)
-        idf = max((self.postings.idf(frozenset((t,))) for t in terms(keyword, self.language)), default=one)
-        share = min(1.0, idf / one) if one > 0 else 1.0
-        return SHARED_KEYWORD_BOOST + (1 - SHARED_KEYWORD_BOOST) * share
 
     def _weight(self, word: QueryWord, group: frozenset[str]) -> float:
         """What a question word weighs in its coverage: its idf; a word the bank does not hold weighs

@@ -23,8 +23,10 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -134,22 +136,42 @@ def ensure_vsix(universal: bool = False) -> Path:
         REPO / "ckp_lsp",
         REPO / "pyproject.toml",
     ]
+    # The universal build is made from the platform build's bundle, as `package.py --all` makes
+    # it (bundle-libs.py --from-bundle: the same files less the compiled modules).
+    platform_vsix = ensure_vsix() if universal else None
+    if platform_vsix is not None:
+        sources.append(platform_vsix)
     if path.exists() and path.stat().st_mtime >= newest_mtime(sources):
         return path
     if not shutil.which("npm"):
         missing("npm is needed to build the .vsix")
     t0 = time.monotonic()
     steps = [] if (CLIENT / "node_modules" / ".bin" / "vsce").exists() else [["npm", "ci"]]
-    steps.append(["npm", "run", "package:universal" if universal else "package"])
+    if platform_vsix is not None:
+        bundle = Path(tempfile.mkdtemp(prefix="ckp-vsix-bundle-"))
+        with zipfile.ZipFile(platform_vsix) as z:
+            z.extractall(bundle, [n for n in z.namelist() if n.startswith("extension/bundled/")])
+        if not (CLIENT / "out" / "extension.js").exists():
+            steps.append(["node", "esbuild.js", "--production"])
+        libs = bundle / "extension" / "bundled" / "libs"
+        steps.append(
+            [sys.executable, "scripts/package.py", "--target", "universal", "--from-bundle", str(libs)]
+        )
+    else:
+        steps.append(["npm", "run", "package"])
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    for cmd in steps:
-        proc = subprocess.run(cmd, cwd=CLIENT, capture_output=True, text=True, timeout=600, env=env)
-        if proc.returncode != 0:
-            pytest.fail(
-                f"building the .vsix failed: {' '.join(cmd)} (exit {proc.returncode})\n"
-                f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}",
-                pytrace=False,
-            )
+    try:
+        for cmd in steps:
+            proc = subprocess.run(cmd, cwd=CLIENT, capture_output=True, text=True, timeout=600, env=env)
+            if proc.returncode != 0:
+                pytest.fail(
+                    f"building the .vsix failed: {' '.join(cmd)} (exit {proc.returncode})\n"
+                    f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}",
+                    pytrace=False,
+                )
+    finally:
+        if platform_vsix is not None:
+            shutil.rmtree(bundle, ignore_errors=True)
     print(f"built {path.name} in {time.monotonic() - t0:.1f}s")
     return path
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from ...language import address
+
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _WORD = re.compile(r"[^\W\d_]{2,}")
 
@@ -163,18 +165,14 @@ def split_label(sentence: str) -> tuple[str, str]:
     return m.group(1).strip(), sentence[m.end() :]
 
 
-# A request to the agent (`You are an expert …`, `Act as …`, a quoted prompt): what was asked,
-# not what the file is about.
-_PROMPT = re.compile(r"^[\"“'(*]*(?:you|your|act as|acting as|please|i want you)\b", re.IGNORECASE)
-# A sentence that points back at the one before it (`This was a critical bug …`) says nothing alone.
-_BACK_REFERENCE = re.compile(r"^(?:this|that|it|these|those)\s+(?:was|were|had)\b", re.IGNORECASE)
 # A heading marker inside running text: the file lost a line break there (`… w### Context`).
 _RUN_IN_HEADING = re.compile(r"(?:\w|\s)#{2,6}\s+[^\W\d_]")
 
 
 def is_request(sentence: str) -> bool:
-    """A request to the agent (`You are an expert …`, `Act as …`): the rest of its text is too."""
-    return _PROMPT.match(sentence) is not None
+    """A request to the agent (`You are an expert …`, `Act as …`, `Vous êtes …`, `你是…`), in any
+    language read: the rest of its text is a request too."""
+    return address.is_request(sentence)
 
 
 _INNER_LABEL = re.compile(r"[^\W\d_][:：](?=\s|[^\x00-\x7f])")
@@ -195,7 +193,7 @@ def structure(sentence: str, long_enough: int) -> str | None:
         return "cut"
     if is_request(sentence):
         return "request"
-    if _BACK_REFERENCE.match(sentence):
+    if address.points_back(sentence):
         return "back-reference"
     if len(_INNER_LABEL.findall(sentence)) >= 2:
         return "label"  # `Focus: Plan: …`, `方案：視角：…`: fields, not a sentence

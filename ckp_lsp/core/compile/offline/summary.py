@@ -15,6 +15,7 @@ from collections.abc import Collection, Iterator, Sequence
 from ckp_lsp.core.format.limits import MAX_TLDR
 
 from ...language import sentences, words
+from .logs import dated_log, log_summary
 from .structure import (
     PAIRS,
     balanced,
@@ -112,7 +113,13 @@ def tldr(
     title = WS.sub(" ", _EMOJI.sub(" ", title_of(blocks, given))).strip()
     lead = "" if title_shared or is_status(title) else title
     deep: list[tuple[str, str]] = []
-    for at, source, sentence in _candidates(blocks, language, first_list(blocks)):
+    log = dated_log(blocks)
+    for at, index, source, sentence in _candidates(blocks, language, first_list(blocks)):
+        if log and log.whole and index in log.inside:  # one entry's sentence, for a whole log
+            text = log_summary(log, _log_title(blocks, given, subject), taken)
+            if text:
+                return text, ITEM
+            log = None
         text = fit(_with_title(lead, sentence, corpus))
         if not balanced(text):
             text = fit(sentence)
@@ -120,6 +127,10 @@ def tldr(
             if at < _LEAD:
                 return text, source
             deep.append((text, source))
+    if log and log.whole:  # a log none of whose entries has a sentence of its own
+        text = log_summary(log, _log_title(blocks, given, subject), taken)
+        if text:
+            return text, ITEM
     # No sentence near the top says what the file is: a list file is its title and its subjects
     # (one bullet of it, or a sentence deep in it, says what one part is).
     heading = lead or WS.sub(" ", _EMOJI.sub(" ", title_of(blocks, given, part=0))).strip()
@@ -132,8 +143,27 @@ def tldr(
     return _from_title(title or subject.strip(), subject, keywords, corpus, taken, language), TITLE
 
 
-def _candidates(blocks: list[Block], language: str, subjects_at: int) -> Iterator[tuple[int, str, str]]:
-    """The sentences that say something (with the number of text blocks before theirs),
+def _log_title(blocks: list[Block], given: str, subject: str) -> str:
+    """What a log is of: its own title (front matter, a first `#` heading that is no entry), else
+    its CONCEPT in words (`decision-log` → `Decision log`): a section heading names one part."""
+    first = next((b for b in blocks if b.kind == "heading"), None)
+    if (
+        not re.search(r"[^\W_]", given)
+        and first is not None
+        and first.level == 1
+        and not is_status(first.plain)
+    ):
+        given = first.plain
+    title = title_of([], given, part=0) if re.search(r"[^\W_]", given) else ""
+    if title:
+        return WS.sub(" ", _EMOJI.sub(" ", title)).strip()
+    words_ = subject.replace("-", " ").replace("_", " ").strip()
+    return words_[:1].upper() + words_[1:]
+
+
+def _candidates(blocks: list[Block], language: str, subjects_at: int) -> Iterator[tuple[int, int, str, str]]:
+    """The sentences that say something (with the number of text blocks before theirs and the
+    index of their block),
     paragraphs first, then quotes and list items; not an item that is one part of a list: from
     the first list of subjects on (after its first item, `subjects_at`)."""
     looked = 0
@@ -155,7 +185,7 @@ def _candidates(blocks: list[Block], language: str, subjects_at: int) -> Iterato
                     break  # the rest of a prompt is the prompt too
                 found = meaning(sentence, need, item=source == ITEM)
                 if found:
-                    yield at - 1, source, found
+                    yield at - 1, index, source, found
 
 
 #: a stop inside a code span while a text is split into sentences, as a private-use character
