@@ -13,6 +13,7 @@ of an older commit unpacked in DIR). Numbers and ratios only: nothing here asser
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import resource
 import shutil
@@ -71,6 +72,7 @@ def _in_process(bank: Path, runs: int) -> None:
     print(f"in process (a running ckp mcp): the ranked router built in {built:.0f} ms")
     for query in QUERIES:  # (the first question imports the stemmer and reads the stop words)
         ranked.route(query), index.route(query), peer.top(query, 3)
+    gc.freeze()  # as ``ckp mcp`` does once its router is built (``ServedBank.router``)
     times: dict[str, list[float]] = {"ranked (ckp_route)": [], "index pattern": [], "BM25 peer": []}
     for _ in range(max(runs, 20)):
         for query in QUERIES:

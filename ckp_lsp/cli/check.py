@@ -16,10 +16,10 @@ from ckp_lsp.core.format.full_reader import is_template_text
 from ckp_lsp.core.project.discovery import markdown_entries, why_not_knowledge
 from ckp_lsp.core.project.workspace import resolve_targets
 
+from ..faces.banks import loader
 from ..faces.clock import today
 from ..faces.findings_json import SEVERITY_NAMES, json_chunks, summary
 from ..faces.paths import display_path
-from ..faces.updated import DISK
 from .output import paint
 
 _COLOURS = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFORMATION: "36", Severity.HINT: "2"}
@@ -60,7 +60,7 @@ def collect(
     """Findings of ``paths`` as (file, finding), the problems met, how many files were checked, and
     a note for each bank named whole that has no knowledge file and for each file named that is no
     knowledge file (it is not checked, nor counted)."""
-    targets = resolve_targets(paths, cached=cached, dates=DISK, today=today())
+    targets = resolve_targets(paths, cached=cached, today=(day := today()), load=loader(day))
     empty: list[str] = []
     results: list[tuple[Path, Finding]] = []
     checked = 0
@@ -148,7 +148,7 @@ def changed_only(
 
     from ..faces.git import GitError, bank_changes
 
-    targets = resolve_targets(paths, cached=cached, dates=DISK, today=today())
+    targets = resolve_targets(paths, cached=cached, today=(day := today()), load=loader(day))
     results: list[tuple[Path, Finding]] = []
     problems = list(targets.problems)
     checked = 0

@@ -10,13 +10,11 @@ import argparse
 import math
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.edit.header_changes import describe
-from ckp_lsp.core.edit.writes import WriteRefused, refusal, write_atomic
 from ckp_lsp.core.format.knowledge import read_knowledge_file
 from ckp_lsp.core.project.config import (
     MAX_TIMEOUT,
@@ -33,10 +31,9 @@ from ckp_lsp.core.project.discovery import (
     why_not_knowledge,
 )
 
-from ..core.compile.compile_all import compile_all
 from ..core.compile.compiler import compile_header
 from ..core.compile.model import CompileError
-from ..faces.banks import read_bank
+from ..faces.banks import compilable, compile_offline, read_bank, read_file, write_file
 from ..faces.llm.providers import provider_for
 from ..faces.paths import display_path
 from . import compile_llm
@@ -109,12 +106,7 @@ def _targets(args: argparse.Namespace) -> list[tuple[Path, str]] | str:
             note = cursor_rules_note(args.all) if args.all.is_dir() else ""
             return f"{args.all}: not a memory bank: name a bank folder or list it in `banks = [...]` in .ckp.toml{note}"
         bank = read_bank(root)
-        # A template (a file without a header, full of placeholders) is left as it is.
-        out += [
-            (root, rel)
-            for rel, kf in sorted(bank.files.items())
-            if kf.concept or kf.local or (kf.header and kf.header.fields)
-        ]
+        out += [(root, rel) for rel in compilable(bank)]
     for f in args.files:
         if not f.is_file():
             return f"{f}: no such file"
@@ -138,8 +130,7 @@ def _targets(args: argparse.Namespace) -> list[tuple[Path, str]] | str:
 
 def _llm(args: argparse.Namespace, llm: LlmConfig) -> LlmConfig:
     """The bank's LLM settings with the command line's on top."""
-    return replace(
-        llm,
+    return llm.replace(
         provider=args.provider or llm.provider,
         model=args.model or llm.model,
         base_url=args.base_url or llm.base_url,
@@ -180,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
             _progress(n, len(targets), rel)
         try:
             llm = _llm(args, bank.config.llm)
-            text, _, bom = bank.disk.read(path)
+            text, bom = read_file(bank, rel)
             compiled = compile_header(bank, rel, text, provider_for(llm), llm.timeout)
         except (CompileError, OSError) as exc:
             failed += 1
@@ -195,13 +186,10 @@ def run(args: argparse.Namespace) -> int:
             print_diff(path, text, compiled.text)
         _tell_change(path, text, compiled.text, args.dry_run)
         if not args.dry_run:
-            try:
-                write_atomic(path, compiled.text, expected=text, bom=bom, within=root)
-            except WriteRefused as exc:
+            written = write_file(bank, rel, compiled.text, expected=text, bom=bom)
+            if not written.ok:
                 failed += 1
-                print(f"ckp: {exc}", file=sys.stderr)
-                continue
-            bank.set_file(rel, compiled.text)
+                print(f"ckp: {written.refused}", file=sys.stderr)
     _clear(show_progress)
     verb = "would change" if args.dry_run else "recompiled"
     print(f"{len(targets)} file(s): {changed} {verb}, {failed} failed.", file=sys.stderr)
@@ -210,28 +198,19 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_all_offline(args: argparse.Namespace, bank: Bank, rels: list[str]) -> int:
     """``compile --all`` offline: the whole bank in one phased compile, then the writes."""
-    texts: dict[str, str] = {}
-    boms: dict[str, bool] = {}
-    failed = 0
-    for rel in rels:
-        try:
-            texts[rel], _, boms[rel] = bank.disk.read(bank.root / rel)
-        except OSError as exc:
-            failed += 1
-            print(f"ckp: {display_path(bank.root / rel)}: {exc}", file=sys.stderr)
     started = time.monotonic()
-    show = _Progress(len(texts))
-    unwritable = {rel: why for rel in texts if (why := refusal(bank.root / rel, bank.root))}
-    outcomes = compile_all(
-        bank, texts, bank.this_month(), force=args.force, progress=show, unwritable=unwritable
-    )
+    show = _Progress(len(rels))
+    done = compile_offline(bank, rels, force=args.force, dry_run=args.dry_run, progress=show)
     show.done()
+    failed = len(done.unread)
+    for rel, why in done.unread:
+        print(f"ckp: {display_path(bank.root / rel)}: {why}", file=sys.stderr)
     changed = 0
-    for out in outcomes:
+    for out in done.outcomes:
         path = bank.root / out.rel
         if out.error:
             failed += 1
-            named = out.rel in unwritable  # a refused write names its file already
+            named = out.rel in done.unwritable  # a refused write names its file already
             print(
                 f"ckp: {out.error}" if named else f"ckp: {display_path(path)}: {out.error}", file=sys.stderr
             )
@@ -242,17 +221,14 @@ def _run_all_offline(args: argparse.Namespace, bank: Bank, rels: list[str]) -> i
         if args.diff or args.dry_run:
             print_diff(path, out.old, out.new)
         _tell_change(path, out.old, out.new, args.dry_run)
-        if not args.dry_run:
-            try:
-                write_atomic(path, out.new, expected=out.old, bom=boms[out.rel], within=bank.root)
-            except WriteRefused as exc:
-                failed += 1
-                changed -= 1
-                print(f"ckp: {exc}", file=sys.stderr)
+        if out.rel in done.refused:
+            failed += 1
+            changed -= 1
+            print(f"ckp: {done.refused[out.rel]}", file=sys.stderr)
     verb = "would change" if args.dry_run else ("recompiled" if args.force else "filled")
     seconds = time.monotonic() - started
     print(
-        f"{len(texts)} file(s): {changed} {verb}, {failed} failed ({seconds:.1f} s).",
+        f"{len(rels) - len(done.unread)} file(s): {changed} {verb}, {failed} failed ({seconds:.1f} s).",
         file=sys.stderr,
     )
     return 1 if failed else 0

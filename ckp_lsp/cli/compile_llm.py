@@ -17,14 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ckp_lsp.core.bank.bank import Bank
-from ckp_lsp.core.edit.writes import WriteRefused, write_atomic
 from ckp_lsp.core.project.config import LlmConfig
 
 from ..core.compile.compiler import Compiled, compile_header
 from ..core.compile.job import Job, Usage
 from ..core.compile.model import CompileError
 from ..core.compile.providers import Provider
-from ..faces.banks import read_bank
+from ..faces.banks import read_bank, read_file, write_file
 from ..faces.llm.providers import provider_for
 from ..faces.paths import display_path
 from .output import print_diff
@@ -120,9 +119,8 @@ class Run:
         return (1 if self.failed or untouched else 0), untouched
 
     def _start(self, pool: ThreadPoolExecutor, running: dict[Future[Compiled], _Running], rel: str) -> None:
-        path = self.bank.root / rel
         try:
-            text, _, bom = self.bank.disk.read(path)
+            text, bom = read_file(self.bank, rel)
         except OSError as exc:
             self._fail(rel, exc.strerror or str(exc))
             return
@@ -145,11 +143,11 @@ class Run:
                 self._clear()
                 print_diff(path, r.text, compiled.text)
             if not self.args.dry_run:
-                try:
-                    write_atomic(path, compiled.text, expected=r.text, bom=r.bom, within=self.bank.root)
-                except WriteRefused as exc:
+                # the bank keeps what it read: the compiles still running read it meanwhile
+                written = write_file(self.bank, r.rel, compiled.text, expected=r.text, bom=r.bom, take=False)
+                if not written.ok:
                     self.changed -= 1
-                    self._fail(r.rel, str(exc), named=False)
+                    self._fail(r.rel, written.refused, named=False)
                     return
         self._progress(r.rel)
 

@@ -9,13 +9,12 @@ from typing import Any
 
 from ckp_lsp.core.bank.checks import check_file
 from ckp_lsp.core.edit.fixes import fix_text
-from ckp_lsp.core.edit.writes import WriteRefused, write_atomic
-from ckp_lsp.core.format.index import ADDED_SECTION, adds_section, update_index_text, write_index
+from ckp_lsp.core.format.index import ADDED_SECTION, adds_section, update_index_text
 from ckp_lsp.core.project.workspace import resolve_targets
 
+from ..faces.banks import loader, read_file, write_file, write_index
 from ..faces.clock import today
 from ..faces.paths import display_path
-from ..faces.updated import DISK
 from .check import named_knowledge_files
 from .output import print_diff
 
@@ -28,7 +27,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    targets = resolve_targets(args.paths, dates=DISK, today=today())
+    targets = resolve_targets(args.paths, load=loader(today()))
     seen = set(targets.problems)
     config = [p for t in targets.targets for p in t.bank.config.problems if p not in seen]
     skipped = [
@@ -55,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         for rel in rels:
             path = bank.root / rel
             try:
-                text, _, bom = bank.disk.read(path)
+                text, bom = read_file(bank, rel)
             except FileNotFoundError:
                 continue  # deleted since the bank was read: nothing to fix
             except OSError as exc:
@@ -68,28 +67,27 @@ def run(args: argparse.Namespace) -> int:
             if args.diff:
                 print_diff(path, text, new)
             else:
-                try:
-                    write_atomic(path, new, expected=text, bom=bom, within=bank.root)
-                except WriteRefused as exc:
+                written = write_file(bank, rel, new, expected=text, bom=bom, take=False)
+                if not written.ok:
                     refused += 1
-                    print(f"ckp: {exc}", file=sys.stderr)
+                    print(f"ckp: {written.refused}", file=sys.stderr)
                     continue
-            bank.set_file(rel, new)
+            bank.set_file(rel, new)  # with --diff too: the findings counted after are those of the fixes
             fixed += count
             files += 1
         if t.with_index:
-            new_index = update_index_text(bank.index_text, bank)
+            old_index = bank.index_text
+            new_index = update_index_text(old_index, bank)
             if new_index != bank.index_text:
                 if args.diff:
                     print_diff(bank.index_path, bank.index_text or "", new_index)
                 else:
-                    try:
-                        write_index(bank, new_index)
-                    except WriteRefused as exc:
+                    index = write_index(bank, new_index)
+                    if index is not None and not index.ok:
                         refused += 1
-                        print(f"ckp: {exc}", file=sys.stderr)
+                        print(f"ckp: {index.refused}", file=sys.stderr)
                         continue
-                    if adds_section(bank.index_text):
+                    if adds_section(old_index):
                         print(f"{display_path(bank.index_path)}: {ADDED_SECTION}.", file=sys.stderr)
                 bank.index_text = new_index
                 fixed += 1

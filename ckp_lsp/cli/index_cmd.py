@@ -7,10 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ckp_lsp.core.edit.writes import WriteRefused
-from ckp_lsp.core.format.index import ADDED_SECTION, adds_section, update_index_text, write_index
+from ckp_lsp.core.format.index import ADDED_SECTION, adds_section, update_index_text
 
-from ..faces.banks import read_bank
+from ..faces.banks import read_bank, write_index
 from ..faces.paths import display_path
 from .output import bank_root
 
@@ -56,12 +55,11 @@ def run(args: argparse.Namespace) -> int:
     if args.check:
         print(f"{where} is out of date: run `ckp index {display_path(root)}`.")
         return 1
-    try:
-        write_index(bank, new)
-    except WriteRefused as exc:
-        print(f"ckp: {exc}", file=sys.stderr)
-        return 1
     added = f": {ADDED_SECTION}" if adds_section(bank.index_text) else ""
+    written = write_index(bank, new)
+    if written is not None and not written.ok:
+        print(f"ckp: {written.refused}", file=sys.stderr)
+        return 1
     print(f"Wrote {where}{added} ({len(bank.by_concept)} concepts).")
     if bank.files and not bank.by_concept:
         print(

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ckp_lsp.core.format.dates import CkpDate
 from ckp_lsp.core.project.bank_names import Lookalike
 from ckp_lsp.core.project.discovery import lookalike_folders
 
 from ..faces.paths import display_path
+
+if TYPE_CHECKING:
+    from ..faces.banks import Written
 
 
 def add_parser(sub: Any) -> None:
@@ -57,7 +61,7 @@ def _bank_name(bank: Path, project: Path) -> str:
 def run(args: argparse.Namespace) -> int:
     from ckp_lsp.core.edit.writes import WriteRefused
     from ckp_lsp.core.project.agent_rules import add_rules, agent_rules
-    from ckp_lsp.core.project.init import AlreadyDone, InitError, adopt_bank, existing_bank, init_bank
+    from ckp_lsp.core.project.init import AlreadyDone, InitError, existing_bank, init_bank
     from ckp_lsp.core.project.within import escape
 
     from ..faces.clock import today
@@ -86,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         # The project keeps a bank already: it gets headers and an index, and no file of ours.
         bank_dir = adopted
         try:
-            status = _adopt(adopt_bank, adopted, today())
+            status = _adopt(adopted, today())
         except failed as exc:
             print(f"ckp: {exc}", file=sys.stderr)
             status = 1
@@ -181,8 +185,29 @@ def _has_knowledge(bank: Path) -> bool:
     return bool(knowledge_files(bank, config_for_bank(bank).exclude))
 
 
-def _adopt(adopt_bank: Any, bank: Path, today: CkpDate) -> int:
-    done = adopt_bank(bank, today)
+@dataclass
+class Adopted:
+    """What adopting a bank did: the files that got a header or their missing fields, those that
+    could not get one (with why), and the index written (None: it was up to date)."""
+
+    compiled: list[str]
+    failed: list[tuple[str, str]]
+    index: Written | None
+
+    @property
+    def index_written(self) -> bool:
+        return self.index is not None and self.index.ok
+
+
+def _adopt(bank: Path, today: CkpDate) -> int:
+    """What ``ckp compile --all`` and ``ckp index`` do, for a bank that was there before ``ckp init``:
+    files without a header get one and the others their missing fields, through the same offline
+    compile as ``compile --all``, then the index is written."""
+    from ..faces.banks import compile_offline, read_bank, write_index
+
+    kept = read_bank(bank, today=today)
+    compiled = compile_offline(kept)
+    done = Adopted(compiled.written, compiled.failed, write_index(kept))
     where = display_path(bank)
     if not done.compiled and not done.failed and not done.index_written:
         print(f"{where} is adopted already: every knowledge file has a header and the index is current.")
@@ -195,6 +220,9 @@ def _adopt(adopt_bank: Any, bank: Path, today: CkpDate) -> int:
     for rel, why in done.failed:
         print(f"ckp: {display_path(bank / rel)}: {why}", file=sys.stderr)
     index = display_path(bank / "_index.md")
+    if done.index is not None and not done.index.ok:
+        print(f"ckp: {done.index.refused}", file=sys.stderr)
+        return 1
     print(f"Wrote {index}." if done.index_written else f"{index} is up to date.")
     print(f"Review the headers, then `ckp check {where}`; `ckp compile --all {where}` fills missing fields.")
     return 1 if done.failed else 0

@@ -47,6 +47,11 @@ def _modules(argv: Sequence[str]) -> list[ModuleType]:
 
 
 def parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    return _parsers(argv)[0]
+
+
+def _parsers(argv: Sequence[str]) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The ``ckp`` parser and each command's own."""
     import argparse
 
     p = argparse.ArgumentParser(prog="ckp", description="Check, index, route and compile CKP memory banks.")
@@ -54,7 +59,23 @@ def parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for module in _modules(argv):
         module.add_parser(sub)
-    return p
+    return p, sub.choices
+
+
+#: commands with a positional that may be left out before a required one (``ckp route [BANK]
+#: QUERY``): argparse's ``parse_args`` would give a positional after an option to the first one
+#: (``route BANK --max-tokens 12 QUERY``), so their own parser reads them intermixed
+INTERMIXED = ("route",)
+
+
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    """``argv`` read by argparse (its messages and ``--help`` printed, ``SystemExit`` on either)."""
+    p, commands = _parsers(argv)
+    if argv and argv[0] in INTERMIXED and argv[0] in commands:
+        import argparse
+
+        return commands[argv[0]].parse_intermixed_args(argv[1:], argparse.Namespace(command=argv[0]))
+    return p.parse_args(argv)
 
 
 #: commands a process runs once and ends: the collector stays off from the start (what their
@@ -92,10 +113,9 @@ def _main(argv: Sequence[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = _quick(argv)
     if args is None:
-        p = parser(argv)
-        args = p.parse_args(argv)
+        args = parse(argv)
         if not getattr(args, "run", None):
-            p.print_help(sys.stderr)
+            parser(argv).print_help(sys.stderr)
             return 2
     try:
         return int(args.run(args))

@@ -25,10 +25,13 @@ class Option(NamedTuple):
 
 
 class Quick(NamedTuple):
-    """A command's arguments: its positionals ``(name, convert)`` in order, and its options."""
+    """A command's arguments: its positionals ``(name, convert)`` in order, and its options; the
+    first ``optional`` positionals may be left out (None), as argparse's ``nargs="?"`` before a
+    required one reads them."""
 
     positionals: tuple[tuple[str, Callable[[str], Any]], ...]
     options: dict[str, Option]
+    optional: int = 0
 
 
 def quick_args(command: str, argv: Sequence[str], spec: Quick, run: Callable[..., int]) -> Any:
@@ -58,8 +61,11 @@ def quick_args(command: str, argv: Sequence[str], spec: Quick, run: Callable[...
             values[option.dest] = option.convert(value)
         except ValueError:
             return None
-    if len(positionals) != len(spec.positionals):
+    left_out = len(spec.positionals) - len(positionals)
+    if not 0 <= left_out <= spec.optional:
         return None
-    for (name, convert), value in zip(spec.positionals, positionals, strict=True):
+    for name, _ in spec.positionals[:left_out]:
+        values[name] = None
+    for (name, convert), value in zip(spec.positionals[left_out:], positionals, strict=True):
         values[name] = convert(value)
     return SimpleNamespace(command=command, run=run, **values)

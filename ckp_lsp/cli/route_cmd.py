@@ -19,7 +19,13 @@ if TYPE_CHECKING:
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("route", help="show which files a query loads (SPEC §6) and the tokens it costs")
-    p.add_argument("bank", type=Path, metavar="BANK")
+    p.add_argument(
+        "bank",
+        type=Path,
+        nargs="?",
+        metavar="BANK",
+        help="the bank (default: the bank the working folder is in, or the one below it, as ckp check finds it)",
+    )
     p.add_argument("query", metavar="QUERY")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument(
@@ -48,19 +54,18 @@ QUICK = Quick(
         "--mode": Option("mode", str, ("ranked", "index"), "ranked"),
         "--max-tokens": Option("max_tokens", int),
     },
+    optional=1,
 )
 
 
 def run(args: argparse.Namespace) -> int:
     # Imported when the command runs: `ckp --help`, which lists every command, stays quick.
     from ckp_lsp.core.project.config import config_for_bank
-    from ckp_lsp.core.routing.route_table import read_route_table
 
-    from ..core.routing.index_pattern import Router
     from ..core.routing.result import describe
-    from ..core.routing.snapshot import ranked_router
+    from ..core.routing.snapshot import index_router, ranked_router
 
-    root = bank_root(args.bank)
+    root = bank_root(args.bank) if args.bank is not None else _bank_here()
     if root is None:
         return 2
     # Reading a large bank allocates many small objects and frees none of them: the cyclic
@@ -70,8 +75,9 @@ def run(args: argparse.Namespace) -> int:
     config = config_for_bank(root)
     try:
         if args.mode == "index":
-            table = read_route_table(root, config)
-            result = Router(table, config.file_budget_tokens).route(args.query)
+            index = index_router(root, config)
+            table = index.table
+            result = index.route(args.query)
         else:
             ranked = ranked_router(root, config)
             table = ranked.table
@@ -109,6 +115,32 @@ def run(args: argparse.Namespace) -> int:
         print(f"Also matched, not loaded: {shown}" + (f" and {more} more" if more > 0 else ""))
     print(_cost_line(result.tokens))
     return 0
+
+
+def _bank_here() -> Path | None:
+    """The bank of the working folder, as ``ckp check`` finds it: the bank it is in, else the one
+    bank below it; None (and a message on stderr) for none or several."""
+    from ckp_lsp.core.project.discovery import bank_of, find_banks
+
+    here = Path(".")
+    found = bank_of(here)
+    banks = [found] if found is not None else find_banks([here])
+    if len(banks) == 1:
+        return banks[0]
+    if banks:
+        named = ", ".join(display_path(b) for b in banks[:3]) + (
+            f" and {len(banks) - 3} more" if len(banks) > 3 else ""
+        )
+        print(
+            f"ckp: {len(banks)} memory banks here ({named}): name one, as in `ckp route BANK QUERY`",
+            file=sys.stderr,
+        )
+    else:
+        print(
+            f"ckp: no memory bank in {Path.cwd()}, below it or holding it: name one, as in `ckp route BANK QUERY`",
+            file=sys.stderr,
+        )
+    return None
 
 
 def _budgeted(root: Path, result: RouteResult, max_tokens: int, form: str) -> int:

@@ -10,6 +10,7 @@ only lists paths; the files are read, and the bank changed, by the call that hol
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 from collections.abc import Iterable
@@ -30,8 +31,9 @@ from ckp_lsp.core.project.discovery import (
 from ckp_lsp.core.project.within import Outside, escape, regular_inside
 
 from ..core.routing.ranked import RankedRouter
-from ..faces.banks import read_bank
+from ..faces.banks import on_disk, read_bank, read_file
 from ..faces.clock import today
+from ..faces.collector import paused_collection
 
 #: seconds between two stat scans of every file
 POLL_INTERVAL = 1.0
@@ -79,7 +81,12 @@ class ServedBank:
         if self._router is None or key != self._router_of:
             from ..core.routing.snapshot import ranked_router
 
-            self._router, self._router_of = ranked_router(self.root, bank=self.bank), key
+            with paused_collection():
+                self._router, self._router_of = ranked_router(self.root, bank=self.bank), key
+            # The router lives until the bank changes and holds no cycles: out of the collector's
+            # sight, a full collection during a later call no longer walks its postings (a call's
+            # p99 was such a pause).
+            gc.freeze()
         return self._router
 
     def changed_folders(self) -> set[str]:
@@ -144,24 +151,16 @@ class ServedBank:
                 self.bank.reload_index()
             elif not is_knowledge_path(rel, self.bank.config.exclude):
                 continue
-            elif now is None or skip_reason(path, self.root) is not None:
+            elif now is None or (disk := on_disk(self.bank, rel)).text is None:
                 self.bank.remove_file(rel)
             else:
-                try:
-                    text, utf8, _ = self.bank.disk.read(path)
-                except OSError:
-                    self.bank.remove_file(rel)
-                    continue
-                self.bank.set_file(rel, text, utf8)
+                self.bank.set_file(rel, disk.text, disk.utf8)
         if moved:
             self.bank.read_dates()  # git mode: what git reports moves with the disk (a call's thread)
 
-    def wrote(self, rel: str, text: str) -> None:
-        """Take a file the server itself has just written."""
-        if rel == INDEX_NAME:
-            self.bank.index_text = text
-        else:
-            self.bank.set_file(rel, text)
+    def wrote(self, rel: str) -> None:
+        """Take a file the server itself has just written (the bank service gave the bank its text)."""
+        if rel != INDEX_NAME:
             self.bank.read_dates()
         try:
             st = (self.root / rel).stat()
@@ -346,7 +345,7 @@ class ServedBanks:
         if why is not None:
             raise Refusal(f"'{rel}' is not read: {why}")
         try:
-            text, _, bom = sb.bank.disk.read(path)
+            text, bom = read_file(sb.bank, rel)
         except Outside:
             raise Refusal(f"'{rel}' is not read: it leads outside the bank") from None
         except OSError as exc:

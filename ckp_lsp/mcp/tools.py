@@ -13,12 +13,12 @@ from ckp_lsp.core.bank.checks import check_file
 from ckp_lsp.core.bank.findings import Finding
 from ckp_lsp.core.bank.index_checks import check_index
 from ckp_lsp.core.edit.header_changes import describe, header_diff
-from ckp_lsp.core.edit.writes import WriteRefused, write_atomic
 from ckp_lsp.core.format.index import tokens, update_index_text
 from ckp_lsp.core.format.knowledge import read_knowledge_file
 from ckp_lsp.core.project.discovery import INDEX_NAME
 from ckp_lsp.core.routing.budget import declaration as budget_declaration
 from ckp_lsp.core.routing.budget import fit, tokens_to_chars
+from ckp_lsp.faces.banks import write_file, write_index
 
 from ..core.compile.compiler import compile_header
 from ..core.compile.model import CompileError
@@ -142,11 +142,10 @@ def compile_file(
             raise Refusal(f"{rel} cannot be read: {exc.strerror or exc}") from None
         changed = compiled.text != text
         if changed and not dry_run:
-            try:
-                write_atomic(path, compiled.text, expected=text, bom=bom, within=sb.root)
-            except WriteRefused as exc:
-                raise Refusal(str(exc)) from None
-            sb.wrote(rel, compiled.text)
+            written = write_file(sb.bank, rel, compiled.text, expected=text, bom=bom)
+            if not written.ok:
+                raise Refusal(written.refused)
+            sb.wrote(rel)
         findings = as_json([(path, f) for f in check_file(sb.bank, rel)], 1)
         new_header = read_knowledge_file(rel, text).header is None
         return {
@@ -172,19 +171,12 @@ def index(banks: ServedBanks, bank: str | None = None) -> dict[str, Any]:
     with banks.lock:
         sb = banks.bank(bank)
         new = update_index_text(sb.bank.index_text, sb.bank)
-        changed = new != sb.bank.index_text
-        if changed:
-            try:
-                write_atomic(
-                    sb.bank.index_path,
-                    new,
-                    expected=sb.bank.index_text,
-                    new_file=sb.bank.index_text is None,
-                    within=sb.root,
-                )
-            except WriteRefused as exc:
-                raise Refusal(str(exc)) from None
-            sb.wrote(INDEX_NAME, new)
+        written = write_index(sb.bank, new)
+        changed = written is not None
+        if written is not None:
+            if not written.ok:
+                raise Refusal(written.refused)
+            sb.wrote(INDEX_NAME)
         return {
             "bank": sb.name,
             "file": INDEX_NAME,

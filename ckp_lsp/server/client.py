@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from lsprotocol import types
+
+from ..core.project.config import Config
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,12 @@ class ClientCapabilities:
     completion_resolves_documentation: bool = False
     #: its hover shows the diagnostics at the position too (VS Code): the hover does not repeat them
     hover_shows_diagnostics: bool = False
+    #: takes ``documentChanges`` in a workspace edit
+    document_changes: bool = False
+    #: may rename files in a workspace edit (``resourceOperations`` has ``rename``)
+    file_renames: bool = False
+    #: takes change annotations in a workspace edit (with ``documentChanges``)
+    change_annotations: bool = False
 
     @classmethod
     def of(cls, caps: types.ClientCapabilities | None, options: Any = None) -> ClientCapabilities:
@@ -45,6 +54,7 @@ class ClientCapabilities:
         ws = caps.workspace
         completion = doc.completion.completion_item if doc and doc.completion else None
         resolve = completion.resolve_support if completion else None
+        edits = ws.workspace_edit if ws else None
         return cls(
             pull_diagnostics=bool(doc and doc.diagnostic),
             diagnostic_refresh=bool(ws and ws.diagnostics and ws.diagnostics.refresh_support),
@@ -61,6 +71,12 @@ class ClientCapabilities:
             ),
             completion_resolves_documentation=resolve is not None and "documentation" in resolve.properties,
             hover_shows_diagnostics=editor.get("hoverShowsDiagnostics") is True,
+            document_changes=bool(edits and edits.document_changes),
+            file_renames=edits is not None
+            and types.ResourceOperationKind.Rename in (edits.resource_operations or ()),
+            change_annotations=bool(
+                edits and edits.change_annotation_support is not None and edits.document_changes
+            ),
         )
 
 
@@ -76,9 +92,15 @@ class Settings:
     client: Mapping[str, Any] = field(default_factory=dict)
     version: int = 0
 
-    @property
+    @cached_property
     def values(self) -> dict[str, Any]:
+        """The settings in force: the editor's later ones over ``initializationOptions``."""
         return {**self.initial, **self.client}
+
+    @cached_property
+    def config(self) -> Config:
+        """The settings read as configuration, validated once (each mistake in ``problems``)."""
+        return Config().merged(self.values) if self.values else Config()
 
     def with_client(self, client: Mapping[str, Any]) -> Settings:
         return Settings(self.initial, dict(client), self.version + 1)

@@ -35,11 +35,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     with methods_cache.kept():  # attrs's methods of the protocol's classes, compiled at a start before
         from . import pygls_compat
-        from .handlers import server
+        from .factory import create_server
+
+        pygls_compat.install()
+        server = create_server(use_cache=not args.no_cache)
 
     server.import_seconds = time.perf_counter() - started
-
-    server.state.use_cache = not args.no_cache
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")
         if not port.isdigit():

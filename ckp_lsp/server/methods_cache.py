@@ -113,7 +113,9 @@ def warm(path: Path = FILE) -> dict[str, int]:
     build runs it for each Python it byte-compiles for)."""
     with kept(path) as counts:
         from . import pygls_compat  # noqa: F401
-        from .handlers import server  # noqa: F401
+        from .factory import create_server
+
+        create_server()
     return counts
 
 

@@ -83,7 +83,7 @@ JSON_RPC_LOGGER = "pygls.protocol.json_rpc"
 
 
 def install() -> None:
-    """Apply the workarounds that replace pygls's own code (once, when the server is made)."""
+    """Apply the workarounds that replace pygls's own code (``main`` does, once, before it builds the server)."""
     json_rpc = logging.getLogger(JSON_RPC_LOGGER)
     if not any(isinstance(f, _QuietRefusals) for f in json_rpc.filters):
         json_rpc.addFilter(_QuietRefusals())

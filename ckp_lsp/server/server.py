@@ -1,8 +1,10 @@
-"""The language server object: what every handler reaches through ``ls``.
+"""The language server object (the session, the indexer, the publisher and the client), the
+table of handlers it is built with, and how a handler's failure is answered.
 
 Handlers live by concern: ``startup`` (initialize, settings, shutdown), ``indexer`` (reading the
 banks, disk events), ``sync`` (the editor's documents), ``diagnostics`` (publishing) and
-``handlers`` (one module per feature); ``pygls_compat`` holds every pygls workaround.
+``handlers`` (one module per feature); ``pygls_compat`` holds every pygls workaround, applied by
+``main``; ``factory`` builds the server.
 """
 
 from __future__ import annotations
@@ -18,34 +20,28 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
-from ckp_lsp.core.format.text import BOM
-
 from .. import __version__
 from . import pygls_compat
-from .client import ClientCapabilities, Settings
-from .convert import path_of, to_position
 from .diagnostics import Publisher
 from .indexer import Indexer
-from .state import Doc, WorkspaceState
+from .session import Session
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 class CkpServer(LanguageServer):
-    """pygls server with the workspace state, its indexer and the diagnostics publisher."""
+    """pygls server with the session, its indexer and the diagnostics publisher."""
 
-    def __init__(self) -> None:
-        pygls_compat.install()
+    def __init__(self, session: Session | None = None) -> None:
         super().__init__("ckp-lsp", __version__, protocol_cls=pygls_compat.CkpProtocol)
-        self.state = WorkspaceState()
-        self.indexer = Indexer(self)
-        self.publisher = Publisher(self.state, self.text_document_publish_diagnostics, self.version_of)
-        self.caps = ClientCapabilities()  # resolved at ``initialize``
-        self.settings = Settings()
-        self.routers: dict[Any, tuple[int, Any]] = {}  # bank root -> (state version, Router)
+        self.session = session if session is not None else Session()
+        state = self.session.state
+        self.publisher = Publisher(
+            state, self.text_document_publish_diagnostics, self.session.documents.version_of
+        )
         self.closing = False
+        self.indexer = Indexer(state, self.publisher, self.log, self.show, self.spawn, lambda: self.closing)
         self.tasks: set[asyncio.Task[Any]] = set()
-        self.told: set[str] = set()  # ignored settings already shown in a window (once a server)
         self.import_seconds = 0.0  # what importing the server took (main sets it): said at start
 
     def report_server_error(self, error: Exception, source: Any) -> None:
@@ -53,45 +49,12 @@ class CkpServer(LanguageServer):
         if not isinstance(error, pygls_compat.Refusal):
             super().report_server_error(error, source)
 
-    def version_of(self, uri: str) -> int | None:
-        """The editor's version of ``uri`` when it is open."""
-        doc = self.workspace.text_documents.get(uri)
-        return doc.version if doc is not None else None
-
     def log(self, message: str, kind: types.MessageType = types.MessageType.Log) -> None:
         self.window_log_message(types.LogMessageParams(type=kind, message=message))
 
-    def doc_at(self, uri: str) -> Doc | None:
-        path = path_of(uri)
-        return self.state.doc(path) if path is not None else None
-
-    def has_bom(self, doc: Doc) -> bool:
-        """Whether the editor's text of ``doc`` starts with U+FEFF (its line 0 counts one column more)."""
-        return doc.bank.root / doc.rel in self.state.boms
-
-    def position(self, uri: str, at: types.Position) -> tuple[Doc, int, int] | None:
-        """The document at ``uri`` and the core (line, column) of the editor's position ``at``."""
-        doc = self.doc_at(uri)
-        if doc is None:
-            return None
-        return (doc, *to_position(at, self.has_bom(doc)))
-
-    def source_of(self, uri: str, doc: Doc) -> str | None:
-        """The text of ``doc``: the editor's when it is open, else the disk's if the bank reads it.
-
-        None for a file the bank skipped (a symlink leading outside, a pipe): never read.
-        """
-        opened = self.workspace.text_documents.get(uri)
-        if opened is not None:
-            return opened.source.removeprefix(BOM)
-        if doc.is_index:
-            return doc.bank.index_text
-        if doc.file is None:
-            return None
-        try:  # as the bank read it: a file that is not UTF-8 is still text
-            return doc.bank.disk.read(doc.bank.root / doc.rel).text
-        except OSError:
-            return None
+    def show(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        """A message in a window the user sees (``window/showMessage``)."""
+        self.window_show_message(types.ShowMessageParams(type=kind, message=message))
 
     def spawn(self, coro: Any) -> asyncio.Task[Any]:
         task = asyncio.ensure_future(coro)
@@ -100,7 +63,58 @@ class CkpServer(LanguageServer):
         return task
 
 
-server = CkpServer()
+class HandlerTable:
+    """The table of handlers a server is built with (``factory.create_server``): each handler
+    module adds its own as it is imported, no server exists yet.
+
+    Two kinds of handler, each of one signature: a request about one document,
+    ``(ls, snapshot, params)`` (``document``), and every other, ``(ls, params)`` or a command's
+    ``(ls, *args)``.
+    """
+
+    def __init__(self) -> None:
+        self._entries: list[tuple[bool, str, Any, Callable[..., Any]]] = []
+
+    def feature(self, method: str, options: Any = None) -> Callable[[F], F]:
+        def add(fn: F) -> F:
+            self._entries.append((False, method, options, fn))
+            return fn
+
+        return add
+
+    def command(self, name: str) -> Callable[[F], F]:
+        def add(fn: F) -> F:
+            self._entries.append((True, name, None, fn))
+            return fn
+
+        return add
+
+    def document(self, method: str, default: Any, options: Any = None) -> Callable[[F], F]:
+        """A request about one document: once the banks are read, the handler gets the document's
+        snapshot; a document of no bank is answered ``default``, as is a failure (``guarded``)."""
+
+        def add(fn: F) -> F:
+            def run(ls: CkpServer, params: Any) -> Generator[Any, Any, Any]:
+                yield from when_ready(ls)
+                snap = ls.session.snapshot(params.text_document.uri)
+                return fn(ls, snap, params) if snap is not None else default
+
+            # pygls passes the server to a handler whose first parameter is ``ls``: the wrapper's
+            # signature is its own (no ``functools.wraps``), only the name is the handler's
+            run.__name__, run.__qualname__, run.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+            self._entries.append((False, method, options, guarded(default)(run)))
+            return fn
+
+        return add
+
+    def register(self, ls: LanguageServer) -> None:
+        """Register every handler on ``ls``."""
+        for is_command, name, options, fn in self._entries:
+            (ls.command(name) if is_command else ls.feature(name, options))(fn)
+
+
+#: the handlers of the language server, filled as their modules are imported
+table = HandlerTable()
 
 
 def when_ready(ls: CkpServer) -> Generator[Any, Any, None]:

@@ -22,22 +22,22 @@ from .. import __version__
 from . import native, pygls_compat
 from .client import ClientCapabilities, Settings
 from .convert import path_of
-from .server import CkpServer, server
+from .server import CkpServer, table
 from .state import Doc, settings_of
 
 
-@server.feature(types.INITIALIZE)
+@table.feature(types.INITIALIZE)
 def initialize(ls: CkpServer, params: types.InitializeParams) -> None:
     folders = [path_of(f.uri) for f in params.workspace_folders or []]
     if not folders and params.root_uri:
         folders = [path_of(params.root_uri)]
     if not folders and params.root_path:
         folders = [Path(params.root_path)]
-    ls.state.folders = _kept(ls, [f for f in folders if f is not None])
-    ls.caps = ClientCapabilities.of(params.capabilities, params.initialization_options)
+    session = ls.session
+    session.state.folders = _kept(ls, [f for f in folders if f is not None])
+    session.caps = ClientCapabilities.of(params.capabilities, params.initialization_options)
     if isinstance(params.initialization_options, dict):
-        ls.settings = Settings(initial=settings_of(params.initialization_options))
-        ls.state.settings = ls.settings.values
+        session.settings = Settings(initial=settings_of(params.initialization_options))
     ls.publisher.on_counts = lambda counts: ls.protocol.notify("ckp/status", counts)
     _choose_pull_or_push(ls)
     if params.process_id:
@@ -52,8 +52,8 @@ def _kept(ls: CkpServer, folders: list[Path]) -> list[Path]:
         why = escape(folder)
         if why is None:
             kept.append(folder.resolve())
-        elif why not in ls.state.refused:
-            ls.state.refused.append(why)
+        elif why not in ls.session.state.refused:
+            ls.session.state.refused.append(why)
     return kept
 
 
@@ -64,12 +64,13 @@ def _choose_pull_or_push(ls: CkpServer) -> None:
     document changes (Neovim 0.10 and 0.11 have no ``workspace/diagnostic/refresh``) would never
     see those in its other open documents: it is not offered pull, and gets every finding pushed.
     """
-    if not ls.caps.pull_diagnostics:
+    caps = ls.session.caps
+    if not caps.pull_diagnostics:
         return
-    if not ls.caps.diagnostic_refresh and pygls_compat.withhold(ls, "diagnostic_provider"):
+    if not caps.diagnostic_refresh and pygls_compat.withhold(ls, "diagnostic_provider"):
         return
     ls.publisher.pull = True
-    if ls.caps.diagnostic_refresh:
+    if caps.diagnostic_refresh:
 
         def refresh() -> None:
             ls.workspace_diagnostic_refresh(None)
@@ -94,7 +95,7 @@ def _watch_parent(ls: CkpServer, pid: int) -> None:
     threading.Thread(target=run, name="ckp-parent-watch", daemon=True).start()
 
 
-@server.feature(types.INITIALIZED)
+@table.feature(types.INITIALIZED)
 async def initialized(ls: CkpServer, params: types.InitializedParams) -> None:
     # Both round trips at once (a busy editor answers each late); the watchers are registered
     # before the banks are read, so that no change made while they are read goes unseen.
@@ -104,9 +105,10 @@ async def initialized(ls: CkpServer, params: types.InitializedParams) -> None:
 
 async def pull_settings(ls: CkpServer) -> None:
     """Ask the client for the ``ckp`` settings (``workspace/configuration``)."""
-    if not ls.caps.configuration:
+    session = ls.session
+    if not session.caps.configuration:
         return
-    asked = ls.settings
+    asked = session.settings
     try:
         result = await asyncio.wait_for(
             ls.workspace_configuration_async(
@@ -117,13 +119,12 @@ async def pull_settings(ls: CkpServer) -> None:
     except Exception as exc:
         ls.log(f"ckp-lsp: could not read the client's settings: {exc}")
         return
-    if result and isinstance(result[0], dict) and ls.settings is asked:
-        ls.settings = asked.with_client(result[0])
-        ls.state.settings = ls.settings.values
+    if result and isinstance(result[0], dict) and session.settings is asked:
+        session.settings = asked.with_client(result[0])
 
 
 async def _watch_files(ls: CkpServer) -> None:
-    if ls.caps.watcher_registration:
+    if ls.session.caps.watcher_registration:
         watchers = [
             types.FileSystemWatcher(glob_pattern="**/*.md"),
             types.FileSystemWatcher(glob_pattern="**/.ckp.toml"),
@@ -150,11 +151,11 @@ async def _index_workspace(ls: CkpServer) -> None:
     progress = False
     created = (
         asyncio.ensure_future(ls.work_done_progress.create_async(token))
-        if ls.caps.work_done_progress
+        if ls.session.caps.work_done_progress
         else None
     )
     try:
-        roots = await asyncio.to_thread(ls.state.discover)
+        roots = await asyncio.to_thread(ls.session.state.discover)
         if created is not None:
             try:
                 await created
@@ -167,11 +168,11 @@ async def _index_workspace(ls: CkpServer) -> None:
         await indexer.rebase_poller(roots)
         banks = []
         for i, root in enumerate(roots):
-            config = ls.state.config_for(root)
-            bank, found, cached = await asyncio.to_thread(ls.state.read_bank, root, config)
+            config = ls.session.state.config_for(root)
+            bank, found, cached = await asyncio.to_thread(ls.session.state.read_bank, root, config)
             if found is not None:
                 ls.log(f"ckp-lsp: {root}: {len(bank.files)} files, {cached} files from the cache")
-                ls.state.know(bank, found)
+                ls.session.state.know(bank, found)
             banks.append(bank)
             if progress:
                 pct = int(100 * (i + 1) / max(len(roots), 1))
@@ -181,22 +182,22 @@ async def _index_workspace(ls: CkpServer) -> None:
                         message=f"{root.name}: {len(banks[-1].files)} files", percentage=pct
                     ),
                 )
-        ls.state.reload_all(banks)
+        ls.session.state.reload_all(banks)
         indexer.log_banks(banks)
         ls.publisher.clear_all()
-        ls.publisher.publish_all(ls.state.all_docs())
+        ls.publisher.publish_all(ls.session.state.all_docs())
         took = (time.perf_counter() - started) * 1000
         ls.log(f"ckp-lsp: {len(banks)} bank{'s' * (len(banks) != 1)} read and checked in {took:.0f} ms")
         # Findings that came with the banks: what checking builds on the way (the index's table)
         # is built once now, rather than by the first edit.
-        ls.spawn(_warm_up(ls, index=ls.state.forget()))
+        ls.spawn(_warm_up(ls, index=ls.session.state.forget()))
     finally:
-        ls.state.forget()
+        ls.session.state.forget()
         indexer.first_done()
         ls.spawn(_report_start(ls))
         ls.spawn(indexer.follow_the_day())
         if progress:
-            n = sum(len(b.files) for b in ls.state.banks.values())
+            n = sum(len(b.files) for b in ls.session.state.banks.values())
             ls.work_done_progress.end(
                 token, types.WorkDoneProgressEnd(message=f"{n} knowledge files indexed")
             )
@@ -241,16 +242,16 @@ async def _warm_up(ls: CkpServer, index: bool) -> None:
     for name in FEATURES:
         await asyncio.to_thread(importlib.import_module, name)
     if index:
-        for bank in list(ls.state.banks.values()):
+        for bank in list(ls.session.state.banks.values()):
             await asyncio.sleep(0)  # a request that came meanwhile first
-            ls.state.findings(Doc(bank, INDEX_NAME))
+            ls.session.state.findings(Doc(bank, INDEX_NAME))
     # What was built since the banks were read (the index's drift table, the published findings)
     # lives as long as they do: out of the collector's sight, as they are (see ``reload_all``), a
     # full collection no longer walks it while requests wait (tens of milliseconds at 100,000 files).
     gc.freeze()
 
 
-@server.feature(types.SHUTDOWN)
+@table.feature(types.SHUTDOWN)
 async def shutdown(ls: CkpServer, params: None) -> None:
     ls.closing = True
     if ls.indexer.poller is not None:
@@ -265,30 +266,30 @@ async def shutdown(ls: CkpServer, params: None) -> None:
         await asyncio.wait(list(ls.tasks), timeout=2)
 
 
-@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+@table.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
 async def did_change_configuration(ls: CkpServer, params: types.DidChangeConfigurationParams) -> None:
     indexer = ls.indexer
     indexer.hold()
     try:
-        before = dict(ls.state.settings)
+        session = ls.session
+        before = session.settings.values
         settings: Any = params.settings
         if isinstance(settings, dict) and isinstance(settings.get("ckp"), dict):
-            ls.settings = ls.settings.with_client(settings["ckp"])
-            ls.state.settings = ls.settings.values
+            session.settings = session.settings.with_client(settings["ckp"])
         else:
             await pull_settings(ls)
         await indexer.indexed.wait()
-        if ls.state.settings != before or not settings:
+        if session.settings.values != before or not settings:
             await indexer.reindex()
     finally:
         indexer.release()
 
 
-@server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+@table.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
 async def did_change_folders(ls: CkpServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
     removed = {path_of(f.uri) for f in params.event.removed}
-    folders = [f for f in ls.state.folders if f not in removed]
+    folders = [f for f in ls.session.state.folders if f not in removed]
     folders += _kept(ls, [p for f in params.event.added if (p := path_of(f.uri)) is not None])
-    ls.state.folders = folders
+    ls.session.state.folders = folders
     ls.indexer.hold()
     await ls.indexer.held_reindex()

@@ -28,13 +28,14 @@ from ckp_lsp.core.project.discovery import (
     bank_of,
     find_banks,
     is_knowledge_path,
-    skip_reason,
 )
 from ckp_lsp.core.project.within import escape, inside
 
+from ..faces.banks import on_disk, read_bank
 from ..faces.clock import today
 from ..faces.collector import paused_collection
-from ..faces.updated import DISK
+from .client import Settings
+from .documents import Documents
 
 
 @dataclass
@@ -83,19 +84,17 @@ def settings_of(options: Any) -> dict[str, Any]:
 class WorkspaceState:
     """Banks of the workspace folders, with open documents' text overlaid on the disk's."""
 
-    def __init__(self) -> None:
+    def __init__(self, documents: Documents | None = None) -> None:
         self.folders: list[Path] = []
         self.discovery_problems: list[str] = []  # banks a .ckp.toml named outside its folder
         self.refused: list[str] = []  # workspace folders reached through a link out of their project
         # Banks of documents opened outside every bank found below the workspace folders (a file
         # opened on its own, with no folder): read as well, for as long as the server runs
         self.outside: set[Path] = set()
-        self.settings: dict[str, Any] = {}
+        self.settings = Settings()  # the client's, over every bank's configuration files
         self.banks: dict[Path, Bank] = {}
-        self.open: dict[Path, str] = {}  # path -> editor text of open documents (without a BOM)
-        # Open documents whose editor text starts with U+FEFF: on their line 0 the editor counts
-        # one column more than the core, which reads the text without it.
-        self.boms: set[Path] = set()
+        # The editor's open documents: their text is the truth over the disk's
+        self.documents = documents if documents is not None else Documents()
         self.version = 0  # bumped by every change: what caches of derived tables key on
         self.use_cache = True  # banks are read through ``core.bank.cache`` (``ckp-lsp --no-cache``: not)
         self.today = today()  # the day every bank is given (``new_day`` moves it on)
@@ -103,15 +102,27 @@ class WorkspaceState:
         # rel -> findings, the rels changed since, whose findings are no longer known)
         self._known: dict[Path, tuple[Bank, dict[str, list[Finding]], set[str]]] = {}
 
+    @property
+    def open(self) -> Documents:
+        """The open documents (``path in state.open``)."""
+        return self.documents
+
+    @property
+    def boms(self) -> set[Path]:
+        """Open documents whose editor text starts with U+FEFF: on their line 0 the editor counts
+        one column more than the core, which reads the text without it."""
+        return self.documents.boms
+
     # --- loading -------------------------------------------------------------------------------
 
     def base_config(self) -> Config:
-        return Config().merged(self.settings) if self.settings else Config()
+        return self.settings.config
 
     def config_for(self, root: Path) -> Config:
         """``.ckp.toml`` files down to the bank, then editor settings on top."""
         config = config_for_bank(root)
-        return config.merged(self.settings) if self.settings else config
+        values = self.settings.values
+        return config.merged(values) if values else config
 
     def discover(self) -> list[Path]:
         """Bank roots under the workspace folders (settings' ``banks`` included)."""
@@ -164,9 +175,8 @@ class WorkspaceState:
 
     def _load(self, root: Path, config: Config) -> tuple[Bank, FileCache | None]:
         """The bank at ``root``, read through its cache (when the cache is used), and that cache."""
-        with paused_collection():
-            cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
-            bank = Bank.load(root, config, cache, DISK, self.today)
+        cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
+        bank = read_bank(root, config, cache, self.today)
         # git mode: Bank.load asked git, here on this worker thread, not on the event loop
         prepare(bank)  # and what the first completion or references request would wait for
         # Before the collector, re-enabled, walks it (see ``reload_all``), and before checking it:
@@ -182,10 +192,10 @@ class WorkspaceState:
             self._known.pop(bank.root, None)
         self.banks[bank.root] = bank
         dirty = Dirty(indexes={bank.root})
-        for path, text in self.open.items():
-            doc = self.doc(path)
+        for opened in self.documents:
+            doc = self.doc(opened.path)
             if doc is not None and doc.bank is bank:
-                dirty.update(self._set_text(doc, text))
+                dirty.update(self._set_text(doc, opened.text))
         dirty.files |= {(bank.root, rel) for rel in bank.files}
         return dirty
 
@@ -299,41 +309,37 @@ class WorkspaceState:
             Dirty(files={(root, rel) for root, bank in self.banks.items() for rel in bank.files})
         )
 
-    def opened(self, path: Path, text: str, bom: bool = False) -> Dirty:
+    def opened(
+        self, path: Path, text: str, bom: bool = False, uri: str | None = None, version: int | None = None
+    ) -> Dirty:
         """The editor opened (or changed) a document; ``text`` without the BOM ``bom`` says it had."""
-        self.open[path] = text
-        if bom:
-            self.boms.add(path)
-        else:
-            self.boms.discard(path)
+        self.documents.put(path, text, bom, uri, version)
         doc = self.doc(path)
         return self._set_text(doc, text) if doc is not None else Dirty()
 
-    def changed(self, path: Path, text: str, bom: bool = False) -> Dirty:
-        return self.opened(path, text, bom)
+    def changed(
+        self, path: Path, text: str, bom: bool = False, uri: str | None = None, version: int | None = None
+    ) -> Dirty:
+        return self.opened(path, text, bom, uri, version)
 
     def closed(self, path: Path) -> Dirty:
         """The editor closed a document: the disk's text is the truth again."""
-        self.open.pop(path, None)
-        self.boms.discard(path)
+        self.documents.drop(path)
         return self.disk_changed(path)
 
     def disk_changed(self, path: Path) -> Dirty:
         """A file was created or changed on disk (ignored while the editor has it open)."""
-        if path in self.open:
+        if path in self.documents:
             return Dirty()
         doc = self.doc(path)
         if doc is None:
             return Dirty()
-        why = skip_reason(path, doc.bank.root)
-        if why is None:
-            try:
-                text, utf8, _ = doc.bank.disk.read(path)
-            except FileNotFoundError:
-                return self.disk_deleted(path)
-            except OSError as exc:
-                why = f"cannot be read: {exc.strerror or exc}"
-        if why is not None:
+        now = on_disk(doc.bank, doc.rel)
+        why, text = now.why, now.text
+        if text is None and why is None:
+            return self.disk_deleted(path)
+        if why is not None or text is None:
+            why = why or "cannot be read"
             # Like a deleted file (its old text must not linger), and said why.
             gone = self.disk_deleted(path)
             doc.bank.unreadable[doc.rel] = why
@@ -341,7 +347,7 @@ class WorkspaceState:
             return gone
         if doc.is_index:
             return self._set_text(doc, text)
-        return self._set_text(doc, text, utf8)
+        return self._set_text(doc, text, now.utf8)
 
     def take_dates(self, bank: Bank, dates: Mapping[str, CkpDate] | None, saved: Iterable[Path]) -> Dirty:
         """Git mode: commit dates read off the event loop, after the open documents ``saved`` were
@@ -349,15 +355,15 @@ class WorkspaceState:
         self.version += 1
         dirty = Dirty(files={(bank.root, rel) for rel in bank.take_dates(dates)})
         for path in saved:
-            doc, text = self.doc(path), self.open.get(path)
-            if doc is not None and doc.bank is bank and not doc.is_index and text is not None:
-                dirty.update(self._set_text(doc, text))
+            doc, opened = self.doc(path), self.documents.at(path)
+            if doc is not None and doc.bank is bank and not doc.is_index and opened is not None:
+                dirty.update(self._set_text(doc, opened.text))
         return self._changed(dirty)
 
     def disk_deleted(self, path: Path) -> Dirty:
         self.version += 1
         doc = self.doc(path)
-        if doc is None or path in self.open:
+        if doc is None or path in self.documents:
             return Dirty()
         if doc.is_index:
             doc.bank.index_text = None

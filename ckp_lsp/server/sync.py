@@ -9,13 +9,13 @@ from lsprotocol import types
 from ckp_lsp.core.format.text import BOM
 
 from .convert import path_of
-from .server import CkpServer, guarded, server
+from .server import CkpServer, guarded, table
 from .state import Dirty
 
 
 def _changed(ls: CkpServer, uri: str, dirty: Dirty) -> None:
     """Publish the document itself now and its dependents after the debounce."""
-    doc = ls.doc_at(uri)
+    doc = ls.session.doc_at(uri)
     if doc is None:
         return
     ls.publisher.now([doc])
@@ -26,42 +26,48 @@ def _changed(ls: CkpServer, uri: str, dirty: Dirty) -> None:
         ls.publisher.later(dirty)
 
 
-@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+@table.feature(types.TEXT_DOCUMENT_DID_OPEN)
 @guarded()
 def did_open(ls: CkpServer, params: types.DidOpenTextDocumentParams) -> None:
     path = path_of(params.text_document.uri)
     if path is None:
         return
-    text = params.text_document.text
-    dirty = ls.state.opened(path.resolve(), text.removeprefix(BOM), text.startswith(BOM))
+    item = params.text_document
+    text, state = item.text, ls.session.state
+    dirty = state.opened(path.resolve(), text.removeprefix(BOM), text.startswith(BOM), item.uri, item.version)
     if ls.publisher.pull:
-        ls.publisher.clear(params.text_document.uri)
-    _changed(ls, params.text_document.uri, dirty)
-    outside = ls.state.bank_outside(path)
+        ls.publisher.clear(item.uri)
+    _changed(ls, item.uri, dirty)
+    outside = state.bank_outside(path)
     if outside is not None:
         ls.spawn(ls.indexer.read_outside(outside))
 
 
-@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+@table.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 @guarded()
 def did_change(ls: CkpServer, params: types.DidChangeTextDocumentParams) -> None:
     uri = params.text_document.uri
     path = path_of(uri)
     if path is None:
         return
+    # pygls applied the changes to its buffer: the new text is taken from there, once
     text = ls.workspace.get_text_document(uri).source
-    _changed(ls, uri, ls.state.changed(path.resolve(), text.removeprefix(BOM), text.startswith(BOM)))
+    version = params.text_document.version
+    dirty = ls.session.state.changed(
+        path.resolve(), text.removeprefix(BOM), text.startswith(BOM), uri, version
+    )
+    _changed(ls, uri, dirty)
 
 
-@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+@table.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 @guarded()
 def did_close(ls: CkpServer, params: types.DidCloseTextDocumentParams) -> None:
     path = path_of(params.text_document.uri)
     if path is None:
         return
-    dirty = ls.state.closed(path.resolve())
+    dirty = ls.session.state.closed(path.resolve())
     ls.indexer.log_skipped(dirty)
-    doc = ls.doc_at(params.text_document.uri)
+    doc = ls.session.doc_at(params.text_document.uri)
     if doc is not None:
         dirty.files.add((doc.bank.root, doc.rel)) if not doc.is_index else dirty.indexes.add(doc.bank.root)
         if not doc.is_index and doc.file is None:  # deleted on disk while it was open
@@ -69,22 +75,22 @@ def did_close(ls: CkpServer, params: types.DidCloseTextDocumentParams) -> None:
     ls.publisher.later(dirty)
 
 
-@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+@table.feature(types.TEXT_DOCUMENT_DID_SAVE)
 @guarded()
 async def did_save(ls: CkpServer, params: types.DidSaveTextDocumentParams) -> None:
-    from .features import index_upkeep  # imported on first use: not at start
+    from .handlers.index_upkeep import on_save
 
     uri = params.text_document.uri
-    index_upkeep.on_save(ls, uri)
+    on_save(ls, uri)
     path = path_of(uri)
-    doc = ls.doc_at(uri)
+    doc = ls.session.doc_at(uri)
     if path is not None and doc is not None and not doc.is_index:
         # Git mode: the saved text is no uncommitted edit any more, and git may say otherwise
         # than before; the dates are read on a worker thread, then the documents re-checked.
         await ls.indexer.refresh_dates(doc.bank, saved=path.resolve())
 
 
-@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+@table.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 @guarded()
 def did_change_watched(ls: CkpServer, params: types.DidChangeWatchedFilesParams) -> None:
     created: list[Path] = []

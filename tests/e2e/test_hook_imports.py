@@ -22,10 +22,14 @@ TYPO = "How is the prophett model trained?"
 
 #: what routing from the kept snapshot never needs: the editor and agent protocols, YAML, file
 #: parsing, whole-bank code, the faces' reading of banks and git, OpenSSL (no digest is taken),
-#: temporary files, argparse (the hook's arguments are read without it) and diffs, and, for a
-#: question with no typo, RapidFuzz
+#: temporary files, argparse (the hook's arguments are read without it) and diffs, dataclasses
+#: (with ``inspect`` and ``ast``: the routing path's classes are plain ones, ``core.format.records``), and,
+#: for a question with no typo, RapidFuzz
 NOT_IMPORTED = (
     "argparse",
+    "dataclasses",
+    "inspect",
+    "ast",
     "difflib",
     "pygls",
     "lsprotocol",

@@ -14,9 +14,9 @@ from ckp_lsp.core.edit.fixes import Edit
 from ckp_lsp.core.edit.header_changes import MINUS, describe, header_diff
 from ckp_lsp.core.format.text import Span
 from ckp_lsp.faces.clock import today
+from ckp_lsp.server.client import ClientCapabilities
 from ckp_lsp.server.features.actions import (
     REGENERATE_TITLE,
-    annotations_supported,
     recompile_action,
     recompile_annotation,
     regenerate_index,
@@ -135,10 +135,10 @@ def test_annotations_only_for_clients_that_take_them() -> None:
             )
         )
 
-    assert annotations_supported(caps(True))
-    assert not annotations_supported(caps(False))
-    assert not annotations_supported(types.ClientCapabilities())
-    assert not annotations_supported(None)
+    assert ClientCapabilities.of(caps(True)).change_annotations
+    assert not ClientCapabilities.of(caps(False)).change_annotations
+    assert not ClientCapabilities.of(types.ClientCapabilities()).change_annotations
+    assert not ClientCapabilities.of(None).change_annotations
 
 
 @pytest.fixture

@@ -110,3 +110,20 @@ def test_a_folder_inside_a_bank_serves_that_whole_bank(ws: Path) -> None:
     served = ServedBanks(sub, poll_interval=0)
     assert [sb.bank.root for sb in served.banks] == [bank.resolve()]
     assert len(served.banks[0].bank.files) == len(ServedBanks(bank, poll_interval=0).banks[0].bank.files)
+
+
+def test_the_router_built_is_out_of_the_collectors_sight(ws: Path) -> None:
+    """A full collection during a later ``ckp_route`` never walks the router's postings again."""
+    import gc
+
+    sb = ServedBanks(ws / "mentat" / "memory-bank", poll_interval=0).bank(None)
+    gc.collect()
+    gc.unfreeze()
+    router = sb.router()
+    try:
+        assert gc.get_freeze_count() > 0
+        assert not any(o is router.postings for o in gc.get_objects())  # frozen: not walked
+        assert sb.router() is router  # built once while the bank is unchanged
+        assert "projects/mentat.md" in [e.file for e in router.route("ISTAT SDMX mentat").loaded]
+    finally:
+        gc.unfreeze()

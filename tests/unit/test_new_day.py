@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Any
 
 from lsprotocol import types
 
@@ -77,8 +75,15 @@ def test_the_server_publishes_every_file_again_on_a_new_day(tmp_path: Path) -> N
     state, root = served(tmp_path, EVE)
     sent: list[types.PublishDiagnosticsParams] = []
     publisher = Publisher(state, sent.append, lambda uri: None)
-    server: Any = SimpleNamespace(state=state, publisher=publisher, log=lambda message: None)
-    indexer = Indexer(server)
+    said: list[str] = []
+    indexer = Indexer(
+        state,
+        publisher,
+        log=lambda message, kind: said.append(message),
+        show=lambda message, kind: said.append(message),
+        spawn=asyncio.ensure_future,
+        closing=lambda: False,
+    )
 
     async def midnight() -> None:
         publisher.publish_all(state.all_docs())
@@ -94,6 +99,7 @@ def test_the_server_publishes_every_file_again_on_a_new_day(tmp_path: Path) -> N
     # a.md's date is no longer in the future: its finding is withdrawn (b.md never had one).
     assert {Path(p.uri).name: [d.code for d in p.diagnostics] for p in sent} == {"a.md": []}
     assert root in state.banks
+    assert said == [f"ckp-lsp: a new day, {NEW_YEAR}: every file is checked again"]
 
 
 def test_the_mcp_server_gives_its_banks_the_day_at_each_call(tmp_path: Path) -> None:

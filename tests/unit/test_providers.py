@@ -481,3 +481,16 @@ def test_command_printing_nothing_is_an_error(tmp_path: Path) -> None:
 def test_empty_argv_is_an_error() -> None:
     with pytest.raises(ProviderError, match="command is empty"):
         CommandProvider([])
+
+
+def test_the_endpoints_remembered_as_text_only_are_bounded_and_the_oldest_forgotten_first() -> None:
+    from ckp_lsp.faces.llm.providers import TextOnly
+
+    seen = TextOnly(limit=3)
+    for n in range(4):
+        seen.add(("openai", f"http://localhost:{n}/v1", "m"))
+    assert len(seen) == 3 and ("openai", "http://localhost:0/v1", "m") not in seen
+    seen.add(("openai", "http://localhost:1/v1", "m"))  # rejected again: remembered the longest now
+    seen.add(("openai", "http://localhost:9/v1", "m"))
+    assert ("openai", "http://localhost:1/v1", "m") in seen
+    assert ("openai", "http://localhost:2/v1", "m") not in seen

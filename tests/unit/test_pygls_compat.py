@@ -41,7 +41,7 @@ def test_pygls_still_picks_the_clients_first_encoding() -> None:
 
 
 def test_the_server_always_counts_in_utf16() -> None:
-    CkpServer()  # installs the workarounds
+    pygls_compat.install()  # as ``main`` does, before it builds the server
     assert ServerCapabilitiesBuilder.choose_position_encoding(OFFERS_UTF8_FIRST) == "utf-16"
 
 
@@ -62,7 +62,7 @@ def test_the_server_ends_lines_at_cr_lf_and_crlf_only() -> None:
 
 
 def test_an_edit_after_a_next_line_character_lands_where_the_editor_put_it() -> None:
-    CkpServer()
+    pygls_compat.install()
     doc = TextDocument("file:///x.md", TEXT)
     at = types.Position(line=1, character=0)
     change = types.TextDocumentContentChangePartial(range=types.Range(start=at, end=at), text="X")
@@ -180,7 +180,7 @@ def test_pygls_still_inserts_past_the_end_of_a_line_between_cr_and_lf() -> None:
 
 
 def test_the_server_clamps_a_position_to_the_end_of_its_line() -> None:
-    CkpServer()
+    pygls_compat.install()
     assert _insert_past_the_end(TextDocument.apply_change) == "abX\r\ncd"
 
 
@@ -255,7 +255,7 @@ def test_a_refusal_leaves_no_traceback_in_the_log(caplog: Any) -> None:
 
     from ckp_lsp.server.features.rename import RenameRejected
 
-    CkpServer()  # installs the filter
+    pygls_compat.install()  # adds the filter
     logger = logging.getLogger(pygls_compat.JSON_RPC_LOGGER)
     for exc in (RenameRejected("'oauth2' already exists"), JsonRpcException("a real failure")):
         try:

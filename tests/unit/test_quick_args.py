@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from ckp_lsp.cli.main import _quick, main, parser
+from ckp_lsp.cli.main import _quick, main, parse
 
 #: command lines in the plain form: read without argparse
 PLAIN = [
@@ -24,6 +24,9 @@ PLAIN = [
     ["route", "bank", "jwt", "--format", "json", "--mode", "index", "--max-tokens", "800"],
     ["route", "--mode=ranked", "bank", "a query with = and spaces", "--format=text"],
     ["route", "bank", "--max-tokens=12", "q"],
+    ["route", "how are invoices reconciled?"],
+    ["route", "--max-tokens", "12", "q", "--format=json"],
+    ["route", "q", "--mode", "index"],
 ]
 #: command lines argparse is to read or explain
 OTHER = [
@@ -39,6 +42,8 @@ OTHER = [
     ["route", "bank", "-x"],
     ["route", "bank", "q", "--format", "yaml"],
     ["route", "bank", "q", "--max-tokens", "-5"],
+    ["route"],
+    ["route", "bank", "q", "more"],
     ["check", "bank"],
     ["--version"],
     [],
@@ -46,7 +51,7 @@ OTHER = [
 
 
 def parsed(argv: list[str]) -> dict[str, Any]:
-    return vars(parser(argv).parse_args(argv))
+    return vars(parse(argv))
 
 
 @pytest.mark.parametrize("argv", PLAIN, ids=" ".join)

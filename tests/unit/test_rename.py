@@ -19,6 +19,7 @@ from ckp_lsp.core.format.index import update_index_text
 from ckp_lsp.core.format.text import split_lines, utf16_len
 from ckp_lsp.core.navigation.references import plan_rename, rename_problem
 from ckp_lsp.core.project.discovery import INDEX_NAME
+from ckp_lsp.server.client import ClientCapabilities
 from ckp_lsp.server.convert import uri_of
 from ckp_lsp.server.features.rename import RenameRejected, prepare_rename, rename
 from ckp_lsp.server.state import Doc
@@ -28,9 +29,11 @@ from tests.edits import apply_text_edits, apply_to_disk
 ROOT = Path(__file__).resolve().parents[2]
 CLEAN = ROOT / "tests" / "data" / "navigation" / "clean" / "memory-bank"
 BROKEN = ROOT / "samples" / "broken" / "memory-bank"
-VSCODE = client_capabilities("visual-studio-code")
+VSCODE = ClientCapabilities.of(client_capabilities("visual-studio-code"))
 #: a client that takes neither documentChanges nor file operations
-PLAIN = types.ClientCapabilities(workspace=types.WorkspaceClientCapabilities(workspace_edit=None))
+PLAIN = ClientCapabilities.of(
+    types.ClientCapabilities(workspace=types.WorkspaceClientCapabilities(workspace_edit=None))
+)
 
 
 @pytest.fixture

@@ -12,10 +12,12 @@ import pytest
 import yaml
 
 from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.project.config import config_for_bank
 from ckp_lsp.core.project.discovery import find_banks
 from ckp_lsp.core.routing import ranked, route_table, snapshot
+from ckp_lsp.core.routing.index_pattern import Router
 from ckp_lsp.core.routing.ranked import RankedRouter
-from ckp_lsp.core.routing.snapshot import ranked_router
+from ckp_lsp.core.routing.snapshot import index_router, ranked_router
 from tests.copies import copy_tree
 from tests.unit.builders import write_files
 
@@ -63,6 +65,34 @@ def test_on_every_sample_the_snapshot_routes_every_query_as_the_bank_read_in_ful
         nothing_read(m)
         kept = answers(ranked_router(root), queries)
     assert kept == first == full
+
+
+@pytest.mark.parametrize("sample", sorted(p.parent.name for p in SAMPLES.glob("*/queries.yaml")))
+def test_the_index_mode_routes_from_the_snapshot_as_from_the_bank_read_in_full(
+    sample: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ckp route --mode index``: the kept index pattern while the bank is unchanged (no file
+    read), the table through the cache after a change; both answer as the bank read in full."""
+    (found,) = find_banks([SAMPLES / sample])
+    copy_tree(SAMPLES / sample, tmp_path / sample)
+    root = tmp_path / sample / found.relative_to(SAMPLES / sample)
+    items = yaml.safe_load((SAMPLES / sample / "queries.yaml").read_text(encoding="utf-8"))
+    queries = [item["query"] for item in items] + ["weather in Lisbon"]
+    config = config_for_bank(root)
+
+    def index_answers(router: Router) -> list[dict[str, Any]]:
+        return [router.route(q).as_dict() for q in queries]
+
+    full = index_answers(Router(Bank.load(root)))
+    assert index_answers(index_router(root, config)) == full  # no snapshot yet: the table read
+    ranked_router(root, config)  # writes the snapshot
+    with monkeypatch.context() as m:
+        nothing_read(m)
+        assert index_answers(index_router(root, config)) == full
+    extra = root / "zz-notes.md"
+    extra.write_text(header("zz-notes", "zebra crossing") + "Notes.\n", encoding="utf-8")
+    changed = index_answers(Router(Bank.load(root)))
+    assert index_answers(index_router(root, config)) == changed  # the snapshot no longer matches
 
 
 def a_bank(tmp_path: Path) -> Path:

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from typing import Any
+
+from ckp_lsp.core.format.records import Record
 
 #: what a host's hook keeps: Claude Code adds up to 10,000 characters of a hook's output whole
 DEFAULT_MAX_CHARS = 10_000
@@ -62,15 +63,20 @@ class HookError(Exception):
     """The hook cannot answer: the message is the one line a hook writes on stderr."""
 
 
-@dataclass
-class HookInput:
+class HookInput(Record):
     """What a host's hook input says: the event, the prompt, and where the project is."""
 
-    host: str
-    event: str
-    kind: str  # PROMPT or SESSION
-    prompt: str = ""
-    folders: list[str] = field(default_factory=list)  # the project's folders the host names, first first
+    _fields = ("host", "event", "kind", "prompt", "folders")
+    __slots__ = _fields
+
+    def __init__(
+        self, host: str, event: str, kind: str, prompt: str = "", folders: list[str] | None = None
+    ) -> None:
+        self.host = host
+        self.event = event
+        self.kind = kind  # PROMPT or SESSION
+        self.prompt = prompt
+        self.folders = [] if folders is None else folders  # the project's folders the host names, first first
 
 
 def kind_of(host: str, event: str) -> str:

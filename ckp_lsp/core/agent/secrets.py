@@ -19,8 +19,8 @@ import functools
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass
 
+from ckp_lsp.core.format.records import Frozen
 from ckp_lsp.core.format.text import line_offsets, split_lines
 
 #: a pattern compiled when first used: most texts never reach most rules, and a one-shot process
@@ -37,14 +37,17 @@ _TOKEN = r"[A-Za-z0-9_+/.~-]{16,}={0,2}"
 _TOKEN_MAX = 1024
 
 
-@dataclass(frozen=True, slots=True)
-class TokenRule:
+class TokenRule(Frozen):
     """A provider's key or token: its prefixes and the whole token's shape."""
 
-    kind: str
-    prefixes: tuple[str, ...]
-    shape: str  # a regular expression, compiled when a token starts with one of the prefixes
-    entropy: float = 3.0  # bits per character below which it is a placeholder (`ghp_xxxx…`)
+    _fields = ("kind", "prefixes", "shape", "entropy")
+    __slots__ = _fields
+
+    def __init__(self, kind: str, prefixes: tuple[str, ...], shape: str, entropy: float = 3.0) -> None:
+        self.kind = kind
+        self.prefixes = prefixes
+        self.shape = shape  # a regular expression, compiled when a token starts with one of the prefixes
+        self.entropy = entropy  # bits per character below which it is a placeholder (`ghp_xxxx…`)
 
 
 # Ordered: the first rule whose prefix a token starts with and whose shape it has names it.
@@ -124,13 +127,16 @@ _URL_MAX = 512
 _KEY_BLOCK_LINES = 200
 
 
-@dataclass(frozen=True, slots=True)
-class Secret:
+class Secret(Frozen):
     """A credential found in a text: its kind and where it is (offsets into the text)."""
 
-    kind: str
-    start: int
-    end: int
+    _fields = ("kind", "start", "end")
+    __slots__ = _fields
+
+    def __init__(self, kind: str, start: int, end: int) -> None:
+        self.kind = kind
+        self.start = start
+        self.end = end
 
 
 def entropy(s: str) -> float:

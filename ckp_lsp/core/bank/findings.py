@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
+from ckp_lsp.core.format.records import Record
 from ckp_lsp.core.format.text import Span
 
 
@@ -53,15 +53,25 @@ CODES: dict[str, tuple[Severity, str]] = {
 }
 
 
-@dataclass(slots=True)
-class Finding:
+class Finding(Record):
     """One diagnostic: a code, where, what is wrong and what to do; ``data`` feeds quick fixes."""
 
-    code: str
-    span: Span
-    message: str
-    severity: Severity = field(default=Severity.WARNING)
-    data: dict[str, Any] = field(default_factory=dict)
+    _fields = ("code", "span", "message", "severity", "data")
+    __slots__ = _fields
+
+    def __init__(
+        self,
+        code: str,
+        span: Span,
+        message: str,
+        severity: Severity = Severity.WARNING,
+        data: dict[str, Any] | None = None,
+    ) -> None:
+        self.code = code
+        self.span = span
+        self.message = message
+        self.severity = severity
+        self.data: dict[str, Any] = {} if data is None else data
 
     @classmethod
     def of(cls, code: str, span: Span, message: str, **data: Any) -> Finding:

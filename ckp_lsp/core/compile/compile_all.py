@@ -10,7 +10,7 @@ offline compile keeps. Nothing is written here: the caller gets the new texts.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.bank.checks import bank_findings
@@ -128,7 +128,7 @@ def _refused(
 ) -> dict[str, _Refusal]:
     """Why each compiled header that would carry an error-level finding is refused (SPEC §7); the
     files of ``held`` keep their old text."""
-    scratch = Bank(bank.root, replace(bank.config, staleness="validated"))
+    scratch = Bank(bank.root, bank.config.replace(staleness="validated"))
     for rel, kf in bank.files.items():
         if rel not in new:
             scratch.files[rel] = kf

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from ckp_lsp.core.format.records import Record
 from ckp_lsp.core.format.text import Span, span_of
 
 if TYPE_CHECKING:
@@ -40,37 +40,55 @@ _SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z0-9])")
 Form = Literal["bare", "frontmatter"]
 
 
-@dataclass(slots=True)
-class Item:
+class Item(Record):
     """One comma- or list-separated item of a value: a keyword or a relationship entry."""
 
-    text: str
-    span: Span
-    quoted: Span | None = None  # the item with the quotes around it, when YAML quotes it
-    placed: bool = True  # False: the text is not written at ``span`` as is (no fix may edit it)
+    _fields = ("text", "span", "quoted", "placed")
+    __slots__ = _fields
+
+    def __init__(self, text: str, span: Span, quoted: Span | None = None, placed: bool = True) -> None:
+        self.text = text
+        self.span = span
+        self.quoted = quoted  # the item with the quotes around it, when YAML quotes it
+        self.placed = placed  # False: the text is not written at ``span`` as is (no fix may edit it)
 
 
-@dataclass(slots=True)
-class Field:
+class Field(Record):
     """One ``KEY: value`` of the header, as written."""
 
-    key: str
-    key_span: Span
-    value: str
-    value_span: Span
-    items: list[Item]
-    line: int
+    _fields = ("key", "key_span", "value", "value_span", "items", "line")
+    __slots__ = _fields
+
+    def __init__(
+        self, key: str, key_span: Span, value: str, value_span: Span, items: list[Item], line: int
+    ) -> None:
+        self.key = key
+        self.key_span = key_span
+        self.value = value
+        self.value_span = value_span
+        self.items = items
+        self.line = line
 
 
-@dataclass(slots=True)
-class Header:
+class Header(Record):
     """A parsed header: its form, every field in order, and where it ends."""
 
-    form: Form
-    fields: list[Field] = field(default_factory=list)
-    end_line: int = 0  # first line after the header (after the closing fence)
-    yaml_error: tuple[str, Span] | None = None
-    user_keys: list[str] = field(default_factory=list)
+    _fields = ("form", "fields", "end_line", "yaml_error", "user_keys")
+    __slots__ = _fields
+
+    def __init__(
+        self,
+        form: Form,
+        fields: list[Field] | None = None,
+        end_line: int = 0,  # first line after the header (after the closing fence)
+        yaml_error: tuple[str, Span] | None = None,
+        user_keys: list[str] | None = None,
+    ) -> None:
+        self.form = form
+        self.fields: list[Field] = [] if fields is None else fields
+        self.end_line = end_line
+        self.yaml_error = yaml_error
+        self.user_keys: list[str] = [] if user_keys is None else user_keys
 
     def first(self, key: str) -> Field | None:
         for f in self.fields:
@@ -99,14 +117,26 @@ def _split_items(line_no: int, line: str, start: int, end: int) -> list[Item]:
     return items
 
 
-@dataclass(slots=True)
-class Relationship:
+class Relationship(Record):
     """An entry of SIMILAR_HIGH or SIMILAR_MID: a concept and the date it was validated."""
 
-    concept: str
-    tier: str
-    span: Span
-    concept_span: Span
-    date_text: str | None = None
-    date: CkpDate | None = None
-    date_span: Span | None = None
+    _fields = ("concept", "tier", "span", "concept_span", "date_text", "date", "date_span")
+    __slots__ = _fields
+
+    def __init__(
+        self,
+        concept: str,
+        tier: str,
+        span: Span,
+        concept_span: Span,
+        date_text: str | None = None,
+        date: CkpDate | None = None,
+        date_span: Span | None = None,
+    ) -> None:
+        self.concept = concept
+        self.tier = tier
+        self.span = span
+        self.concept_span = concept_span
+        self.date_text = date_text
+        self.date = date
+        self.date_span = date_span

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
+from ckp_lsp.core.format.records import Record
 from ckp_lsp.core.format.text import Span, span_of
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?=[ \t]|$)")
@@ -12,24 +12,40 @@ _CLOSING = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 
 
-@dataclass
-class Heading:
+class Heading(Record):
     """An ATX heading and its section, which runs to the line before the next heading of its level or above."""
 
-    level: int
-    text: str
-    line: int
-    span: Span  # of the heading's text (the ``#`` marks when it has none)
-    end_line: int = 0  # last non-blank line of the section
-    children: list[Heading] = field(default_factory=list)
+    _fields = ("level", "text", "line", "span", "end_line", "children")
+    __slots__ = _fields
+
+    def __init__(
+        self,
+        level: int,
+        text: str,
+        line: int,
+        span: Span,  # of the heading's text (the ``#`` marks when it has none)
+        end_line: int = 0,  # last non-blank line of the section
+        children: list[Heading] | None = None,
+    ) -> None:
+        self.level = level
+        self.text = text
+        self.line = line
+        self.span = span
+        self.end_line = end_line
+        self.children: list[Heading] = [] if children is None else children
 
 
-@dataclass
-class Outline:
+class Outline(Record):
     """Headings (top level, children nested) and fenced code blocks as (first, last) lines."""
 
-    headings: list[Heading] = field(default_factory=list)
-    fences: list[tuple[int, int]] = field(default_factory=list)
+    _fields = ("headings", "fences")
+    __slots__ = _fields
+
+    def __init__(
+        self, headings: list[Heading] | None = None, fences: list[tuple[int, int]] | None = None
+    ) -> None:
+        self.headings: list[Heading] = [] if headings is None else headings
+        self.fences: list[tuple[int, int]] = [] if fences is None else fences
 
     def flat(self) -> list[Heading]:
         out: list[Heading] = []

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
+
+from ckp_lsp.core.format.records import Frozen
 
 #: the files that tell an agent how to work in a project (Claude Code, Codex and others, Gemini,
 #: Cline, Cursor, Windsurf); ``.clinerules`` may be a folder of Markdown files
@@ -105,13 +106,16 @@ def _markdown_count(folder: Path) -> int:
         return 0
 
 
-@dataclass(frozen=True)
-class Lookalike:
+class Lookalike(Frozen):
     """A folder that looks like a memory bank but is none that ckp recognises, and why it looks so."""
 
-    folder: Path
-    markdown: int
-    why: str
+    _fields = ("folder", "markdown", "why")
+    __slots__ = _fields
+
+    def __init__(self, folder: Path, markdown: int, why: str) -> None:
+        self.folder = folder
+        self.markdown = markdown
+        self.why = why
 
 
 def lookalike(folder: Path) -> Lookalike | None:

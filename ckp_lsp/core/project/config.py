@@ -8,12 +8,12 @@ import math
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ckp_lsp.core.bank.findings import CODES, Severity
 from ckp_lsp.core.format.limits import INDEX_BUDGET_TOKENS
+from ckp_lsp.core.format.records import Frozen
 from ckp_lsp.core.project.trust import (
     GIT_STALENESS,
     TrustStore,
@@ -56,16 +56,27 @@ _SEVERITIES = {
 }
 
 
-@dataclass(frozen=True)
-class LlmConfig:
+class LlmConfig(Frozen):
     """Which compiler recompiles headers, and how to reach it."""
 
-    provider: str = "offline"
-    model: str | None = None
-    base_url: str | None = None
-    command: str | None = None
-    timeout: float = 60.0
-    candidates: int = 40  # the other concepts a prompt lists at most (the header's, then the best)
+    _fields = ("provider", "model", "base_url", "command", "timeout", "candidates")
+    __slots__ = _fields
+
+    def __init__(
+        self,
+        provider: str = "offline",
+        model: str | None = None,
+        base_url: str | None = None,
+        command: str | None = None,
+        timeout: float = 60.0,
+        candidates: int = 40,  # the other concepts a prompt lists at most (the header's, then the best)
+    ) -> None:
+        self.provider = provider
+        self.model = model
+        self.base_url = base_url
+        self.command = command
+        self.timeout = timeout
+        self.candidates = candidates
 
 
 #: the entry files agents read first (Claude Code, Codex, Gemini CLI…), kept beside the notes
@@ -89,23 +100,39 @@ DEFAULT_EXCLUDE = (
 DEFAULT_SESSION_FILES = ("activeContext.md", "progress.md")
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(Frozen):
     """Settings of SPEC and the issues, with their defaults."""
 
-    banks: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
-    session_files: tuple[str, ...] = DEFAULT_SESSION_FILES
-    staleness: str = "validated"
-    index_format: str = "table"
-    index_budget_tokens: int = INDEX_BUDGET_TOKENS
-    file_budget_tokens: int = 8000  # a routed file above this is flagged (it costs more than the index)
-    index_update_on_save: bool = False
-    diagnostics: dict[str, Severity | None] = field(default_factory=dict)
-    llm: LlmConfig = field(default_factory=LlmConfig)
-    problems: tuple[str, ...] = ()  # what was wrong in the settings, for the user to see
-    # workspace settings dropped because their folder is not trusted (SPEC §8), for the user to see
-    ignored: tuple[str, ...] = ()
+    # (its fields: the parameters of ``__init__``; no slots: a process holds a few of these)
+
+    def __init__(
+        self,
+        banks: tuple[str, ...] = (),
+        exclude: tuple[str, ...] = DEFAULT_EXCLUDE,
+        session_files: tuple[str, ...] = DEFAULT_SESSION_FILES,
+        staleness: str = "validated",
+        index_format: str = "table",
+        index_budget_tokens: int = INDEX_BUDGET_TOKENS,
+        file_budget_tokens: int = 8000,  # a routed file above this is flagged (it costs more than the index)
+        index_update_on_save: bool = False,
+        diagnostics: dict[str, Severity | None] | None = None,
+        llm: LlmConfig | None = None,
+        problems: tuple[str, ...] = (),  # what was wrong in the settings, for the user to see
+        # workspace settings dropped because their folder is not trusted (SPEC §8), for the user to see
+        ignored: tuple[str, ...] = (),
+    ) -> None:
+        self.banks = banks
+        self.exclude = exclude
+        self.session_files = session_files
+        self.staleness = staleness
+        self.index_format = index_format
+        self.index_budget_tokens = index_budget_tokens
+        self.file_budget_tokens = file_budget_tokens
+        self.index_update_on_save = index_update_on_save
+        self.diagnostics: dict[str, Severity | None] = {} if diagnostics is None else diagnostics
+        self.llm = LlmConfig() if llm is None else llm
+        self.problems = problems
+        self.ignored = ignored
 
     def merged(self, settings: dict[str, Any]) -> Config:
         """This config with ``settings`` (``.ckp.toml`` keys or editor ``ckp.*`` keys) on top."""
@@ -123,7 +150,7 @@ def load_config(*folders: Path, base: Config | None = None) -> Config:
         path = folder / CONFIG_NAME
         data = _read_toml(path)
         if isinstance(data, str):
-            config = replace(config, problems=(*config.problems, data))
+            config = config.replace(problems=(*config.problems, data))
             continue
         if data is None:
             continue
@@ -132,7 +159,7 @@ def load_config(*folders: Path, base: Config | None = None) -> Config:
         git_mode = data.get("staleness") == "git"
         data, note = _trusted_part(folder, data)
         if note:
-            config = replace(config, ignored=(*config.ignored, note))
+            config = config.replace(ignored=(*config.ignored, note))
         if git_mode and "staleness" not in data:
             # Said by every face (a problem), not only by a compile: the dates are validated ones.
             problems.append(
@@ -141,7 +168,7 @@ def load_config(*folders: Path, base: Config | None = None) -> Config:
             )
         config = config.merged(data)
         if problems:
-            config = replace(config, problems=(*config.problems, *problems))
+            config = config.replace(problems=(*config.problems, *problems))
     return config
 
 
@@ -199,7 +226,7 @@ def user_config(env: Mapping[str, str] | None = None) -> Config:
     if data is None:
         return Config()
     config = Config().merged(data)
-    return replace(config, problems=tuple(f"{path}: {p}" for p in config.problems))
+    return config.replace(problems=tuple(f"{path}: {p}" for p in config.problems))
 
 
 def with_environment(config: Config, env: Mapping[str, str] | None = None) -> Config:
@@ -310,7 +337,7 @@ def _merge(config: Config, s: dict[str, Any]) -> Config:
     if isinstance(llm, dict):
         changes["llm"] = _merge_llm(config.llm, llm, problems)
     changes["problems"] = tuple(problems)
-    return replace(config, **changes)
+    return config.replace(**changes)
 
 
 def _merge_llm(llm: LlmConfig, s: dict[str, Any], problems: list[str]) -> LlmConfig:
@@ -344,7 +371,7 @@ def _merge_llm(llm: LlmConfig, s: dict[str, Any], problems: list[str]) -> LlmCon
                 f"llm.timeout = {timeout!r} is not a number of seconds above 0 and at most "
                 f"{MAX_TIMEOUT:g}; {llm.timeout:g} s is used"
             )
-    return replace(llm, **changes)
+    return llm.replace(**changes)
 
 
 def valid_timeout(value: object) -> bool:

@@ -1,5 +1,5 @@
-"""Start a bank for a project: one knowledge file that describes it, and its index; or adopt a
-bank that exists.
+"""Start a bank for a project: one knowledge file that describes it, and its index; or find the
+bank the project keeps already (``ckp init`` adopts it as ``ckp compile --all`` compiles a bank).
 
 The project is read by ``project``; the header is compiled offline (SPEC §7), so the result is
 the same on every run. The agent rules that point an agent at the bank are ``agent_rules``'.
@@ -103,16 +103,6 @@ def _write_index(bank: Bank) -> bool:
     return True
 
 
-@dataclass
-class Adopted:
-    """What ``adopt_bank`` did to a bank that was there before ``ckp init``."""
-
-    bank: Path
-    compiled: list[str]  # files that got a header, or the fields their header lacked
-    failed: list[tuple[str, str]]  # (file, why) of the files that could not get one
-    index_written: bool
-
-
 def existing_bank(project_dir: Path) -> Path | None:
     """The bank the project keeps already (``memory-bank/``, ``.memory-bank/``, ``.claude/memory/``,
     ``memory/``, a folder ``.ckp.toml`` names, one with a CKP ``_index.md``), if it has any."""
@@ -120,43 +110,6 @@ def existing_bank(project_dir: Path) -> Path | None:
 
     found = find_banks([project_dir])
     return found[0] if found else None
-
-
-def adopt_bank(bank_root: Path, today: CkpDate) -> Adopted:
-    """What ``ckp compile --all`` and ``ckp index`` do, for a bank that was there before ``ckp init``:
-    files without a header get one and the others their missing fields (compiled offline, in one
-    phased run over the whole bank, bodies untouched, VALIDATED the month of ``today``), then the
-    index is written."""
-    from ckp_lsp.core.compile.compile_all import compile_all
-    from ckp_lsp.core.edit.writes import WriteRefused, refusal
-
-    bank = Bank.load(bank_root, config_for_bank(bank_root), today=today)
-    texts: dict[str, str] = {}
-    boms: dict[str, bool] = {}
-    failed: list[tuple[str, str]] = []
-    for rel, kf in sorted(bank.files.items()):
-        if not (kf.concept or kf.local or (kf.header and kf.header.fields)):
-            continue  # a template to copy (no header, no finding)
-        try:
-            texts[rel], _, boms[rel] = bank.disk.read(bank_root / rel)
-        except OSError as exc:
-            failed.append((rel, str(exc)))
-    compiled: list[str] = []
-    unwritable = {rel: why for rel in texts if (why := refusal(bank_root / rel, bank_root))}
-    for out in compile_all(bank, texts, today.month_text(), unwritable=unwritable):
-        if out.error:
-            failed.append((out.rel, out.error))
-            continue
-        if not out.changed:
-            continue
-        try:
-            write_atomic(bank_root / out.rel, out.new, expected=out.old, bom=boms[out.rel], within=bank_root)
-        except WriteRefused as exc:
-            failed.append((out.rel, str(exc)))
-            continue
-        bank.set_file(out.rel, out.new)
-        compiled.append(out.rel)
-    return Adopted(bank_root, compiled, failed, _write_index(bank))
 
 
 # --- the agent rules ----------------------------------------------------------------------------

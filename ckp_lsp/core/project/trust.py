@@ -13,9 +13,10 @@ import json
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ckp_lsp.core.format.records import Frozen
 
 CONFIG_NAME = ".ckp.toml"
 USER_CONFIG_NAME = "config.toml"
@@ -71,13 +72,16 @@ def fingerprint(settings: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-@dataclass(frozen=True)
-class TrustEntry:
+class TrustEntry(Frozen):
     """A trusted folder: its real path, the fingerprint it was trusted with, and when."""
 
-    folder: str
-    fingerprint: str
-    since: str
+    _fields = ("folder", "fingerprint", "since")
+    __slots__ = _fields
+
+    def __init__(self, folder: str, fingerprint: str, since: str) -> None:
+        self.folder = folder
+        self.fingerprint = fingerprint
+        self.since = since
 
 
 class TrustStore:

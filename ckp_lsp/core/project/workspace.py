@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,6 +13,9 @@ from ckp_lsp.core.format.dates import CkpDate
 from ckp_lsp.core.project.config import Config, config_for_bank
 from ckp_lsp.core.project.discovery import BANK_RULE, INDEX_NAME, bank_of, find_banks, named_bank
 from ckp_lsp.core.project.within import escape
+
+#: a face's way to load a bank: (root, configuration, cache) -> the bank
+Loader = Callable[[Path, Config, "FileCache | None"], Bank]
 
 
 @dataclass
@@ -29,13 +32,18 @@ class Target:
     dates: UpdatedDates | None = None
     #: the day (``Bank.today``)
     today: CkpDate | None = None
+    #: how the face loads a bank (its bank service: root, configuration, cache); None: ``Bank.load``
+    load: Loader | None = None
     _bank: Bank | None = None
 
     @property
     def bank(self) -> Bank:
         """The bank, read when first asked for (``ckp check`` may not need to)."""
         if self._bank is None:
-            self._bank = Bank.load(self.root, self.config, self.cache, self.dates, self.today)
+            if self.load is not None:
+                self._bank = self.load(self.root, self.config, self.cache)
+            else:
+                self._bank = Bank.load(self.root, self.config, self.cache, self.dates, self.today)
         return self._bank
 
 
@@ -51,10 +59,11 @@ def resolve_targets(
     cached: bool = False,
     dates: UpdatedDates | None = None,
     today: CkpDate | None = None,
+    load: Loader | None = None,
 ) -> Targets:
     """Banks for ``paths``: a bank, a folder holding banks, or files inside banks. ``cached``:
     banks are read through their cache (``core.bank.cache``), written only inside a folder named;
-    ``dates`` and ``today`` are given to each bank.
+    ``dates`` and ``today`` are given to each bank, or ``load`` (the face's bank service) loads it.
 
     The bank a path lies in follows from the path alone (``BANK_RULE``), not from the folder the
     command runs in."""
@@ -66,7 +75,7 @@ def resolve_targets(
     def target(root: Path) -> Target:
         if root not in by_root:
             cache = FileCache.for_bank(root, folders) if cached else None
-            by_root[root] = Target(root, config_for_bank(root, base), set(), False, cache, dates, today)
+            by_root[root] = Target(root, config_for_bank(root, base), set(), False, cache, dates, today, load)
             out.targets.append(by_root[root])
         return by_root[root]
 

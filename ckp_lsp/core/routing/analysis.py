@@ -14,9 +14,9 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 
 from ckp_lsp.core.format.patterns import lazy
+from ckp_lsp.core.format.records import Frozen
 
 from .korean import PARTICLES, is_hangul, strip_particle
 
@@ -110,13 +110,16 @@ def terms(text: str, language: str | None = None) -> list[str]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class QueryWord:
+class QueryWord(Frozen):
     """A word of the question as written, and the terms it stands for."""
 
-    written: str
-    terms: tuple[str, ...]
-    name: bool = False  # written as a name is (see ``_is_name``)
+    _fields = ("written", "terms", "name")
+    __slots__ = _fields
+
+    def __init__(self, written: str, terms: tuple[str, ...], name: bool = False) -> None:
+        self.written = written
+        self.terms = terms
+        self.name = name  # written as a name is (see ``_is_name``)
 
 
 def query_words(query: str, language: str | None = None) -> list[QueryWord]:

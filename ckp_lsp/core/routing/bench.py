@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -385,7 +385,7 @@ def run_bench(
     form (the bank's files are not touched).
     """
     if index_format is not None:
-        bank.config = replace(bank.config, index_format=index_format)
+        bank.config = bank.config.replace(index_format=index_format)
         bank.index_text = update_index_text(bank.index_text, bank)
     ranked = RankedRouter(bank)
     routers: dict[str, Router | RankedRouter] = {"ranked": ranked, "index": ranked.index}

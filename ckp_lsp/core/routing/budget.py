@@ -11,9 +11,9 @@ out is named, in the answer and at the end of the declaration line.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ckp_lsp.core.format.records import Frozen, Record
 from ckp_lsp.core.format.text import split_lines
 from ckp_lsp.core.routing.words import words
 
@@ -73,15 +73,25 @@ def chars_to_tokens(chars: int) -> int:
     return -(-chars // CHARS_PER_TOKEN)
 
 
-@dataclass(frozen=True)
-class Given:
+class Given(Frozen):
     """One routed file as the agent is given it: whole, or as its TLDR and matching sections."""
 
-    entry: RouteEntry
-    part: str  # "whole" or "sections"
-    text: str
-    sections: tuple[str, ...] = ()  # the headings given (part "sections")
-    left_out: tuple[str, ...] = ()  # the headings not given (part "sections")
+    _fields = ("entry", "part", "text", "sections", "left_out")
+    __slots__ = _fields
+
+    def __init__(
+        self,
+        entry: RouteEntry,
+        part: str,  # "whole" or "sections"
+        text: str,
+        sections: tuple[str, ...] = (),  # the headings given (part "sections")
+        left_out: tuple[str, ...] = (),  # the headings not given (part "sections")
+    ) -> None:
+        self.entry = entry
+        self.part = part
+        self.text = text
+        self.sections = sections
+        self.left_out = left_out
 
     @property
     def file(self) -> str:
@@ -99,13 +109,18 @@ class Given:
         return out
 
 
-@dataclass
-class Budgeted:
+class Budgeted(Record):
     """What the budget let through of one route: the files given, and those left out."""
 
-    max_chars: int
-    given: list[Given] = field(default_factory=list)
-    dropped: list[RouteEntry] = field(default_factory=list)
+    _fields = ("max_chars", "given", "dropped")
+    __slots__ = _fields
+
+    def __init__(
+        self, max_chars: int, given: list[Given] | None = None, dropped: list[RouteEntry] | None = None
+    ) -> None:
+        self.max_chars = max_chars
+        self.given = [] if given is None else given
+        self.dropped = [] if dropped is None else dropped
 
     @property
     def used_chars(self) -> int:
@@ -125,11 +140,14 @@ class Budgeted:
         }
 
 
-@dataclass(frozen=True)
-class _Section:
-    heading: str
-    text: str  # the heading's line to the next heading of its level or above
-    inner: int  # how many of the following sections it holds (its sub-sections)
+class _Section(Frozen):
+    _fields = ("heading", "text", "inner")
+    __slots__ = _fields
+
+    def __init__(self, heading: str, text: str, inner: int) -> None:
+        self.heading = heading
+        self.text = text  # the heading's line to the next heading of its level or above
+        self.inner = inner  # how many of the following sections it holds (its sub-sections)
 
 
 def question_words(query: str, extra: tuple[str, ...] | list[str] = ()) -> frozenset[str]:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+from ckp_lsp.core.format.records import Frozen
 
 from .analysis import terms
 from .store import Analysed
@@ -23,14 +24,17 @@ _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _SAMPLE = 2000
 
 
-@dataclass(frozen=True, slots=True)
-class FileText:
+class FileText(Frozen):
     """One knowledge file's text as the router indexes it."""
 
-    path: str
-    header: str  # concept, TLDR, keywords, file name
-    body: str  # "" when only the header is known
-    raw: str = ""  # the whole file as on disk ("" when only the header is known)
+    _fields = ("path", "header", "body", "raw")
+    __slots__ = _fields
+
+    def __init__(self, path: str, header: str, body: str, raw: str = "") -> None:
+        self.path = path
+        self.header = header  # concept, TLDR, keywords, file name
+        self.body = body  # "" when only the header is known
+        self.raw = raw  # the whole file as on disk ("" when only the header is known)
 
 
 def header_text(path: str, concept: str, tldr: str, keywords: Iterable[str]) -> str:

@@ -14,8 +14,9 @@ import re
 from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import cached_property
+
+from ckp_lsp.core.format.records import Frozen, Record
 
 from .analysis import QueryWord, fold
 from .korean import is_hangul
@@ -31,25 +32,40 @@ MIN_STEM = 3
 _NUMBER_WITH_ENDING = re.compile(r"([0-9]{3,})[a-z]+")
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
+class Hit(Frozen):
     """What one question word gave one file: its share of the score, and the word as written."""
 
-    word: str
-    score: float
-    fields: tuple[int, ...]  # the fields it occurs in
+    _fields = ("word", "score", "fields")
+    __slots__ = _fields
+
+    def __init__(self, word: str, score: float, fields: tuple[int, ...]) -> None:
+        self.word = word
+        self.score = score
+        self.fields = fields  # the fields it occurs in
 
 
-@dataclass
-class Postings:
+class Postings(Record):
     """Term -> file -> count, per field, with each file's field lengths."""
 
-    weights: tuple[float, ...]
-    files: int = 0
-    tables: list[dict[str, dict[int, int]]] = field(default_factory=list)
-    lengths: list[list[int]] = field(default_factory=list)
-    stemmers: tuple[str, ...] = ()  # ISO codes whose Snowball stems group words
-    languages: tuple[str, ...] = ("en",)  # the bank's languages
+    # (no ``__slots__``: the snapshot keeps and restores its attributes, those computed on first
+    # use among them, through its ``__dict__``)
+    _fields = ("weights", "files", "tables", "lengths", "stemmers", "languages")
+
+    def __init__(
+        self,
+        weights: tuple[float, ...],
+        files: int = 0,
+        tables: list[dict[str, dict[int, int]]] | None = None,
+        lengths: list[list[int]] | None = None,
+        stemmers: tuple[str, ...] = (),  # ISO codes whose Snowball stems group words
+        languages: tuple[str, ...] = ("en",),  # the bank's languages
+    ) -> None:
+        self.weights = weights
+        self.files = files
+        self.tables = [] if tables is None else tables
+        self.lengths = [] if lengths is None else lengths
+        self.stemmers = stemmers
+        self.languages = languages
 
     @classmethod
     def build(

@@ -14,11 +14,11 @@ import os
 import re
 import stat
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ckp_lsp.core.format.index_format import route_rows
+from ckp_lsp.core.format.records import Record
 from ckp_lsp.core.project.discovery import INDEX_NAME, markdown_entries
 from ckp_lsp.core.project.within import Folder
 
@@ -34,23 +34,37 @@ FULL_READ_LIMIT = 500
 SEPARATOR = "\x1f"
 
 
-@dataclass
-class RouteTable:
+class RouteTable(Record):
     """The routing view of a bank, one column entry per knowledge file (in no particular order).
 
     Columns rather than an object per file: a large bank is read with fewer allocations.
     """
 
-    paths: list[str] = field(default_factory=list)
-    concepts: list[str] = field(default_factory=list)  # "" for a file without CONCEPT
-    keywords: list[str] = field(default_factory=list)  # ANSWERS_WHEN items joined by SEPARATOR
-    high: list[str] = field(default_factory=list)  # SIMILAR_HIGH as written: "jwt:2025-05, oauth2"
-    mid: list[str] = field(default_factory=list)  # SIMILAR_MID as written
-    sizes: list[int] = field(default_factory=list)  # characters
-    index_tokens: int = 0
-    tldrs: list[str] = field(default_factory=list)  # "" where read from the index
-    #: where the files' bodies can be read (the ranked router reads them); None: headers only
-    root: Path | None = None
+    _fields = ("paths", "concepts", "keywords", "high", "mid", "sizes", "index_tokens", "tldrs", "root")
+    __slots__ = _fields
+
+    def __init__(
+        self,
+        paths: list[str] | None = None,
+        concepts: list[str] | None = None,  # "" for a file without CONCEPT
+        keywords: list[str] | None = None,  # ANSWERS_WHEN items joined by SEPARATOR
+        high: list[str] | None = None,  # SIMILAR_HIGH as written: "jwt:2025-05, oauth2"
+        mid: list[str] | None = None,  # SIMILAR_MID as written
+        sizes: list[int] | None = None,  # characters
+        index_tokens: int = 0,
+        tldrs: list[str] | None = None,  # "" where read from the index
+        #: where the files' bodies can be read (the ranked router reads them); None: headers only
+        root: Path | None = None,
+    ) -> None:
+        self.paths: list[str] = [] if paths is None else paths
+        self.concepts: list[str] = [] if concepts is None else concepts
+        self.keywords: list[str] = [] if keywords is None else keywords
+        self.high: list[str] = [] if high is None else high
+        self.mid: list[str] = [] if mid is None else mid
+        self.sizes: list[int] = [] if sizes is None else sizes
+        self.index_tokens = index_tokens
+        self.tldrs: list[str] = [] if tldrs is None else tldrs
+        self.root = root
 
     def add(
         self, path: str, concept: str, keywords: str, high: str, mid: str, size: int, tldr: str = ""

@@ -20,7 +20,6 @@ import marshal
 import os
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +27,7 @@ if TYPE_CHECKING:
     from ckp_lsp.core.bank.bank import Bank
     from ckp_lsp.core.project.config import Config
 
+    from .index_pattern import Router
     from .ranked import RankedRouter
 
 _FILE = "route-snapshot.marshal"
@@ -63,6 +63,26 @@ def ranked_router(
     return router
 
 
+def index_router(root: Path, config: Config) -> Router:
+    """The index pattern of the bank at ``root``: the kept snapshot's while the bank is unchanged
+    (no file opened, as the ranked router reads it), else over the routing table read through the
+    bank's cache; no snapshot is written (that needs the ranked router built)."""
+    from ckp_lsp.core.bank.cache import FileCache
+    from ckp_lsp.core.routing.route_table import read_route_table
+
+    from .index_pattern import Router
+
+    snapshot = Snapshot.for_bank(root)
+    if snapshot is not None:
+        kept = snapshot.load(_key(root, config))
+        if kept is not None:
+            return kept.index
+        table = read_route_table(root, config, cache=FileCache.for_bank(root))
+    else:
+        table = read_route_table(root, config)
+    return Router(table, config.file_budget_tokens)
+
+
 def _built(root: Path, config: Config, within: list[Path] | None = None) -> RankedRouter:
     """The router built from the bank's cache and kept analysis (files read only where changed)."""
     from ckp_lsp.core.bank.cache import FileCache
@@ -85,7 +105,7 @@ def _key(root: Path, config: Config) -> tuple[Any, ...]:
 
     # The settings as written (the model's settings are no part of routing, nor kept here); no
     # digest, which would import hashlib and start OpenSSL in every process.
-    settings = repr(replace(config, llm=LlmConfig(), problems=(), ignored=()))
+    settings = repr(config.replace(llm=LlmConfig(), problems=(), ignored=()))
     # The listing as bytes, compared as they are rather than decoded into a tuple a file; in the
     # order the folders list their files (the same while a folder is unchanged: a folder listed
     # in another order only builds the router again).

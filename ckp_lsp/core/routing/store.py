@@ -12,27 +12,38 @@ from __future__ import annotations
 
 import marshal
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ckp_lsp.core.bank.cache import FOLDER, _stamp, cache_disabled, cache_path, open_cache, save_cache
+from ckp_lsp.core.format.records import Frozen
 
 _FILE = "route.marshal"
 #: bump when what an entry holds changes
 FORMAT = 1
 
 
-@dataclass(frozen=True, slots=True)
-class Analysed:
+class Analysed(Frozen):
     """One file as the ranked router indexes it: its fields' term counts and what tells its languages."""
 
-    counts: tuple[dict[str, int], dict[str, int], dict[str, int]]
-    lengths: tuple[int, int, int]
-    kana: bool
-    ideographs: bool
-    languages: tuple[str, ...]
-    language: str | None  # the segmentation its ideographs were cut with
+    _fields = ("counts", "lengths", "kana", "ideographs", "languages", "language")
+    __slots__ = _fields
+
+    def __init__(
+        self,
+        counts: tuple[dict[str, int], dict[str, int], dict[str, int]],
+        lengths: tuple[int, int, int],
+        kana: bool,
+        ideographs: bool,
+        languages: tuple[str, ...],
+        language: str | None,  # the segmentation its ideographs were cut with
+    ) -> None:
+        self.counts = counts
+        self.lengths = lengths
+        self.kana = kana
+        self.ideographs = ideographs
+        self.languages = languages
+        self.language = language
 
     def as_value(self) -> tuple[Any, ...]:
         return (self.counts, self.lengths, self.kana, self.ideographs, self.languages, self.language)

@@ -47,7 +47,34 @@ __all__ = [
     "stop_commands",
 ]
 
-_TEXT_ONLY: set[tuple[str, str, str]] = set()  # endpoints that rejected structured output
+
+class TextOnly:
+    """The endpoints that rejected structured output, remembered for the process (the editor makes
+    a provider for each Recompile), at most ``limit`` of them: a server that lives for days while
+    its settings name ever new endpoints forgets the one rejected longest ago, which costs that
+    endpoint one rejected request again."""
+
+    def __init__(self, limit: int = 64) -> None:
+        self.limit = limit
+        self._seen: dict[tuple[str, str, str], None] = {}
+
+    def __contains__(self, endpoint: object) -> bool:
+        return endpoint in self._seen
+
+    def __len__(self) -> int:
+        return len(self._seen)
+
+    def add(self, endpoint: tuple[str, str, str]) -> None:
+        self._seen.pop(endpoint, None)
+        self._seen[endpoint] = None
+        while len(self._seen) > self.limit:
+            del self._seen[next(iter(self._seen))]
+
+    def clear(self) -> None:
+        self._seen.clear()
+
+
+_TEXT_ONLY = TextOnly()  # endpoints that rejected structured output
 
 
 class _Sending(HttpApi):

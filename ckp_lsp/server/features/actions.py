@@ -57,12 +57,6 @@ def text_edit(
     )
 
 
-def annotations_supported(caps: types.ClientCapabilities | None) -> bool:
-    """Whether the client takes change annotations (``workspace.workspaceEdit.changeAnnotationSupport``)."""
-    ws = caps.workspace.workspace_edit if caps is not None and caps.workspace is not None else None
-    return ws is not None and ws.change_annotation_support is not None and bool(ws.document_changes)
-
-
 def recompile_annotation(changes: str) -> types.ChangeAnnotation:
     """The annotation a recompile's edit carries: what it changes. It asks no confirmation: the
     action's title said what changes, the edit is undone at once, and an edit that needs one

@@ -1,8 +1,6 @@
-"""Keeping ``_index.md`` current from the editor: the Regenerate index command and update on save."""
+"""The edit that makes a bank's ``_index.md`` current (the Regenerate index command, the update on save)."""
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
@@ -12,21 +10,6 @@ from ckp_lsp.core.format.text import split_lines, utf16_len
 from ckp_lsp.core.project.within import inside
 
 from ..convert import uri_of
-
-if TYPE_CHECKING:
-    from ..server import CkpServer
-
-
-def fresh_index(ls: CkpServer, bank: Bank) -> None:
-    """Take the bank's ``_index.md`` from disk unless the editor has it open: an agent may have
-    created or rewritten it before any watched-file event came, and an edit made for a text that
-    is no longer there would overwrite the agent's."""
-    if bank.index_path in ls.state.open:
-        return
-    before = bank.index_text
-    dirty = ls.state.disk_changed(bank.index_path)
-    if bank.index_text != before and dirty:
-        ls.publisher.later(dirty)
 
 
 def index_edit(bank: Bank) -> types.WorkspaceEdit | None:
@@ -58,16 +41,3 @@ def _whole(text: str) -> types.Range:
         start=types.Position(line=0, character=0),
         end=types.Position(line=len(lines) - 1, character=utf16_len(lines[-1])),
     )
-
-
-def on_save(ls: CkpServer, uri: str) -> None:
-    """With ``ckp.index.updateOnSave``, rewrite the index when a saved header changed it."""
-    doc = ls.doc_at(uri)
-    if doc is None or doc.is_index or not doc.bank.config.index_update_on_save:
-        return
-    fresh_index(ls, doc.bank)
-    edit = index_edit(doc.bank)
-    if edit is not None:
-        ls.spawn(
-            ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=edit, label="Update CKP index"))
-        )

@@ -1,163 +1,84 @@
-"""The Recompile CKP header command: progress, cancellation, a timeout, and an undoable edit."""
+"""Recompiling a header from the editor, planned: what is compiled or why not, and the edit that
+applies the result (``handlers/recompile.py`` runs it: the model, progress, the editor's answer)."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import itertools
-import threading
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from ckp_lsp.core.edit.header_changes import describe
-from ckp_lsp.core.edit.line_edits import line_edits
-from ckp_lsp.core.format.text import BOM
-
-from ...core.compile.compiler import compile_header
-from ...core.compile.job import Job, Usage
-from ...core.compile.model import CompileError
-from ...faces.llm.providers import provider_for
-from ..pygls_compat import forget_progress
-from .actions import annotations_supported, recompile_annotation, text_edit
+from ...core.bank.bank import Bank
+from ...core.compile.job import Usage
+from ...core.edit.header_changes import describe
+from ...core.edit.line_edits import line_edits
+from ...core.format.text import BOM
+from .actions import recompile_annotation, text_edit
 
 if TYPE_CHECKING:
-    from ..server import CkpServer
-
-_tokens = itertools.count(1)
-T = TypeVar("T")
+    from ...core.compile.compiler import Compiled
+    from ..snapshot import Snapshot
 
 
-def _tell(ls: CkpServer, message: str, kind: types.MessageType = types.MessageType.Error) -> None:
-    ls.window_show_message(types.ShowMessageParams(type=kind, message=message))
+@dataclass(frozen=True)
+class Refused:
+    """A recompile that does not start: the word the command answers, and what the user is told."""
+
+    reason: str
+    message: str
+    kind: types.MessageType = types.MessageType.Error
 
 
-async def recompile(ls: CkpServer, uri: str) -> dict[str, Any]:
-    """Recompile the header of ``uri`` and apply it as a WorkspaceEdit; a dict says what happened."""
-    doc = ls.doc_at(uri)
-    if doc is None or doc.is_index or doc.file is None:  # a file the bank skipped is never read
-        _tell(ls, "CKP: Recompile works on knowledge files inside a memory bank.")
-        return {"applied": False, "reason": "not a knowledge file"}
-    opened = ls.workspace.text_documents.get(uri)
-    if opened is None:
-        try:  # a file deleted since the bank read it is said so
-            doc.bank.disk.read(doc.bank.root / doc.rel)
-        except OSError as exc:
-            why = exc.strerror or type(exc).__name__
-            _tell(ls, f"CKP: cannot recompile {doc.rel}: the file cannot be read ({why}).")
-            return {"applied": False, "reason": f"cannot read the file ({why})"}
+@dataclass(frozen=True)
+class Plan:
+    """A recompile that starts: the editor's document as the request found it."""
+
+    uri: str
+    bank: Bank
+    rel: str
+    text: str  # the editor's text without its BOM: what is compiled
+    bom: str  # the BOM in front of the header ("" when none): kept, never compiled
+    version: int | None
+    annotate: bool  # the client labels the change with what it does (VS Code)
+
+
+def plan(snap: Snapshot | None, unreadable: str | None = None) -> Plan | Refused:
+    """What recompiling the document of ``snap`` does; ``unreadable``: why its file cannot be
+    read, when the editor does not have it open."""
+    if snap is None or snap.doc.is_index or snap.file is None:  # a file the bank skipped is never read
+        return Refused(
+            "not a knowledge file", "CKP: Recompile works on knowledge files inside a memory bank."
+        )
+    if snap.opened is None:
+        if unreadable is not None:  # a file deleted since the bank read it is said so
+            return Refused(
+                f"cannot read the file ({unreadable})",
+                f"CKP: cannot recompile {snap.rel}: the file cannot be read ({unreadable}).",
+            )
         # An edit to a file the editor has not open carries no version: applied to whatever the
         # disk holds by then, it would overwrite a change made meanwhile (an agent's).
-        _tell(
-            ls,
-            f"CKP: open {doc.rel} to recompile its header, or run `ckp compile {doc.rel}` "
+        return Refused(
+            "not open",
+            f"CKP: open {snap.rel} to recompile its header, or run `ckp compile {snap.rel}` "
             "(it writes only if the file did not change meanwhile).",
             types.MessageType.Warning,
         )
-        return {"applied": False, "reason": "not open"}
-    text, version = opened.source, opened.version
-    bom = BOM if text.startswith(BOM) else ""  # kept in front of the header, never compiled
-    # Read now, not when the bank was loaded: a folder trusted since (`ckp trust`) counts at once.
-    config = await asyncio.to_thread(ls.state.config_for, doc.bank.root)
-    _tell_ignored(ls, config.ignored)
-    llm = config.llm
-    try:
-        provider = provider_for(llm)
-    except CompileError as exc:
-        _tell(ls, f"CKP: cannot recompile: {exc}")
-        return {"applied": False, "reason": str(exc)}
-    name = llm.provider if provider is not None else "offline"
-    token = f"ckp-recompile-{next(_tokens)}"
-    progress = await _begin(ls, token, f"Recompiling {doc.rel} ({name})")
-    job = Job(llm.timeout)  # the deadline of the answer; cancelling it kills the model's command
+    opened = snap.opened
+    bom = BOM if opened.bom else ""
+    return Plan(snap.uri, snap.bank, snap.rel, opened.text, bom, opened.version, snap.caps.change_annotations)
 
-    def stop(_: object = None) -> None:
-        job.cancel()
-        work.cancel()
 
-    # The compiler runs on a thread, on a snapshot: edits made meanwhile change the live bank only.
-    work = _in_thread(compile_header, doc.bank.snapshot(), doc.rel, text[len(bom) :], provider, job)
-    if progress:
-        cancel = ls.work_done_progress.tokens.get(token)
-        if cancel is not None:
-            cancel.add_done_callback(stop)
-    try:
-        compiled = await asyncio.wait_for(asyncio.shield(work), timeout=llm.timeout + 5)
-    except asyncio.CancelledError:
-        stop()
-        _end(ls, token, progress, "cancelled")
-        return {"applied": False, "reason": "cancelled"}
-    except asyncio.TimeoutError:
-        stop()
-        _end(ls, token, progress, "timed out")
-        _tell(
-            ls,
-            f"CKP: the {name} compiler gave no answer within {llm.timeout:.0f} s; raise ckp.llm.timeout or try again.",
-        )
-        return {"applied": False, "reason": "timeout"}
-    except CompileError as exc:
-        _end(ls, token, progress, f"failed{_spent(job.usage)}")
-        _tell(ls, f"CKP: recompile failed, the document is unchanged: {exc}")
-        return {"applied": False, "reason": str(exc)}
-    current = ls.workspace.text_documents.get(uri)
-    if current is None or current.source != text:
-        _end(ls, token, progress, "refused")
-        _tell(
-            ls,
-            "CKP: the document changed while the header was compiling; nothing was applied, run Recompile again.",
-            types.MessageType.Warning,
-        )
-        return {"applied": False, "reason": "document changed"}
-    if compiled.text == text[len(bom) :]:
-        _end(ls, token, progress, f"header already up to date{_spent(compiled.usage)}")
-        return {"applied": False, "reason": "unchanged", **_usage_of(compiled.usage)}
+def edit_of(plan: Plan, compiled: Compiled) -> types.WorkspaceEdit:
+    """The edit that applies ``compiled``: one per run of changed lines, each readable on its own,
+    the unchanged lines untouched."""
     note = None
-    if annotations_supported(ls.client_capabilities):  # VS Code labels the change with what it does
-        note = recompile_annotation(describe(text[len(bom) :], compiled.text, doc.rel, names=True))
-    # One edit per run of changed lines: each readable on its own, the unchanged lines untouched.
-    edit = text_edit(uri, version, line_edits(bom + compiled.replaced, bom + compiled.header), note)
-    _end(ls, token, progress, f"applying{_spent(compiled.usage)}")
-    result = await ls.workspace_apply_edit_async(
-        types.ApplyWorkspaceEditParams(edit=edit, label="Recompile CKP header")
-    )
-    outcome = {} if result.applied else {"reason": _not_applied(ls, uri, version, doc.rel, result)}
-    return {
-        "applied": bool(result.applied),
-        **outcome,
-        "cached": compiled.cached,
-        "provider": name,
-        **_usage_of(compiled.usage),
-    }
+    if plan.annotate:
+        note = recompile_annotation(describe(plan.text, compiled.text, plan.rel, names=True))
+    edits = line_edits(plan.bom + compiled.replaced, plan.bom + compiled.header)
+    return text_edit(plan.uri, plan.version, edits, note)
 
 
-def _not_applied(
-    ls: CkpServer, uri: str, version: int | None, rel: str, result: types.ApplyWorkspaceEditResult
-) -> str:
-    """Say why the editor did not apply the edit, as loudly as it deserves; the reason, in a word.
-
-    LSP gives a ``failureReason`` for a failure; without one the user declined the edit (VS
-    Code's Refactor Preview discarded), a choice and no error, so it is only logged. VS Code's
-    client also answers a version mismatch without a reason: a document edited since is told apart
-    by its version.
-    """
-    if result.failure_reason:
-        _tell(ls, f"CKP: the editor could not apply the recompiled header of {rel}: {result.failure_reason}.")
-        return result.failure_reason
-    current = ls.workspace.text_documents.get(uri)
-    if current is None or current.version != version:
-        _tell(
-            ls,
-            "CKP: the document changed before the recompiled header could be applied; nothing was applied, "
-            "run Recompile again.",
-            types.MessageType.Warning,
-        )
-        return "document changed"
-    ls.log(f"ckp-lsp: recompiled header of {rel} not applied: declined in the editor")
-    return "declined"
-
-
-def _spent(usage: Usage) -> str:
+def spent(usage: Usage) -> str:
     """What the model's requests cost, for the progress end message: `` (1,234 tokens: …)``."""
     if not usage.requests:
         return ""
@@ -167,61 +88,9 @@ def _spent(usage: Usage) -> str:
     )
 
 
-def _usage_of(usage: Usage) -> dict[str, int]:
+def usage_of(usage: Usage) -> dict[str, int]:
     return {
         "promptTokens": usage.prompt_tokens,
         "completionTokens": usage.completion_tokens,
         "requests": usage.requests,
     }
-
-
-def _in_thread(fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
-    """``fn(*args)`` on a daemon thread: a model that never answers cannot keep the server from exiting."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[T] = loop.create_future()
-
-    def settle(result: Any, error: BaseException | None) -> None:
-        if future.done():
-            return  # cancelled meanwhile
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(result)
-
-    def run() -> None:
-        result, error = None, None
-        try:
-            result = fn(*args)
-        except BaseException as exc:
-            error = exc
-        with contextlib.suppress(RuntimeError):  # the loop is closed: the server has exited
-            loop.call_soon_threadsafe(settle, result, error)
-
-    threading.Thread(target=run, name="ckp-recompile", daemon=True).start()
-    return future
-
-
-def _tell_ignored(ls: CkpServer, notes: tuple[str, ...]) -> None:
-    """Say which workspace settings an untrusted folder could not choose: logged always, shown once."""
-    for note in notes:
-        ls.log(f"ckp-lsp: {note}", types.MessageType.Warning)
-        if note not in ls.told:
-            ls.told.add(note)
-            _tell(ls, f"CKP: {note}", types.MessageType.Warning)
-
-
-async def _begin(ls: CkpServer, token: str, title: str) -> bool:
-    if not ls.caps.work_done_progress:
-        return False
-    try:
-        await ls.work_done_progress.create_async(token)
-    except Exception:
-        return False
-    ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, cancellable=True))
-    return True
-
-
-def _end(ls: CkpServer, token: str, progress: bool, message: str) -> None:
-    if progress:
-        ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
-        forget_progress(ls, token)

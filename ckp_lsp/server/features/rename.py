@@ -8,12 +8,14 @@ from typing import Any
 
 from lsprotocol import types
 
-from ckp_lsp.core.navigation.references import Token, plan_rename, rename_problem, token_at
-
+from ...core.navigation.references import Token, plan_rename, rename_problem, token_at
+from ..client import ClientCapabilities
 from ..convert import to_range, uri_in
 from ..pygls_compat import Refusal
 from ..state import Doc
 
+#: a client that takes neither ``documentChanges`` nor file renames
+_PLAIN = ClientCapabilities()
 _RENAMABLE = ("concept", "relationship", "index-concept", "index-relationship")
 
 
@@ -42,21 +44,12 @@ def prepare_rename(
     )
 
 
-def edit_support(caps: types.ClientCapabilities | None) -> tuple[bool, bool]:
-    """Whether the client takes ``documentChanges``, and whether they may rename files."""
-    ws = caps.workspace.workspace_edit if caps is not None and caps.workspace is not None else None
-    if ws is None:
-        return False, False
-    moves = types.ResourceOperationKind.Rename in (ws.resource_operations or ())
-    return bool(ws.document_changes) or moves, moves
-
-
 def rename(
     doc: Doc,
     line: int,
     col: int,
     new_name: str,
-    caps: types.ClientCapabilities | None = None,
+    caps: ClientCapabilities = _PLAIN,
     version_of: Callable[[str], int | None] = lambda uri: None,
     boms: Container[Path] = (),
 ) -> types.WorkspaceEdit:
@@ -70,7 +63,8 @@ def rename(
             "only a concept can be renamed: put the cursor on a CONCEPT value or on an entry"
         )
     bank = doc.bank
-    document_changes, moves = edit_support(caps)
+    moves = caps.file_renames
+    document_changes = caps.document_changes or moves
     new_name = new_name.strip()
     problem = rename_problem(bank, token.concept, new_name, moves)
     if problem is not None:

@@ -1,5 +1,6 @@
 """The thin handler of each feature, one module per feature in ``features``; importing this package
-registers them all, with those of start-up, document sync and publishing, on ``server``.
+adds them all, with those of start-up and document sync, to the table a server is built with
+(``server.table``, registered by ``factory.create_server``).
 
 A handler imports its feature's module when it is first asked (the warm-up after the first
 findings imports them on a thread): the start imports only what the first findings need."""
@@ -7,7 +8,6 @@ findings imports them on a thread): the start imports only what the first findin
 from __future__ import annotations
 
 from .. import startup, sync
-from ..server import server
 from . import (
     actions,
     completion,
@@ -39,7 +39,6 @@ __all__ = [
     "references",
     "rename",
     "route",
-    "server",
     "startup",
     "symbols",
     "sync",

@@ -8,22 +8,19 @@ from lsprotocol import types
 
 from ..convert import uri_of
 from ..diagnostics import result_id
-from ..server import CkpServer, guarded, server
+from ..server import CkpServer, guarded, table
+from ..snapshot import Snapshot
 
 
-@server.feature(
+@table.document(
     types.TEXT_DOCUMENT_DIAGNOSTIC,
+    types.RelatedFullDocumentDiagnosticReport(items=[]),
     types.DiagnosticOptions(identifier="ckp", inter_file_dependencies=True, workspace_diagnostics=True),
 )
-@guarded(types.RelatedFullDocumentDiagnosticReport(items=[]))
-async def document_diagnostic(
-    ls: CkpServer, params: types.DocumentDiagnosticParams
+def document_diagnostic(
+    ls: CkpServer, snap: Snapshot, params: types.DocumentDiagnosticParams
 ) -> types.DocumentDiagnosticReport:
-    await ls.indexer.ready.wait()
-    doc = ls.doc_at(params.text_document.uri)
-    if doc is None:
-        return types.RelatedFullDocumentDiagnosticReport(items=[])
-    items = ls.publisher.diagnostics(doc)
+    items = ls.publisher.diagnostics(snap.doc)
     rid = result_id(items)
     if params.previous_result_id == rid:
         return types.RelatedUnchangedDocumentDiagnosticReport(result_id=rid)
@@ -34,7 +31,7 @@ async def document_diagnostic(
 HOLD = 60.0
 
 
-@server.feature(types.WORKSPACE_DIAGNOSTIC)
+@table.feature(types.WORKSPACE_DIAGNOSTIC)
 @guarded(types.WorkspaceDiagnosticReport(items=[]))
 async def workspace_diagnostic(
     ls: CkpServer, params: types.WorkspaceDiagnosticParams
@@ -69,14 +66,15 @@ def _report(
     items: list[types.WorkspaceDocumentDiagnosticReport] = []
     changed = False
     answered: set[str] = set()
-    for doc in ls.state.all_docs():
+    version_of = ls.session.documents.version_of
+    for doc in ls.session.state.all_docs():
         uri = uri_of(doc.bank.root / doc.rel)
         answered.add(uri)
         diags = ls.publisher.diagnostics(doc)
         if not diags and uri not in previous:
             continue
         rid = result_id(diags)
-        version = ls.version_of(uri)
+        version = version_of(uri)
         if previous.get(uri) == rid:
             items.append(
                 types.WorkspaceUnchangedDocumentDiagnosticReport(uri=uri, version=version, result_id=rid)
@@ -100,7 +98,7 @@ def _report(
             changed = True
             items.append(
                 types.WorkspaceFullDocumentDiagnosticReport(
-                    uri=uri, version=ls.version_of(uri), items=[], result_id=empty
+                    uri=uri, version=version_of(uri), items=[], result_id=empty
                 )
             )
     return items, changed

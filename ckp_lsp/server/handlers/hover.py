@@ -2,32 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Generator
-from typing import Any
-
 from lsprotocol import types
 
-from ..convert import after_bom
-from ..server import CkpServer, guarded, server, when_ready
+from ..server import CkpServer, table
+from ..snapshot import Snapshot
 
 
-@server.feature(types.TEXT_DOCUMENT_HOVER)
-@guarded(None)
-def hover(ls: CkpServer, params: types.HoverParams) -> Generator[Any, Any, Any]:
-    yield from when_ready(ls)
+@table.document(types.TEXT_DOCUMENT_HOVER, None)
+def hover(ls: CkpServer, snap: Snapshot, params: types.HoverParams) -> types.Hover | None:
     from ..features.hover import hover_in
 
-    at = ls.position(params.text_document.uri, params.position)
-    if at is None:
-        return None
-    doc, line, col = at
+    line, col = snap.position(params.position)
     # A client that shows the diagnostics in the hover (VS Code): what they say is not repeated.
     shown = (
-        frozenset((f.code, f.span) for f in ls.state.findings(doc))
-        if ls.caps.hover_shows_diagnostics
+        frozenset((f.code, f.span) for f in snap.findings())
+        if snap.caps.hover_shows_diagnostics
         else frozenset()
     )
-    found = hover_in(doc.bank, doc.rel, line, col, shown)
+    found = hover_in(snap.bank, snap.rel, line, col, shown)
     if found is not None and found.range is not None:
-        found.range = after_bom(found.range, ls.has_bom(doc))
+        found.range = snap.editor_range(found.range)
     return found

@@ -7,18 +7,16 @@ from typing import Any
 from lsprotocol import types
 
 from ..features.lens import SHOW_REFERENCES, code_lenses
-from ..server import CkpServer, guarded, server
+from ..server import CkpServer, guarded, table
+from ..snapshot import Snapshot
 
 
-@server.feature(types.TEXT_DOCUMENT_CODE_LENS)
-@guarded([])
-async def code_lens(ls: CkpServer, params: types.CodeLensParams) -> list[types.CodeLens]:
-    await ls.indexer.ready.wait()
-    doc = ls.doc_at(params.text_document.uri)
-    return code_lenses(doc, ls.has_bom(doc)) if doc else []
+@table.document(types.TEXT_DOCUMENT_CODE_LENS, [])
+def code_lens(ls: CkpServer, snap: Snapshot, params: types.CodeLensParams) -> list[types.CodeLens]:
+    return code_lenses(snap.doc, snap.bom)
 
 
-@server.command(SHOW_REFERENCES)
+@table.command(SHOW_REFERENCES)
 @guarded([])
 async def show_references(ls: CkpServer, *args: Any) -> list[types.Location]:
     """The references the lens counts, for ``[uri, position]``.
@@ -33,6 +31,9 @@ async def show_references(ls: CkpServer, *args: Any) -> list[types.Location]:
     uri, at = (args[0], args[1]) if len(args) >= 2 else (None, None)
     if not isinstance(uri, str) or not isinstance(at, dict):
         return []
+    snap = ls.session.snapshot(uri)
+    if snap is None:
+        return []
+    # the lens's position: the editor's, as every position sent
     position = types.Position(line=int(at.get("line", 0)), character=int(at.get("character", 0)))
-    found = ls.position(uri, position)  # the lens's position: the editor's, as every position sent
-    return (references(*found, False, ls.state.boms) or []) if found is not None else []
+    return references(snap.doc, *snap.position(position), False, snap.boms) or []

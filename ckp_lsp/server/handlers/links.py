@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ..server import CkpServer, guarded, server
+from ..server import CkpServer, table
+from ..snapshot import Snapshot
 
 
-@server.feature(types.TEXT_DOCUMENT_DOCUMENT_LINK)
-@guarded([])
-async def document_link(ls: CkpServer, params: types.DocumentLinkParams) -> list[types.DocumentLink]:
-    await ls.indexer.ready.wait()
+@table.document(types.TEXT_DOCUMENT_DOCUMENT_LINK, [])
+def document_link(
+    ls: CkpServer, snap: Snapshot, params: types.DocumentLinkParams
+) -> list[types.DocumentLink]:
     from ..features.links import document_links
 
-    doc = ls.doc_at(params.text_document.uri)
-    return document_links(doc, ls.caps.link_tooltips, ls.has_bom(doc)) if doc else []
+    return document_links(snap.doc, snap.caps.link_tooltips, snap.bom)

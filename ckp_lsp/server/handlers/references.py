@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Generator
-from typing import Any
-
 from lsprotocol import types
 
-from ..server import CkpServer, guarded, server, when_ready
+from ..server import CkpServer, table
+from ..snapshot import Snapshot
 
 
-@server.feature(types.TEXT_DOCUMENT_REFERENCES)
-@guarded(None)
-def find_references(ls: CkpServer, params: types.ReferenceParams) -> Generator[Any, Any, Any]:
-    yield from when_ready(ls)
+@table.document(types.TEXT_DOCUMENT_REFERENCES, None)
+def find_references(
+    ls: CkpServer, snap: Snapshot, params: types.ReferenceParams
+) -> list[types.Location] | None:
     from ..features.references import references
 
-    at = ls.position(params.text_document.uri, params.position)
     declaration = params.context.include_declaration
-    return references(*at, declaration, ls.state.boms) if at is not None else None
+    return references(snap.doc, *snap.position(params.position), declaration, snap.boms)

@@ -4,29 +4,23 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ..server import CkpServer, guarded, server
+from ..server import CkpServer, table
+from ..snapshot import Snapshot
 
 
-@server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
-@guarded(None)
-async def prepare_rename(
-    ls: CkpServer, params: types.PrepareRenameParams
+@table.document(types.TEXT_DOCUMENT_PREPARE_RENAME, None)
+def prepare_rename(
+    ls: CkpServer, snap: Snapshot, params: types.PrepareRenameParams
 ) -> types.PrepareRenameResult | None:
-    await ls.indexer.ready.wait()
     from ..features import rename
 
-    at = ls.position(params.text_document.uri, params.position)
-    return rename.prepare_rename(*at, ls.state.boms) if at is not None else None
+    return rename.prepare_rename(snap.doc, *snap.position(params.position), snap.boms)
 
 
-@server.feature(types.TEXT_DOCUMENT_RENAME)
-@guarded(None)
-async def rename_concept(ls: CkpServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
-    await ls.indexer.ready.wait()
+@table.document(types.TEXT_DOCUMENT_RENAME, None)
+def rename_concept(ls: CkpServer, snap: Snapshot, params: types.RenameParams) -> types.WorkspaceEdit | None:
     from ..features import rename
 
-    at = ls.position(params.text_document.uri, params.position)
-    if at is None:
-        return None
-    caps = ls.client_capabilities
-    return rename.rename(*at, params.new_name, caps, ls.version_of, ls.state.boms)
+    line, col = snap.position(params.position)
+    versions = ls.session.documents.version_of
+    return rename.rename(snap.doc, line, col, params.new_name, snap.caps, versions, snap.boms)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..convert import uri_of
-from ..server import CkpServer, guarded, server
+from ..server import CkpServer, guarded, table
 
 
-@server.command("ckp.route")
+@table.command("ckp.route")
 @guarded({})
 async def cmd_route(ls: CkpServer, *args: Any) -> dict[str, Any]:
     await ls.indexer.ready.wait()
@@ -19,15 +19,13 @@ async def cmd_route(ls: CkpServer, *args: Any) -> dict[str, Any]:
         arg = {"query": arg}
     query = str(arg.get("query", ""))
     uri = arg.get("bank") or arg.get("uri")
-    doc = ls.doc_at(uri) if isinstance(uri, str) else None
-    bank = doc.bank if doc is not None else next(iter(ls.state.banks.values()), None)
+    session = ls.session
+    doc = session.doc_at(uri) if isinstance(uri, str) else None
+    bank = doc.bank if doc is not None else next(iter(session.state.banks.values()), None)
     if bank is None:
         return {"error": "no memory bank in this workspace"}
-    cached = ls.routers.get(bank.root)
-    if cached is None or cached[0] != ls.state.version:
-        cached = (ls.state.version, RankedRouter(bank))  # rebuilt only after a change
-        ls.routers[bank.root] = cached
-    result = cached[1].route(query).as_dict()
+    router = session.router(bank.root, lambda: RankedRouter(bank))
+    result = router.route(query).as_dict()
     result["bank"] = uri_of(bank.root)
     for entry in result.get("loaded", []):
         entry["uri"] = uri_of(bank.root / entry["file"])

@@ -1,0 +1,95 @@
+"""The bank service every face uses (``faces/banks.py``): one write with one outcome, the index
+written when it drifted only, and ``ckp init`` adopting a bank through the same offline compile
+as ``ckp compile --all`` (the real ``ckp`` command)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from ckp_lsp.faces.banks import compile_offline, on_disk, read_bank, read_file, write_file, write_index
+from tests.unit.builders import bare_header, write_files
+
+CKP = Path(sys.executable).with_name("ckp")
+NOTES = {
+    "auth.md": "# Auth\n\nTokens are signed with RS256 and checked against the JWKS.\n",
+    "billing.md": "# Billing\n\nInvoices go out monthly through Stripe.\n",
+    "deploy.md": "# Deploy\n\nThe service ships to Fly.io from the main branch.\n",
+}
+
+
+def ckp(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("CKP_NO_CACHE", "CKP_CACHE_DIR")}
+    env["HOME"] = str(cwd.parent / "home")
+    return subprocess.run([str(CKP), *argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_init_adopts_a_bank_as_compile_all_and_index_would(tmp_path: Path) -> None:
+    adopted, compiled = tmp_path / "a", tmp_path / "b"
+    write_files(adopted / "memory-bank", NOTES)
+    shutil.copytree(adopted, compiled)
+    init = ckp(["init", "."], adopted)
+    assert init.returncode == 0, init.stderr
+    assert "Adopted the bank memory-bank: 3 file(s)" in init.stdout
+    for argv in (["compile", "--all", "memory-bank"], ["index", "memory-bank"]):
+        done = ckp(argv, compiled)
+        assert done.returncode == 0, done.stderr
+    for rel in [*NOTES, "_index.md"]:
+        assert (adopted / "memory-bank" / rel).read_bytes() == (
+            compiled / "memory-bank" / rel
+        ).read_bytes(), rel
+
+
+def test_a_write_refused_is_an_outcome_and_the_bank_keeps_what_it_had(tmp_path: Path) -> None:
+    root = write_files(tmp_path / "memory-bank", {"auth.md": bare_header(CONCEPT="auth")})
+    bank = read_bank(root)
+    kept = bank.files["auth.md"]
+    text, bom = read_file(bank, "auth.md")
+    (root / "auth.md").write_text(text + "Typed meanwhile.\n", encoding="utf-8")
+    done = write_file(bank, "auth.md", text.replace("Body.", "Fixed."), expected=text, bom=bom)
+    assert not done.ok and "auth.md" in done.refused
+    assert (root / "auth.md").read_text(encoding="utf-8").endswith("Typed meanwhile.\n")
+    assert bank.files["auth.md"] is kept
+    written = write_file(bank, "auth.md", text + "More.\n", expected=text + "Typed meanwhile.\n", bom=bom)
+    assert written.ok and (root / "auth.md").read_text(encoding="utf-8") == text + "More.\n"
+
+
+def test_the_bank_takes_what_was_written(tmp_path: Path) -> None:
+    root = write_files(tmp_path / "memory-bank", {"auth.md": bare_header(CONCEPT="auth")})
+    bank = read_bank(root)
+    text, _ = read_file(bank, "auth.md")
+    assert write_file(bank, "auth.md", text.replace("CONCEPT: auth", "CONCEPT: login"), expected=text).ok
+    assert "login" in bank.by_concept and "auth" not in bank.by_concept
+
+
+def test_the_index_is_written_when_it_drifted_and_only_then(tmp_path: Path) -> None:
+    root = write_files(tmp_path / "memory-bank", {"auth.md": bare_header(CONCEPT="auth")})
+    bank = read_bank(root)
+    first = write_index(bank)
+    assert first is not None and first.ok and (root / "_index.md").read_text(encoding="utf-8") == first.text
+    assert write_index(bank) is None  # up to date: nothing written
+    assert bank.index_text == first.text
+
+
+def test_a_dry_run_compiles_and_writes_nothing(tmp_path: Path) -> None:
+    root = write_files(tmp_path / "memory-bank", NOTES)
+    before = {rel: (root / rel).read_bytes() for rel in NOTES}
+    done = compile_offline(read_bank(root), dry_run=True)
+    assert {o.rel for o in done.outcomes if o.changed} == set(NOTES) and done.written == []
+    assert {rel: (root / rel).read_bytes() for rel in NOTES} == before
+
+
+def test_a_change_on_disk_is_read_as_text_gone_or_refused_with_why(tmp_path: Path) -> None:
+    root = write_files(tmp_path / "memory-bank", {"auth.md": bare_header(CONCEPT="auth")})
+    (tmp_path / "secret.md").write_text("outside\n", encoding="utf-8")
+    bank = read_bank(root)
+    assert on_disk(bank, "auth.md").text == bare_header(CONCEPT="auth")
+    (root / "auth.md").unlink()
+    gone = on_disk(bank, "auth.md")
+    assert gone.text is None and gone.why is None
+    (root / "auth.md").symlink_to(tmp_path / "secret.md")
+    linked = on_disk(bank, "auth.md")
+    assert linked.text is None and linked.why
