@@ -20,7 +20,6 @@ from ckp_lsp.core.routing.bench import (
     tool_json,
     tool_tokens,
 )
-from ckp_lsp.core.routing.index_pattern import Router
 from ckp_lsp.core.routing.ranked import RankedRouter
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "route"
@@ -163,7 +162,7 @@ def test_a_subset_is_measured_with_its_own_rendered_index(bank: Bank) -> None:
     small = subset(bank, subset_order(bank, queries)[:3])
     index = tokens(update_index_text(None, small))
     files = sum(kf.tokens for kf in small.files.values())
-    router = Router(small)
+    router = RankedRouter(small)  # (the bench's router, the ranked one, on the subset)
     assert router.index_tokens == index
     assert report.sizes[0].without_ckp == files
     with_ckp = [router.route(q.text).tokens.with_ckp for q in queries]

@@ -1,12 +1,13 @@
 """ANSWERS_WHEN offline for the index pattern: the words of the concept's name, single words before
-phrases, the words a file keeps coming back to, and no word every file of the bank uses."""
+phrases, the words a file keeps coming back to, no word every file of the bank uses, a code name
+said once, and SPEC's 20 keywords."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from ckp_lsp.core.compile.offline import MAX_KEYWORDS, BankFile, compile_bank
-from ckp_lsp.core.compile.offline.keywords import Term, ranked
+from ckp_lsp.core.compile.offline.keywords import Term, choose_keywords, ranked
 from ckp_lsp.core.compile.offline.terms import Corpus
 from ckp_lsp.core.format.limits import MAX_KEYWORDS as SPEC_MAX_KEYWORDS
 
@@ -69,8 +70,22 @@ def test_a_word_every_file_uses_is_no_keyword() -> None:
         assert "service" not in [k.casefold() for k in answers[rel].answers_when]
 
 
-def test_a_file_gets_more_than_fifteen_keywords_within_spec() -> None:
-    assert 15 < MAX_KEYWORDS <= SPEC_MAX_KEYWORDS
+def test_a_file_gets_spec_s_twenty_keywords() -> None:
+    assert MAX_KEYWORDS == SPEC_MAX_KEYWORDS == 20
+
+
+def test_a_code_name_said_once_is_a_keyword_where_a_word_said_once_is_not() -> None:
+    """Past the first five keywords a term must weigh enough, but an identifier is the file's own."""
+    terms = {
+        **{f"topic{n}": Term(score=4.0, forms={f"topic{n}": 4}, keys=(f"topic{n}",)) for n in range(6)},
+        "devdependencies": Term(
+            score=1.5, forms={"devDependencies": 1}, keys=("devdependencies",), identifier=True
+        ),
+        "jest": Term(score=1.5, forms={"jest": 1}, keys=("jest",)),
+    }
+    corpus = Corpus(files=9, df={**{f"topic{n}": 2 for n in range(6)}, "devdependencies": 1, "jest": 1})
+    keywords = choose_keywords(terms, "tech-stack", corpus, frozenset(), []).keywords
+    assert "devDependencies" in keywords and "jest" not in keywords
 
 
 def test_the_index_pattern_routes_a_question_by_a_word_of_the_name(tmp_path: Path) -> None:

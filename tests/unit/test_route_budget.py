@@ -1,6 +1,7 @@
 """The ranked router's places in the budget of files: a ``SIMILAR_MID`` file never takes the place
 of a file that ranks above it on its own and holds as much of the question in its header and
-headings; a number written with an ending stands for the number."""
+headings; a number written with an ending stands for the number; a keyword many files hold boosts
+its file less than a keyword of one file."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.core.bank.bank import Bank
-from ckp_lsp.core.routing import ranked
+from ckp_lsp.core.routing import keyword_boost, ranked
 from ckp_lsp.core.routing.analysis import QueryWord
 from ckp_lsp.core.routing.peer import PlainBM25
 from ckp_lsp.core.routing.postings import Postings
@@ -166,3 +167,45 @@ def test_no_place_goes_to_a_file_scoring_under_a_quarter_of_the_best(tmp_path: P
     s = scores(r, question)
     assert s["deploy.md"] < ranked.PRIMARY_SHARE * s["brief.md"]
     assert [e.file for e in r.route(question).loaded] == ["brief.md"]
+
+
+def _keyword_bank(tmp_path: Path) -> RankedRouter:
+    """Four files say `cards` in their bodies and claim it as a keyword; one says `reaction`."""
+    files = {
+        f"{name}.md": header(name, f"cards, {name}") + FILLER + f"The {name} cards are drawn face down.\n"
+        for name in ("deck", "hand", "discard", "market")
+    }
+    files["turns.md"] = header("turns", "reaction, turns") + FILLER + "A reaction interrupts the turn.\n"
+    return RankedRouter(Bank.load(write_files(tmp_path / "memory-bank", files)))
+
+
+def test_a_keyword_every_file_holds_boosts_half_a_keyword_one_file_holds(tmp_path: Path) -> None:
+    r = _keyword_bank(tmp_path)
+
+    def rarity(keyword: str) -> float:
+        return keyword_boost.keyword_rarity(r.postings, keyword, r.language)
+
+    assert rarity("reaction") == 1.0
+    assert rarity("cards") < rarity("deck") == 1.0
+    # (FILLER says `project` in every file: BM25's idf of it is near 0, not 0)
+    shared = keyword_boost.SHARED_KEYWORD_BOOST
+    assert shared <= rarity("project") < shared + 0.05
+
+
+def test_a_rare_keyword_match_is_boosted_more_than_a_shared_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each file matches one keyword of the question; the file of the rare one gains on the others
+    against a boost by the count of keywords alone."""
+    question = "What happens to my cards after a reaction?"
+
+    def lead() -> float:
+        found = r.ranking(question)
+        assert set(found.index_hits) == {0, 1, 2, 3, 4}
+        s = {r.table.paths[i]: v for i, v in found.ranked}
+        return s["turns.md"] - max(v for p, v in s.items() if p != "turns.md")
+
+    r = _keyword_bank(tmp_path)
+    weighed = lead()
+    monkeypatch.setattr(keyword_boost, "SHARED_KEYWORD_BOOST", 1.0)  # every keyword boosts alike
+    assert weighed > lead() + 0.1

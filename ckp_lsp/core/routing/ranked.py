@@ -2,7 +2,7 @@
 
 A file's score is BM25F over its header (concept, TLDR, keywords, file name), headings and body,
 plus a boost where the index pattern (6a) matches its keywords, so the ranked router finds what
-the index finds. The best file is a primary; up to two more are, when they score close to it.
+the index finds (a keyword of words many files hold boosts less). The best file is a primary; up to two more are, when they score close to it.
 Relationships come after, within the budget of files: ``SIMILAR_HIGH`` of a primary, and
 ``SIMILAR_MID`` only where the question matches that file too, and never in the place of a file
 that ranks above it on its own and holds as much of the question in its header and headings; a
@@ -35,6 +35,7 @@ from .documents import (
     stemmers,
 )
 from .index_pattern import MAX_PRIMARY, Router
+from .keyword_boost import keyword_rarity
 from .postings import Hit, Postings, total
 from .result import RouteEntry, RouteResult, RouteTokens, declaration
 from .store import Analysed, RouteStore
@@ -49,7 +50,8 @@ WEIGHTS = (3.0, 2.0, 1.0)
 MAX_LOADED = 4
 #: a second or third primary scores at least this share of the best file
 PRIMARY_SHARE = 0.25
-#: the boost of a file the index pattern matches, as a share of the best BM25 score per keyword
+#: the boost of a file the index pattern matches, as a share of the best BM25 score per keyword of
+#: a word one file holds (a keyword of words many files hold boosts less: ``keyword_rarity``)
 INDEX_BOOST = 0.5
 #: the share of the question's weight (its words' idf) the best file must hold to be in domain…
 OUT_OF_DOMAIN_COVERAGE = 0.15
@@ -245,8 +247,11 @@ class RankedRouter:
         scores = {i: total(h) for i, h in hits.items()}
         top = max(scores.values(), default=0.0)
         most = max((len(k) for k in index_hits.values()), default=0)
+        rarity = {
+            k: keyword_rarity(self.postings, k, self.language) for kws in index_hits.values() for k in kws
+        }
         for i, kws in index_hits.items():
-            scores[i] = scores.get(i, 0.0) + INDEX_BOOST * max(top, 1.0) * len(kws) / most
+            scores[i] = scores.get(i, 0.0) + INDEX_BOOST * max(top, 1.0) * sum(rarity[k] for k in kws) / most
         ranked = sorted(scores.items(), key=lambda s: (-s[1], self.table.paths[s[0]]))
         # A word is known by its first group: an identifier's whole (``DynamoDB``), not one of its
         # pieces (``db``, which ``TimescaleDB`` holds too).

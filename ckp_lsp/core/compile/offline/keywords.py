@@ -25,9 +25,9 @@ from .summary import is_metadata, is_placeholder
 from .terms import KANJI, PART, Corpus, is_identifier, keyword_key, part_keys, stem, tokens, usable_word
 from .text import CJK_CHAR, STRONG, URL, WS, Block, emphasised, inline_code, plain
 
-# Measured on real banks: 15 keywords left the header-only router short of words the questions use;
-# 20 (SPEC's most) gave more of the index pattern but pulled the ranked router off its best file.
-MAX_KEYWORDS = 17
+# SPEC's most: measured on real banks, 15 or 17 keywords left the header-only router short of words
+# the questions use (the ranked router weighs a keyword match little enough to take 20).
+MAX_KEYWORDS = 20
 MIN_KEYWORDS = 5
 _KEYWORD_THRESHOLD = 2.0  # past MIN_KEYWORDS, a term must weigh this much to be kept
 _MAX_IDENTIFIERS = 6
@@ -349,8 +349,8 @@ def choose_keywords(
     for score, rank, key, term in ranked(terms, corpus):
         if len(chosen) >= MAX_KEYWORDS:
             break
-        if len(chosen) >= MIN_KEYWORDS and score < _KEYWORD_THRESHOLD:
-            continue
+        if len(chosen) >= MIN_KEYWORDS and score < _KEYWORD_THRESHOLD and not term.identifier:
+            continue  # (a code name said once is still the file's: `devDependencies`, `LOCAL_DIR`)
         if rank <= 0 or key in keys or key in taken or (len(term.keys) > 1 and keys.issuperset(term.keys)):
             continue  # a phrase whose words are all keywords already adds nothing to routing
         if term.identifier and identifiers >= _MAX_IDENTIFIERS:
