@@ -122,14 +122,8 @@ def _write(path: Path, data: bytes, expected: str | None, new_file: bool) -> Non
         if _text_of(path, original) != expected:
             raise ChangedOnDisk(f"{path} changed on disk since it was read; nothing was written, run again")
     folder = path.parent
-    name = os.fsencode(path.name)[:_NAME_BYTES].decode("utf-8", "ignore")
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    tmp = _staged(path, data, st)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            _keep_owner_and_mode(fh.fileno(), path, st)
-            os.fsync(fh.fileno())
         if original is None and expected is None and not new_file:
             os.replace(tmp, path)  # nothing was read: nothing to compare
         elif original is None:
@@ -140,6 +134,24 @@ def _write(path: Path, data: bytes, expected: str | None, new_file: bool) -> Non
         with contextlib.suppress(OSError):
             os.unlink(tmp)
     _sync_folder(folder)
+
+
+def _staged(path: Path, data: bytes, st: os.stat_result | None) -> str:
+    """A new file beside ``path`` that holds ``data`` on disk (fsync), with the owner and mode of
+    ``st``: what a rename or a swap then puts in ``path``'s place. Removed again if writing it fails."""
+    name = os.fsencode(path.name)[:_NAME_BYTES].decode("utf-8", "ignore")
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            _keep_owner_and_mode(fh.fileno(), path, st)
+            os.fsync(fh.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return tmp
 
 
 def _refuse_unsafe(path: Path, st: os.stat_result) -> None:
@@ -298,15 +310,8 @@ def _read_held(fd: int) -> bytes:
 def _put_back(path: Path, theirs: bytes, ours: bytes) -> None:
     """Put ``theirs`` (an edit written into the file ckp swapped out) at ``path``, where ckp's own
     ``ours`` now is: swapped in the same checked way, so a save made meanwhile is kept too."""
-    folder = path.parent
-    name = os.fsencode(path.name)[:_NAME_BYTES].decode("utf-8", "ignore")
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    tmp = _staged(path, theirs, path.lstat())
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(theirs)
-            fh.flush()
-            _keep_owner_and_mode(fh.fileno(), path, path.lstat())
-            os.fsync(fh.fileno())
         if not _exchange(tmp, str(path)):
             os.replace(tmp, path)
             return
