@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 from ckp_lsp.core.bank.checks import future_dates
 from ckp_lsp.core.bank.findings import Finding, apply_overrides
 from ckp_lsp.core.format.knowledge import read_knowledge_file
-from ckp_lsp.core.project.discovery import INDEX_NAME, bank_of, is_knowledge_path
-from ckp_lsp.core.project.within import escape, inside
+from ckp_lsp.core.project.discovery import INDEX_NAME, bank_of
+from ckp_lsp.core.project.membership import bank_rel
+from ckp_lsp.core.project.within import escape
 
 from .convert import path_of, to_diagnostic, uri_in
 
@@ -30,12 +31,9 @@ def own_findings(ls: CkpServer, path: Path, text: str) -> tuple[str, list[Findin
     root = bank_of(path, state.configured_banks())
     if root is None:
         return None
-    real = path.parent.resolve() / path.name
-    if not inside(real.parent, root):
-        return None
-    rel = real.relative_to(root).as_posix()
     config = state.config_for(root)
-    if ".." in rel.split("/") or not is_knowledge_path(rel, config.exclude):
+    rel = bank_rel(path.parent.resolve() / path.name, root, config.exclude, index=False)
+    if rel is None:
         return None
     kf = read_knowledge_file(rel, text)  # as the bank reads an open document (``Bank.set_file``)
     found = apply_overrides(kf.local + future_dates(kf, state.today), config.diagnostics)

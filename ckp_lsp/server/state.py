@@ -27,9 +27,9 @@ from ckp_lsp.core.project.discovery import (
     INDEX_NAME,
     bank_of,
     find_banks,
-    is_knowledge_path,
 )
-from ckp_lsp.core.project.within import escape, inside
+from ckp_lsp.core.project.membership import bank_rel
+from ckp_lsp.core.project.within import escape
 
 from ..faces.banks import on_disk, read_bank
 from ..faces.clock import today
@@ -230,16 +230,8 @@ class WorkspaceState:
         bank = self.bank_for(path)
         if bank is None:
             return None
-        rel = path.relative_to(bank.root).as_posix()
-        if rel != INDEX_NAME and not is_knowledge_path(rel, bank.config.exclude):
-            return None
-        # A URI may spell its way out of the bank (``memory-bank/../../x.md``, a symlinked folder):
-        # nothing outside the bank is ever read, checked or edited. (A symlinked file is never
-        # read either: see ``skip_reason``.)
-        parts = rel.split("/")
-        if ".." in parts or not inside(path.parent, bank.root):
-            return None
-        return Doc(bank, rel)
+        rel = bank_rel(path, bank.root, bank.config.exclude)
+        return Doc(bank, rel) if rel is not None else None
 
     def findings(self, doc: Doc) -> list[Finding]:
         known = self._known.get(doc.bank.root)
