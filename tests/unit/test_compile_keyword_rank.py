@@ -119,3 +119,29 @@ def test_the_index_pattern_routes_a_question_by_a_word_of_the_name(tmp_path: Pat
                 cli(args)
     result = route(Bank.load(bank), "Why does a player get a permission error?", mode="index")
     assert [e.file for e in result.loaded] == ["socket-permissions.md"]
+
+
+def test_a_word_every_file_uses_is_a_keyword_of_the_file_that_uses_it_most() -> None:
+    """The index pattern counts matching keywords: the file that is about the bank's common word
+    (`steam` of the Steam API file) gets it as one more match for its questions."""
+    files = [
+        BankFile(
+            "api.md",
+            "# Steam API\n\nThe Steam API answers 429 when the Steam quota is spent; Steam asks the "
+            "plugin to wait. Each Steam call carries the key.",
+        ),
+        BankFile("bot.md", "# Bot\n\nThe bot posts Steam news to the group every morning."),
+        BankFile("fonts.md", "# Fonts\n\nThe renderer draws Steam names with the bundled fonts."),
+        BankFile("cards.md", "# Cards\n\nA card shows the Steam level beside the avatar."),
+    ]
+    assert "steam" in [k.casefold() for k in compile_bank(files)["api.md"].answers_when]
+
+
+def test_how_many_files_use_a_word_does_not_rank_it() -> None:
+    """Two words this body uses as often, and the others never: the one more files use elsewhere
+    ranks the same, not lower (no idf)."""
+    corpus = Corpus(files=6, df={"deploy": 5, "rollback": 1})
+    one = Term(score=3.0, forms={"deploy": 3}, keys=("deploy",))
+    two = Term(score=3.0, forms={"rollback": 3}, keys=("rollback",))
+    ranks = {key: rank for _, rank, key, _ in ranked({"deploy": one, "rollback": two}, corpus)}
+    assert ranks["deploy"] == ranks["rollback"]
