@@ -53,7 +53,7 @@ def compile_offline(inp: CompileInput) -> Answer:
     title = title_of(reading.blocks, inp.title)
     taken = {o.concept.casefold() for o in others}
     concept = inp.concept if inp.concept is not None else derive_concept(inp.path_hint, title, taken, cjk)
-    keywords, strong, _ = choose_keywords(
+    keywords, strong, *_ = choose_keywords(
         reading.terms, keyword_name(concept), corpus, {" ".join(p.name) for p in profiles}, reading.headings
     )
     if inp.description and described(inp.description):

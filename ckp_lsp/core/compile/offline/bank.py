@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from functools import partial
 
 from ckp_lsp.core.format.limits import CLAIM_LIMIT
 
@@ -24,6 +25,7 @@ from .subjects import heading_key
 from .summary import DESCRIPTION, PARAGRAPH, confidence, described, title_of, tldr
 from .terms import Corpus, corpus_stops, part_keys
 from .text import clean
+from .trials import Trial, passages, tune
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 
@@ -46,6 +48,43 @@ def _over_claimed(chosen: list[Chosen]) -> dict[int, frozenset[str]]:
                 if rank != float("inf"):
                     lost.setdefault(i, set()).add(keyword)
     return {i: frozenset(k) for i, k in lost.items()}
+
+
+def _tried(
+    ordered: list[BankFile],
+    readings: list[Reading],
+    concepts: list[str],
+    cjks: list[str | None],
+    chosen: list[Chosen],
+) -> list[Chosen]:
+    """The keyword lists after the trials on the bank's own passages (``trials``)."""
+    trials = []
+    claims: Counter[str] = Counter()
+    for f, reading, concept, cjk, c in zip(ordered, readings, concepts, cjks, chosen, strict=True):
+        keys = partial(part_keys, cjk=cjk)
+        free = f.keywords is None
+        mine = c.keywords[1:] if free else []
+        order = sorted(mine, key=lambda k: -c.ranks.get(k.casefold(), 0.0))
+        claims.update(k.casefold() for k in c.keywords[1:])
+        trials.append(
+            Trial(
+                concept=concept,
+                fixed=[frozenset(keys(k)) for k in [concept, *(c.keywords[:1] if free else c.keywords)]],
+                chosen=[(k, frozenset(keys(k))) for k in order],
+                spare=[(shown, frozenset(k)) for shown, k in c.spare],
+                passages=passages(reading.blocks, keys),
+                free=free,
+            )
+        )
+    lists = tune(trials, claims, CLAIM_LIMIT)
+    out = []
+    for c, t, new in zip(chosen, trials, lists, strict=True):
+        if not t.free:
+            out.append(c)
+            continue
+        kept = [k for k in c.keywords[1:] if k in new]
+        out.append(c._replace(keywords=[*c.keywords[:1], *kept, *(k for k in new if k not in kept)]))
+    return out
 
 
 @dataclass(frozen=True)
@@ -119,6 +158,7 @@ def compile_bank(files: Iterable[BankFile], progress: Progress | None = None) ->
         todo = sorted(over)  # only the files that gave a keyword up choose again
         if not todo:
             break
+    keyword_lists = _tried(ordered, readings, concepts, cjks, keyword_lists)
     step("keywords", total, total)
     # A title several files carry is the project's name, not what one file is about; no two files
     # get the same TLDR (the ones kept first, then in path order).
@@ -178,7 +218,7 @@ def compile_bank(files: Iterable[BankFile], progress: Progress | None = None) ->
             if level and concepts[b] != concepts[a] and ordered[b].target:
                 candidates.append((concepts[b], level, ab.strength + ba.strength / 2))
         high, mid = ranked_tiers(candidates, total)
-        keywords, strong, _ = keyword_lists[a]
+        keywords, strong = keyword_lists[a].keywords, keyword_lists[a].strong
         summary, source = summaries[a]
         answers[f.rel] = Answer(
             tldr=summary,

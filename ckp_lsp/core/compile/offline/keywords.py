@@ -32,6 +32,7 @@ MAX_KEYWORDS = 20
 MIN_KEYWORDS = 5
 _KEYWORD_THRESHOLD = 2.0  # past MIN_KEYWORDS, a term must weigh this much to be kept
 _MAX_IDENTIFIERS = 6
+SPARES = 40  # candidates past the chosen that ``trials`` may swap in
 
 # Code
 _DEFINITION = re.compile(
@@ -106,7 +107,7 @@ _HEADING_RANK = 2.0  # a heading's word the body talks about is a topic: it rank
 _PHRASE_RANK = 0.25  # a term of several words routes only a question that holds them all
 _OWN_POWER = 1.5  # a term the other files use too ranks lower: 1.0 and 2.0 found fewer on real banks
 #: a word every file uses is a keyword only of a file that uses it more than the others (an equal
-#: use is a share of 1/2): measured, 0.55 kept every question of 0, 0.6 lost two of fifteen banks'
+#: use is a share of 1/2): on fifteen real banks 0.55 found what no threshold found, 0.6 two fewer
 _SHARED = 0.55
 _LATIN_NAME = 2.0  # a Latin name in Chinese or Japanese prose (`Cookie`) is a keyword from its first use
 
@@ -329,6 +330,7 @@ class Chosen(NamedTuple):
     keywords: list[str]
     strong: int
     ranks: dict[str, float]
+    spare: tuple[tuple[str, tuple[str, ...]], ...] = ()  # the next candidates, best first, with their keys
 
 
 def choose_keywords(
@@ -351,11 +353,10 @@ def choose_keywords(
     # `socket-permissions`) stays a candidate of its own, ranked as any other word of the body.
     keys = {keyword_key(name, corpus.cjk)} if chosen else set()
     identifiers = strong = 0
+    spare: list[tuple[str, tuple[str, ...]]] = []
     for score, rank, key, term in ranked(terms, corpus):
-        if len(chosen) >= MAX_KEYWORDS:
+        if len(spare) >= SPARES:
             break
-        if len(chosen) >= MIN_KEYWORDS and score < _KEYWORD_THRESHOLD and not term.identifier:
-            continue  # (a code name said once is still the file's: `devDependencies`, `LOCAL_DIR`)
         if rank <= 0 or key in keys or key in taken or (len(term.keys) > 1 and keys.issuperset(term.keys)):
             continue  # a phrase whose words are all keywords already adds nothing to routing
         if term.identifier and identifiers >= _MAX_IDENTIFIERS:
@@ -364,6 +365,11 @@ def choose_keywords(
             continue
         shown = display(term)
         if shown.casefold() in exclude:
+            continue
+        weak = len(chosen) >= MIN_KEYWORDS and score < _KEYWORD_THRESHOLD and not term.identifier
+        if weak or len(chosen) >= MAX_KEYWORDS:
+            # (a code name said once is still the file's: `devDependencies`, `LOCAL_DIR`)
+            spare.append((shown, term.keys))  # one a trial on the bank's own text may still take
             continue
         chosen.append(shown)
         ranks[shown.casefold()] = rank
@@ -376,7 +382,7 @@ def choose_keywords(
     head, rest = chosen[:1], chosen[1:]
     # The technologies and names a file is about come first (`PostgreSQL`, `Redis`), then its topics.
     chosen = head + [k for k in rest if k in named] + [k for k in rest if k not in named]
-    return Chosen(chosen, strong, ranks)
+    return Chosen(chosen, strong, ranks, tuple(spare))
 
 
 _NAME = re.compile(r"[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*")
