@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ckp_lsp.core.compile.offline import BankFile, compile_bank
-from ckp_lsp.core.compile.offline.trials import Trial, tune
+from ckp_lsp.core.compile.offline.trials import WORK, Trial, tune
 
 
 def _k(*words: str) -> frozenset[str]:
@@ -73,3 +75,43 @@ def test_a_compiled_bank_gives_a_section_s_word_to_its_file_and_stays_stable() -
         for n in range(4)
     ]
     assert compile_bank(files) == compile_bank(list(reversed(files)))
+
+
+def test_the_trials_stop_once_their_work_is_spent_and_the_rest_keep_their_ranked_keywords() -> None:
+    """The same bank as the first test: with no work to spend, nothing is swapped; with enough, the
+    swap is made. A bank of any size costs the trials at most ``WORK`` passages judged."""
+    passage = {"store", "vector", "chroma", "switch"}
+    others = [_trial(f"zeta{n}", ["store"], [], [{"store", f"x{n}", "y", "z"}]) for n in range(4)]
+
+    def tech() -> Trial:
+        return _trial("tech", _full("w"), ["chroma", "never"], [passage])
+
+    assert tune([*others, tech()], {"store": 4}, claim_limit=3, work=0)[-1] == _full("w")
+    assert "chroma" in tune([*others, tech()], {"store": 4}, claim_limit=3, work=WORK)[-1]
+
+
+def test_a_bank_of_more_than_max_files_or_with_every_keyword_list_kept_is_not_tried(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The trials' cost grows with the files times the passages: a larger bank keeps the ranked
+    keywords, and so does a bank whose every keyword list is kept (a second compile)."""
+    from ckp_lsp.core.compile.offline import bank as offline_bank
+
+    calls: list[int] = []
+
+    def counted(trials: list[Trial], *args: object, **kwargs: object) -> list[list[str]]:
+        calls.append(len(trials))
+        return [[shown for shown, _ in t.chosen] for t in trials]
+
+    monkeypatch.setattr(offline_bank, "tune", counted)
+    files = [
+        BankFile(f"f{n}.md", f"# Topic {n}\n\nThe module{n} handles the flow of part{n}.\n") for n in range(4)
+    ]
+    monkeypatch.setattr(offline_bank, "MAX_FILES", 3)
+    compile_bank(files)
+    assert calls == []
+    monkeypatch.setattr(offline_bank, "MAX_FILES", 4)
+    compile_bank([BankFile(f.rel, f.body, keywords=("kept",)) for f in files])
+    assert calls == []
+    compile_bank(files)
+    assert calls == [4]

@@ -25,7 +25,7 @@ from .subjects import heading_key
 from .summary import DESCRIPTION, PARAGRAPH, confidence, described, title_of, tldr
 from .terms import Corpus, corpus_stops, part_keys
 from .text import clean
-from .trials import Trial, passages, tune
+from .trials import MAX_FILES, Trial, passages, tune
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 
@@ -158,7 +158,8 @@ def compile_bank(files: Iterable[BankFile], progress: Progress | None = None) ->
         todo = sorted(over)  # only the files that gave a keyword up choose again
         if not todo:
             break
-    keyword_lists = _tried(ordered, readings, concepts, cjks, keyword_lists)
+    if len(ordered) <= MAX_FILES and any(f.keywords is None for f in ordered):
+        keyword_lists = _tried(ordered, readings, concepts, cjks, keyword_lists)
     step("keywords", total, total)
     # A title several files carry is the project's name, not what one file is about; no two files
     # get the same TLDR (the ones kept first, then in path order).
