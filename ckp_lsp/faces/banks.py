@@ -49,6 +49,14 @@ def loader(today: CkpDate) -> Callable[[Path, Config, FileCache | None], Bank]:
     return lambda root, config, cache: read_bank(root, config, cache, today)
 
 
+def read_headers(root: Path, config: Config, cache: FileCache | None = None) -> Bank:
+    """The bank at ``root`` as routing reads it (``core.routing.route_table``, the hook's summary):
+    its files and index through ``cache``, undated and on no day (routing asks neither, and git is
+    not run for it)."""
+    with paused_collection():
+        return Bank.load(root, config, cache)
+
+
 def read_file(bank: Bank, rel: str) -> tuple[str, bool]:
     """The text of the bank's file ``rel`` (without its BOM), and whether it starts with one
     (``OSError`` when it cannot be read; never a file outside the bank)."""

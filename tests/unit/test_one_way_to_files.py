@@ -103,6 +103,39 @@ def test_the_scan_finds_each_way_of_opening_a_file() -> None:
     assert _file_calls(ast.parse("bank.disk.read(p)\nread_inside(p, root)\nos.path.join(a, b)")) == []
 
 
+#: the one module that reads a bank from disk (``Bank.load``): the bank service every face uses
+BANK_SERVICE = "faces/banks.py"
+
+
+def _bank_loads(tree: ast.AST) -> list[int]:
+    """The lines calling ``Bank.load`` (or ``load`` on anything named ``Bank``: ``bank.Bank.load``)."""
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "load"
+        and (
+            (isinstance(node.func.value, ast.Name) and node.func.value.id == "Bank")
+            or (isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "Bank")
+        )
+    ]
+
+
+def test_only_the_bank_service_loads_a_bank() -> None:
+    # A face (or the core) that called Bank.load itself would read a bank without the service's
+    # configuration, cache, dates or day: each is given a loader instead.
+    found = [f"{rel}:{line}" for rel, tree in _modules() if rel != BANK_SERVICE for line in _bank_loads(tree)]
+    assert found == [], "load a bank through faces.banks (read_bank, loader, read_headers)"
+    assert _bank_loads(dict(_modules())[BANK_SERVICE]), "the bank service no longer loads banks"
+
+
+def test_the_bank_load_scan_finds_each_spelling() -> None:
+    source = "Bank.load(root)\nbank.Bank.load(root, config)\nself._bank = Bank.load(r, c, cache, d, t)"
+    assert len(_bank_loads(ast.parse(source))) == 3
+    assert _bank_loads(ast.parse("yaml.load(text)\nload(root, config, cache)\nbank.reload_index()")) == []
+
+
 def test_every_allowed_module_still_opens_a_file() -> None:
     # An entry left behind after its module stopped opening files would allow the next one to.
     modules = dict(_modules())
