@@ -181,7 +181,7 @@ class WorkspaceState:
         """The bank at ``root``, read through its cache (when the cache is used), and that cache."""
         cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
         bank = read_bank(root, config, cache, self.today)
-        # git mode: Bank.load asked git, here on this worker thread, not on the event loop
+        # git mode: the bank service asked git, here on this worker thread, not on the event loop
         prepare(bank)  # and what the first completion or references request would wait for
         # Before the collector, re-enabled, walks it (see ``reload_all``), and before checking it:
         # collections while 100,000 files are checked would each walk the whole bank again.
