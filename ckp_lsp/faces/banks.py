@@ -89,6 +89,26 @@ def on_disk(bank: Bank, rel: str) -> OnDisk:
     return OnDisk(text, utf8)
 
 
+def take_from_disk(bank: Bank, rel: str) -> tuple[set[str] | None, OnDisk]:
+    """Bring the bank's file ``rel`` (or its ``_index.md``) to what the disk holds now, for a face
+    told of a change made there (the server's watchers and poller, ``ckp mcp``'s scans): its text
+    taken, or the file forgotten when it is gone or not read (the bank then says why). The files
+    whose findings may have changed (None: the index changed), and what the disk held."""
+    now = on_disk(bank, rel)
+    if now.why is None:
+        bank.unreadable.pop(rel, None)
+    if rel == INDEX_NAME:
+        bank.index_text = now.text
+        affected = None
+    elif now.text is None:
+        affected = bank.remove_file(rel)
+    else:
+        affected = bank.set_file(rel, now.text, now.utf8)
+    if now.why is not None:
+        bank.unreadable[rel] = now.why  # like a deleted file (its old text must not linger), and why
+    return affected, now
+
+
 @dataclass(frozen=True)
 class Written:
     """What became of one write: done, or refused with the reason (nothing was changed then)."""

@@ -33,7 +33,7 @@ from ckp_lsp.core.project.discovery import (
 from ckp_lsp.core.project.within import Outside, escape, regular_inside
 
 from ..core.routing.ranked import RankedRouter
-from ..faces.banks import on_disk, read_bank, read_file
+from ..faces.banks import read_bank, read_file, take_from_disk
 from ..faces.clock import today
 from ..faces.collector import paused_collection
 from ..faces.poller import Changes, Poller
@@ -150,14 +150,8 @@ class ServedBank:
                 self.stats.pop(rel, None)
             else:
                 self.stats[rel] = now
-            if rel == INDEX_NAME:
-                self.bank.reload_index()
-            elif not is_knowledge_path(rel, self.bank.config.exclude):
-                continue
-            elif now is None or (disk := on_disk(self.bank, rel)).text is None:
-                self.bank.remove_file(rel)
-            else:
-                self.bank.set_file(rel, disk.text, disk.utf8)
+            if rel == INDEX_NAME or is_knowledge_path(rel, self.bank.config.exclude):
+                take_from_disk(self.bank, rel)
         if moved:
             self.bank.read_dates()  # git mode: what git reports moves with the disk (a call's thread)
 

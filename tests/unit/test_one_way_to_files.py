@@ -212,3 +212,28 @@ def test_the_language_server_never_reads_a_file_linked_outside(linked: Path) -> 
     (root / "own.md").symlink_to(root.parent.parent / "secret.md")  # swapped in since it was read
     state.disk_changed(root / "own.md")
     assert "own.md" not in bank.files and "secret-thing" not in bank.by_concept
+
+
+def test_the_server_and_mcp_take_a_file_swapped_for_a_link_out_alike_and_say_why(linked: Path) -> None:
+    # Both faces apply a change made on disk with faces.banks.take_from_disk: the same outcome.
+    root = linked.resolve()
+    state = WorkspaceState()
+    state.folders = [root.parent]
+    state.reload_all([state.load_bank(root, Config())])
+    server_bank = state.bank_for(root / "own.md")
+    served = ServedBanks(root, poll_interval=0)
+    mcp_bank = served.bank(None).bank
+    assert server_bank is not None and "own.md" in server_bank.files and "own.md" in mcp_bank.files
+    (root / "own.md").unlink()
+    (root / "own.md").symlink_to(root.parent.parent / "secret.md")
+    state.disk_changed(root / "own.md")
+    served.current()
+    for bank in (server_bank, mcp_bank):
+        assert "own.md" not in bank.files and "secret-thing" not in bank.by_concept
+        assert "own.md" in bank.unreadable
+    (root / "own.md").unlink()
+    (root / "own.md").write_text(bare_header(CONCEPT="own-again"))
+    state.disk_changed(root / "own.md")
+    served.current()
+    for bank in (server_bank, mcp_bank):
+        assert bank.files["own.md"].concept == "own-again" and "own.md" not in bank.unreadable
