@@ -199,11 +199,17 @@ def test_mcp_never_reads_a_file_linked_outside(linked: Path) -> None:
         banks.read(sb, rel)
 
 
-def test_the_language_server_never_reads_a_file_linked_outside(linked: Path) -> None:
-    root = linked.resolve()
+def server_state(root: Path) -> WorkspaceState:
+    """The language server's state with the bank at ``root`` read."""
     state = WorkspaceState()
     state.folders = [root.parent]
     state.reload_all([state.load_bank(root, Config())])
+    return state
+
+
+def test_the_language_server_never_reads_a_file_linked_outside(linked: Path) -> None:
+    root = linked.resolve()
+    state = server_state(root)
     bank = state.bank_for(root / "own.md")
     assert bank is not None and "leak.md" not in bank.files and "secret-thing" not in bank.by_concept
     state.disk_changed(root / "leak.md")  # a disk event for it reads nothing either
@@ -217,9 +223,7 @@ def test_the_language_server_never_reads_a_file_linked_outside(linked: Path) -> 
 def test_the_server_and_mcp_take_a_file_swapped_for_a_link_out_alike_and_say_why(linked: Path) -> None:
     # Both faces apply a change made on disk with faces.banks.take_from_disk: the same outcome.
     root = linked.resolve()
-    state = WorkspaceState()
-    state.folders = [root.parent]
-    state.reload_all([state.load_bank(root, Config())])
+    state = server_state(root)
     server_bank = state.bank_for(root / "own.md")
     served = ServedBanks(root, poll_interval=0)
     mcp_bank = served.bank(None).bank
