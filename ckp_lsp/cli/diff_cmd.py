@@ -23,9 +23,11 @@ def run(args: argparse.Namespace) -> int:
     from ckp_lsp.core.edit.review import describe_change
     from ckp_lsp.core.project.workspace import resolve_targets
 
+    from ..faces.banks import loader
+    from ..faces.clock import today
     from ..faces.git import GitError, bank_changes
 
-    targets = resolve_targets(args.paths)
+    targets = resolve_targets(args.paths, load=loader(today()))
     for problem in targets.problems:
         print(f"ckp: {problem}", file=sys.stderr)
     if not targets.targets:

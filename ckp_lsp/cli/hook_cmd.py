@@ -111,9 +111,10 @@ def answer(args: argparse.Namespace, read: Any, env: os._Environ[str] | dict[str
     from ckp_lsp.core.agent.memory_text import prompt_context
 
     from ..core.routing.snapshot import ranked_router
+    from .lazy_bank import read_headers
 
     gc.disable()  # a one-shot process: the collector would only walk the bank's objects
-    router = ranked_router(root)
+    router = ranked_router(root, load=read_headers)
     _compiled(any(router.table.concepts), label or str(root))
     result = router.route(inp.prompt[:ROUTED_PROMPT_CHARS])
     if result.out_of_domain:
@@ -214,12 +215,13 @@ def _label(root: Path, project: Path) -> str:
 
 def _read_bank(root: Path) -> Bank:
     """The bank, through its cache (the files unchanged since the last reading are not read)."""
-    from ckp_lsp.core.bank.bank import Bank
     from ckp_lsp.core.bank.cache import FileCache
     from ckp_lsp.core.project.config import config_for_bank
 
+    from .lazy_bank import read_headers
+
     gc.disable()  # a one-shot process: the collector would only walk the bank's objects
-    return Bank.load(root, config_for_bank(root), FileCache.for_bank(root))
+    return read_headers(root, config_for_bank(root), FileCache.for_bank(root))
 
 
 def _texts(root: Path, files: list[str]) -> dict[str, str]:

@@ -64,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
     from ckp_lsp.core.project.init import AlreadyDone, InitError, existing_bank, init_bank
     from ckp_lsp.core.project.within import escape
 
+    from ..faces.banks import loader
     from ..faces.clock import today
 
     # What could not be written is said for its file, never as a traceback.
@@ -97,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         bank_dir = bank_dir if bank_dir is not None else (adopted or project / "memory-bank")
         try:
-            result = init_bank(project, bank_dir, today=today())
+            result = init_bank(project, bank_dir, today=(day := today()), load=loader(day))
         except AlreadyDone as exc:
             print(f"{exc}.")
         except failed as exc:

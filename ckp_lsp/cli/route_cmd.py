@@ -64,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
 
     from ..core.routing.result import describe
     from ..core.routing.snapshot import index_router, ranked_router
+    from .lazy_bank import read_headers
 
     root = bank_root(args.bank) if args.bank is not None else _bank_here()
     if root is None:
@@ -75,11 +76,11 @@ def run(args: argparse.Namespace) -> int:
     config = config_for_bank(root)
     try:
         if args.mode == "index":
-            index = index_router(root, config)
+            index = index_router(root, config, load=read_headers)
             table = index.table
             result = index.route(args.query)
         else:
-            ranked = ranked_router(root, config)
+            ranked = ranked_router(root, config, load=read_headers)
             table = ranked.table
             result = ranked.route(args.query)
     finally:

@@ -49,6 +49,14 @@ def loader(today: CkpDate) -> Callable[[Path, Config, FileCache | None], Bank]:
     return lambda root, config, cache: read_bank(root, config, cache, today)
 
 
+def read_headers(root: Path, config: Config, cache: FileCache | None = None) -> Bank:
+    """The bank at ``root`` as routing reads it (``core.routing.route_table``, the hook's summary):
+    its files and index through ``cache``, undated and on no day (routing asks neither, and git is
+    not run for it)."""
+    with paused_collection():
+        return Bank.load(root, config, cache)
+
+
 def read_file(bank: Bank, rel: str) -> tuple[str, bool]:
     """The text of the bank's file ``rel`` (without its BOM), and whether it starts with one
     (``OSError`` when it cannot be read; never a file outside the bank)."""
@@ -79,6 +87,26 @@ def on_disk(bank: Bank, rel: str) -> OnDisk:
     except OSError as exc:
         return OnDisk(None, why=f"cannot be read: {exc.strerror or exc}")
     return OnDisk(text, utf8)
+
+
+def take_from_disk(bank: Bank, rel: str) -> tuple[set[str] | None, OnDisk]:
+    """Bring the bank's file ``rel`` (or its ``_index.md``) to what the disk holds now, for a face
+    told of a change made there (the server's watchers and poller, ``ckp mcp``'s scans): its text
+    taken, or the file forgotten when it is gone or not read (the bank then says why). The files
+    whose findings may have changed (None: the index changed), and what the disk held."""
+    now = on_disk(bank, rel)
+    if now.why is None:
+        bank.unreadable.pop(rel, None)
+    if rel == INDEX_NAME:
+        bank.index_text = now.text
+        affected = None
+    elif now.text is None:
+        affected = bank.remove_file(rel)
+    else:
+        affected = bank.set_file(rel, now.text, now.utf8)
+    if now.why is not None:
+        bank.unreadable[rel] = now.why  # like a deleted file (its old text must not linger), and why
+    return affected, now
 
 
 @dataclass(frozen=True)

@@ -4,13 +4,15 @@ The server is long-lived and an agent routes many questions, so each bank stays 
 brought up to date before every call by re-reading only the files that changed. Two checks find
 them: before each call, the modification time of each folder of the bank (a file created,
 deleted or replaced by rename — how ckp, agents and most editors save — changes its folder at
-once); and a thread that stats every file once a second (a file rewritten in place). The thread
-only lists paths; the files are read, and the bank changed, by the call that holds the lock.
+once); and a thread that stats every file once a second (a file rewritten in place: the faces'
+``faces.poller``). The thread only lists paths; the files are read, and the bank changed, by the
+call that holds the lock.
 """
 
 from __future__ import annotations
 
 import gc
+import itertools
 import os
 import threading
 from collections.abc import Iterable
@@ -31,9 +33,10 @@ from ckp_lsp.core.project.discovery import (
 from ckp_lsp.core.project.within import Outside, escape, regular_inside
 
 from ..core.routing.ranked import RankedRouter
-from ..faces.banks import on_disk, read_bank, read_file
+from ..faces.banks import read_bank, read_file, take_from_disk
 from ..faces.clock import today
 from ..faces.collector import paused_collection
+from ..faces.poller import Changes, Poller
 
 #: seconds between two stat scans of every file
 POLL_INTERVAL = 1.0
@@ -147,14 +150,8 @@ class ServedBank:
                 self.stats.pop(rel, None)
             else:
                 self.stats[rel] = now
-            if rel == INDEX_NAME:
-                self.bank.reload_index()
-            elif not is_knowledge_path(rel, self.bank.config.exclude):
-                continue
-            elif now is None or (disk := on_disk(self.bank, rel)).text is None:
-                self.bank.remove_file(rel)
-            else:
-                self.bank.set_file(rel, disk.text, disk.utf8)
+            if rel == INDEX_NAME or is_knowledge_path(rel, self.bank.config.exclude):
+                take_from_disk(self.bank, rel)
         if moved:
             self.bank.read_dates()  # git mode: what git reports moves with the disk (a call's thread)
 
@@ -180,10 +177,10 @@ class ServedBanks:
         self.banks: list[ServedBank] = []
         self._pending: dict[Path, set[str]] = {}
         self._pending_lock = threading.Lock()
-        self._seen: dict[Path, Stats] = {}
         self._interval = POLL_INTERVAL if poll_interval is None else poll_interval
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._poller: Poller[tuple[Path, str]] = Poller(
+            self._scan, self._moved, self._interval, "ckp-mcp-poller"
+        )
         self._discover()
 
     def _discover(self) -> None:
@@ -198,7 +195,7 @@ class ServedBanks:
             bank = read_bank(root)
             known = {p: s for p, s in files.items() if p in bank.files or p == INDEX_NAME}
             self.banks.append(ServedBank(self._name(root), bank, known, folders))
-            self._seen[root] = files
+            self._poller.take({(root, p): s for p, s in files.items()})
 
     def _name(self, root: Path) -> str:
         """How the agent names a bank: its path below the served folder (its folder name when it
@@ -211,27 +208,24 @@ class ServedBanks:
 
     def start(self) -> None:
         """Start the thread that notices files rewritten in place."""
-        if self._thread is None and self._interval > 0:
-            self._thread = threading.Thread(target=self._poll, name="ckp-mcp-poller", daemon=True)
-            self._thread.start()
+        if self._interval > 0:
+            self._poller.start()
 
     def stop(self) -> None:
-        self._stop.set()
-
-    def _poll(self) -> None:
-        while not self._stop.wait(self._interval):
-            self.poll_once()
+        self._poller.stop()
 
     def poll_once(self) -> None:
         """One stat scan of every bank: the paths whose stats moved wait for the next call."""
-        for sb in list(self.banks):
-            files, _ = scan(sb.root, polite=True)
-            before = self._seen.get(sb.root, {})
-            changed = {p for p, s in files.items() if before.get(p) != s} | (before.keys() - files.keys())
-            self._seen[sb.root] = files
-            if changed:
-                with self._pending_lock:
-                    self._pending.setdefault(sb.root, set()).update(changed)
+        self._poller.poll_once()
+
+    def _scan(self) -> dict[tuple[Path, str], tuple[int, int]]:
+        """The stats of every bank's files, by bank and path (a background scan: polite)."""
+        return {(sb.root, p): s for sb in list(self.banks) for p, s in scan(sb.root, polite=True)[0].items()}
+
+    def _moved(self, changes: Changes[tuple[Path, str]]) -> None:
+        with self._pending_lock:
+            for root, rel in itertools.chain(*changes):
+                self._pending.setdefault(root, set()).add(rel)
 
     def current(self) -> list[ServedBank]:
         """The banks, brought up to date with the disk and the day (call with ``lock`` held)."""

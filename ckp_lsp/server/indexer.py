@@ -14,10 +14,11 @@ from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.format.dates import CkpDate
 
 from ..faces import clock
+from ..faces.poller import Poller
 from .convert import uri_of
 from .diagnostics import Publisher
 from .state import Dirty, WorkspaceState
-from .watch import Events, Poller
+from .watch import Events, poller, scan
 
 #: says a message to the user: in the log, or in a window
 Say = Callable[[str, types.MessageType], None]
@@ -56,7 +57,7 @@ class Indexer:
         self.settings_known = False
         self.holds = 0  # re-indexings under way; requests wait for them
         self.postponed: list[Events] = []  # disk events waiting for the banks being read
-        self.poller: Poller | None = None  # watches the disk when the client cannot
+        self.poller: Poller[str] | None = None  # watches the disk when the client cannot
         self.told: set[str] = set()  # configuration problems the user has been shown
         self._date_reads: dict[Path, int] = {}  # bank root -> the last read of its commit dates
         self._saved: dict[Path, set[Path]] = {}  # bank root -> documents saved since that read began
@@ -150,13 +151,17 @@ class Indexer:
             if not self._closing():
                 loop.call_soon_threadsafe(self.apply_disk_events, events)
 
-        self.poller = Poller(lambda: list(state.banks) or list(state.folders), on_events)
+        def roots() -> list[Path]:
+            return list(state.banks) or list(state.folders)
+
+        self.poller = poller(roots, on_events)
+        self.poller.rebase(scan(roots()))
         self.poller.start()
 
     async def rebase_poller(self, roots: list[Path]) -> None:
         """The disk poller's snapshot taken before the banks are read, so no later change is missed."""
         if self.poller is not None:
-            await asyncio.to_thread(self.poller.rebase, roots or list(self._state.folders))
+            self.poller.rebase(await asyncio.to_thread(scan, roots or list(self._state.folders)))
 
     # --- the day --------------------------------------------------------------------------------
 

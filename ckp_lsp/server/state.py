@@ -31,7 +31,7 @@ from ckp_lsp.core.project.discovery import (
 from ckp_lsp.core.project.membership import bank_rel
 from ckp_lsp.core.project.within import escape
 
-from ..faces.banks import on_disk, read_bank
+from ..faces.banks import read_bank, take_from_disk
 from ..faces.clock import today
 from ..faces.collector import paused_collection
 from .client import Settings
@@ -181,7 +181,7 @@ class WorkspaceState:
         """The bank at ``root``, read through its cache (when the cache is used), and that cache."""
         cache = FileCache.for_bank(root, list(self.folders)) if self.use_cache else None
         bank = read_bank(root, config, cache, self.today)
-        # git mode: Bank.load asked git, here on this worker thread, not on the event loop
+        # git mode: the bank service asked git, here on this worker thread, not on the event loop
         prepare(bank)  # and what the first completion or references request would wait for
         # Before the collector, re-enabled, walks it (see ``reload_all``), and before checking it:
         # collections while 100,000 files are checked would each walk the whole bank again.
@@ -330,20 +330,16 @@ class WorkspaceState:
         doc = self.doc(path)
         if doc is None:
             return Dirty()
-        now = on_disk(doc.bank, doc.rel)
-        why, text = now.why, now.text
-        if text is None and why is None:
-            return self.disk_deleted(path)
-        if why is not None or text is None:
-            why = why or "cannot be read"
-            # Like a deleted file (its old text must not linger), and said why.
-            gone = self.disk_deleted(path)
-            doc.bank.unreadable[doc.rel] = why
-            gone.skipped[path] = why
-            return gone
-        if doc.is_index:
-            return self._set_text(doc, text)
-        return self._set_text(doc, text, now.utf8)
+        self.version += 1
+        bank, rel = doc.bank, doc.rel
+        before = row_values(old) if (old := bank.files.get(rel)) is not None else None
+        affected, now = take_from_disk(bank, rel)
+        dirty = Dirty(files={(bank.root, r) for r in affected or ()})
+        if affected is None or before != (row_values(new) if (new := bank.files.get(rel)) else None):
+            dirty.indexes.add(bank.root)
+        if now.why is not None:
+            dirty.skipped[path] = now.why
+        return self._changed(dirty)
 
     def take_dates(self, bank: Bank, dates: Mapping[str, CkpDate] | None, saved: Iterable[Path]) -> Dirty:
         """Git mode: commit dates read off the event loop, after the open documents ``saved`` were

@@ -25,11 +25,14 @@ from ckp_lsp.core.project.discovery import (
     project_root,
 )
 from ckp_lsp.core.project.workspace import resolve_targets
+from ckp_lsp.faces.banks import loader
+from ckp_lsp.faces.clock import today
 from ckp_lsp.mcp.banks import ServedBanks
 from ckp_lsp.server.state import WorkspaceState
 from tests.unit.builders import bare_header, run_cli, write_files
 
 REPO = Path(__file__).resolve().parents[2]
+LOAD = loader(today())
 #: a CKP index left where it has no business (a bank of the whole machine, were it taken)
 STRAY_INDEX = f"# Index\n\n{INDEX_START}\n{INDEX_END}\n"
 #: a header `ckp fix` rewrites (a duplicate keyword) and `ckp check` reports
@@ -81,7 +84,7 @@ def test_a_bank_far_above_a_project_with_git_is_not_taken(machine: Path) -> None
     assert bank_of(project / "memory-bank/a.md") == project / "memory-bank"
     assert bank_of(project / "docs/readme.md") is None
     assert bank_of(project) is None
-    assert resolve_targets([project / "docs/readme.md"]).targets == []
+    assert resolve_targets([project / "docs/readme.md"], load=LOAD).targets == []
 
 
 def test_a_bank_far_above_a_project_with_ckp_toml_is_not_taken(machine: Path) -> None:
@@ -108,7 +111,7 @@ def test_a_command_started_in_a_project_without_git_keeps_to_it(
 ) -> None:
     (machine / "project/.git").rmdir()
     monkeypatch.chdir(machine / "project")
-    targets = resolve_targets([Path("."), Path("docs/readme.md")])
+    targets = resolve_targets([Path("."), Path("docs/readme.md")], load=LOAD)
     assert [t.bank.root for t in targets.targets] == [machine / "project/memory-bank"]
     assert any("readme.md: not inside a memory bank" in p for p in targets.problems)
     assert named_bank(Path("docs")) == machine / "project/docs"  # a folder of notes named as a bank
@@ -206,14 +209,14 @@ def test_a_file_in_a_banks_sub_folder_named_from_outside_is_found_in_its_bank(
     monkeypatch.chdir(machine / "project")
     deep = loose / "patterns/deep.md"
     assert project_root(deep.parent) is None
-    targets = resolve_targets([deep])
+    targets = resolve_targets([deep], load=LOAD)
     assert [(t.root, t.files) for t in targets.targets] == [(loose, {"patterns/deep.md"})]
     code, out, err = run_cli(capsys, "check", str(deep))
     assert code == 0, err
     assert "patterns/deep.md:3:" in out and "'secret' appears twice" in out
     assert out.splitlines()[-1].endswith("in 1 file: 0 error(s), 1 warning(s), 0 info.")
     # The sub-folder named is its bank, not a bank of its own (where `mine` would relate to nothing).
-    assert [t.root for t in resolve_targets([deep.parent]).targets] == [loose]
+    assert [t.root for t in resolve_targets([deep.parent], load=LOAD).targets] == [loose]
 
 
 def test_a_command_run_in_a_banks_sub_folder_without_a_project_finds_the_bank(
@@ -223,7 +226,7 @@ def test_a_command_run_in_a_banks_sub_folder_without_a_project_finds_the_bank(
     code, out, err = run_cli(capsys, "check", "deep.md")
     assert code == 0, err
     assert "'secret' appears twice" in out
-    assert [t.root for t in resolve_targets([Path(".")]).targets] == [loose]
+    assert [t.root for t in resolve_targets([Path(".")], load=LOAD).targets] == [loose]
 
 
 def test_a_bank_by_its_index_alone_is_found_from_any_working_folder(
@@ -234,9 +237,11 @@ def test_a_bank_by_its_index_alone_is_found_from_any_working_folder(
     kb = write_files(machine / "loose/kb", {"_index.md": STRAY_INDEX, "sub/a.md": FIXABLE})
     for cwd in (machine / "project", kb / "sub", machine / "elsewhere"):
         monkeypatch.chdir(cwd)
-        assert [(t.root, t.files) for t in resolve_targets([kb / "sub/a.md"]).targets] == [(kb, {"sub/a.md"})]
+        assert [(t.root, t.files) for t in resolve_targets([kb / "sub/a.md"], load=LOAD).targets] == [
+            (kb, {"sub/a.md"})
+        ]
     assert bank_of(machine / "elsewhere/notes.md") is None
-    assert [t.root for t in resolve_targets([kb]).targets] == [kb]
+    assert [t.root for t in resolve_targets([kb], load=LOAD).targets] == [kb]
 
 
 def test_a_folder_holding_one_bank_names_it_for_every_command(

@@ -14,6 +14,7 @@ from ckp_lsp.core.format.index import COMPACT_HEAD, parse_index, tokens, update_
 from ckp_lsp.core.project.config import Config, load_config
 from ckp_lsp.core.routing.index_pattern import Router
 from ckp_lsp.core.routing.route_table import read_route_table
+from ckp_lsp.faces.banks import read_headers
 from tests.copies import copy_tree
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "mentat"
@@ -69,7 +70,7 @@ def test_drift_is_found_in_a_compact_index(bank_dir: Path) -> None:
 
 def test_the_route_table_reader_routes_from_a_compact_index_as_from_the_headers(bank_dir: Path) -> None:
     bank = write_index(bank_dir)
-    from_index = Router(read_route_table(bank_dir, bank.config, full_read_limit=0))
+    from_index = Router(read_route_table(bank_dir, bank.config, full_read_limit=0, load=read_headers))
     from_headers = Router(bank)
     queries = [q["query"] for q in yaml.safe_load((SAMPLE / "queries.yaml").read_text())]
     for q in queries:

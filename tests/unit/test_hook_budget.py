@@ -183,6 +183,7 @@ def test_the_hook_routes_from_the_kept_analysis_as_ckp_route_does(
     and answers the same, as ``ckp route`` and ``ckp mcp`` read the same snapshot."""
     from ckp_lsp.core.routing import ranked
     from ckp_lsp.core.routing.snapshot import ranked_router
+    from ckp_lsp.faces.banks import read_headers
 
     monkeypatch.delenv("CKP_NO_CACHE", raising=False)
     monkeypatch.delenv("CKP_CACHE_DIR", raising=False)
@@ -201,6 +202,9 @@ def test_the_hook_routes_from_the_kept_analysis_as_ckp_route_does(
     assert hook_cmd.answer(args, lambda n: prompt.encode(), env) == first
     assert "pagos.md" in first
     assert (
-        ranked_router(project / "memory-bank").route("¿Qué comisión cobra Stripe?").loaded[0].file
+        ranked_router(project / "memory-bank", load=read_headers)
+        .route("¿Qué comisión cobra Stripe?")
+        .loaded[0]
+        .file
         == "pagos.md"
     )

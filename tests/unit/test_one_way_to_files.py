@@ -103,6 +103,39 @@ def test_the_scan_finds_each_way_of_opening_a_file() -> None:
     assert _file_calls(ast.parse("bank.disk.read(p)\nread_inside(p, root)\nos.path.join(a, b)")) == []
 
 
+#: the one module that reads a bank from disk (``Bank.load``): the bank service every face uses
+BANK_SERVICE = "faces/banks.py"
+
+
+def _bank_loads(tree: ast.AST) -> list[int]:
+    """The lines calling ``Bank.load`` (or ``load`` on anything named ``Bank``: ``bank.Bank.load``)."""
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "load"
+        and (
+            (isinstance(node.func.value, ast.Name) and node.func.value.id == "Bank")
+            or (isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "Bank")
+        )
+    ]
+
+
+def test_only_the_bank_service_loads_a_bank() -> None:
+    # A face (or the core) that called Bank.load itself would read a bank without the service's
+    # configuration, cache, dates or day: each is given a loader instead.
+    found = [f"{rel}:{line}" for rel, tree in _modules() if rel != BANK_SERVICE for line in _bank_loads(tree)]
+    assert found == [], "load a bank through faces.banks (read_bank, loader, read_headers)"
+    assert _bank_loads(dict(_modules())[BANK_SERVICE]), "the bank service no longer loads banks"
+
+
+def test_the_bank_load_scan_finds_each_spelling() -> None:
+    source = "Bank.load(root)\nbank.Bank.load(root, config)\nself._bank = Bank.load(r, c, cache, d, t)"
+    assert len(_bank_loads(ast.parse(source))) == 3
+    assert _bank_loads(ast.parse("yaml.load(text)\nload(root, config, cache)\nbank.reload_index()")) == []
+
+
 def test_every_allowed_module_still_opens_a_file() -> None:
     # An entry left behind after its module stopped opening files would allow the next one to.
     modules = dict(_modules())
@@ -166,11 +199,17 @@ def test_mcp_never_reads_a_file_linked_outside(linked: Path) -> None:
         banks.read(sb, rel)
 
 
-def test_the_language_server_never_reads_a_file_linked_outside(linked: Path) -> None:
-    root = linked.resolve()
+def server_state(root: Path) -> WorkspaceState:
+    """The language server's state with the bank at ``root`` read."""
     state = WorkspaceState()
     state.folders = [root.parent]
     state.reload_all([state.load_bank(root, Config())])
+    return state
+
+
+def test_the_language_server_never_reads_a_file_linked_outside(linked: Path) -> None:
+    root = linked.resolve()
+    state = server_state(root)
     bank = state.bank_for(root / "own.md")
     assert bank is not None and "leak.md" not in bank.files and "secret-thing" not in bank.by_concept
     state.disk_changed(root / "leak.md")  # a disk event for it reads nothing either
@@ -179,3 +218,26 @@ def test_the_language_server_never_reads_a_file_linked_outside(linked: Path) -> 
     (root / "own.md").symlink_to(root.parent.parent / "secret.md")  # swapped in since it was read
     state.disk_changed(root / "own.md")
     assert "own.md" not in bank.files and "secret-thing" not in bank.by_concept
+
+
+def test_the_server_and_mcp_take_a_file_swapped_for_a_link_out_alike_and_say_why(linked: Path) -> None:
+    # Both faces apply a change made on disk with faces.banks.take_from_disk: the same outcome.
+    root = linked.resolve()
+    state = server_state(root)
+    server_bank = state.bank_for(root / "own.md")
+    served = ServedBanks(root, poll_interval=0)
+    mcp_bank = served.bank(None).bank
+    assert server_bank is not None and "own.md" in server_bank.files and "own.md" in mcp_bank.files
+    (root / "own.md").unlink()
+    (root / "own.md").symlink_to(root.parent.parent / "secret.md")
+    state.disk_changed(root / "own.md")
+    served.current()
+    for bank in (server_bank, mcp_bank):
+        assert "own.md" not in bank.files and "secret-thing" not in bank.by_concept
+        assert "own.md" in bank.unreadable
+    (root / "own.md").unlink()
+    (root / "own.md").write_text(bare_header(CONCEPT="own-again"))
+    state.disk_changed(root / "own.md")
+    served.current()
+    for bank in (server_bank, mcp_bank):
+        assert bank.files["own.md"].concept == "own-again" and "own.md" not in bank.unreadable

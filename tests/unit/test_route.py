@@ -17,6 +17,7 @@ from ckp_lsp.core.routing.index_pattern import Router
 from ckp_lsp.core.routing.result import RouteResult
 from ckp_lsp.core.routing.route_table import RouteTable, read_route_table
 from ckp_lsp.core.routing.words import words
+from ckp_lsp.faces.banks import read_headers
 from tests.copies import copy_tree
 
 BANK = Path(__file__).resolve().parent.parent / "data" / "route" / "memory-bank"
@@ -230,7 +231,7 @@ QUERIES = (
 
 
 def test_table_from_the_index_routes_like_the_bank(router: Router) -> None:
-    fast = Router(read_route_table(BANK, Config(), full_read_limit=0))
+    fast = Router(read_route_table(BANK, Config(), full_read_limit=0, load=read_headers))
     for q in QUERIES:
         a, b = fast.route(q), router.route(q)
         assert (a.declaration, a.as_dict()["loaded"]) == (b.declaration, b.as_dict()["loaded"]), q
@@ -241,7 +242,7 @@ def test_table_from_a_blocks_index_routes_like_the_bank(tmp_path: Path, router: 
     copy = copy_tree(BANK, tmp_path / "memory-bank")
     index = copy / "_index.md"
     index.write_text(update_index_text(None, Bank.load(copy), "blocks"))
-    fast = Router(read_route_table(copy, Config(), full_read_limit=0))
+    fast = Router(read_route_table(copy, Config(), full_read_limit=0, load=read_headers))
     for q in QUERIES:
         assert fast.route(q).as_dict()["loaded"] == router.route(q).as_dict()["loaded"], q
 
@@ -254,7 +255,7 @@ def test_files_changed_after_the_index_are_read_from_disk(tmp_path: Path) -> Non
     os.utime(cookies, ns=(later, later))
     (copy / "new.md").write_text("CONCEPT: new\nTLDR: New.\nANSWERS_WHEN: brand new\n\nBody.\n")
     os.utime(copy / "new.md", ns=(later, later))
-    fast = Router(read_route_table(copy, Config(), full_read_limit=0))
+    fast = Router(read_route_table(copy, Config(), full_read_limit=0, load=read_headers))
     assert fast.matches("a biscuit")["cookies"] == ["biscuit"]
     assert fast.matches("brand new")["new"] == ["brand new", "new"]
     assert fast.files == 13
@@ -265,14 +266,18 @@ def test_small_banks_are_read_in_full(tmp_path: Path) -> None:
     # A row the index says, but the file does not: a full read does not see it.
     index = copy / "_index.md"
     index.write_text(index.read_text().replace("| cookie, SameSite, csrf |", "| macaroon |"))
-    assert "cookies" in Router(read_route_table(copy, Config())).matches("cookie")
-    assert "cookies" in Router(read_route_table(copy, Config(), full_read_limit=0)).matches("macaroon")
+    assert "cookies" in Router(read_route_table(copy, Config(), load=read_headers)).matches("cookie")
+    assert "cookies" in Router(
+        read_route_table(copy, Config(), full_read_limit=0, load=read_headers)
+    ).matches("macaroon")
 
 
 def test_excluded_files_are_not_in_the_table(tmp_path: Path) -> None:
     copy = copy_tree(BANK, tmp_path / "memory-bank")
     (copy / "README.md").write_text("# About this bank\n")
-    table = read_route_table(copy, Config(exclude=("README.md", "alpha*")), full_read_limit=0)
+    table = read_route_table(
+        copy, Config(exclude=("README.md", "alpha*")), full_read_limit=0, load=read_headers
+    )
     assert "README.md" not in table.paths
     assert "alpha.md" not in table.paths
     assert len(table) == 11

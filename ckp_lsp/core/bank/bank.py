@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 import copy
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from ckp_lsp.core.bank.cache import FileCache
@@ -26,6 +26,10 @@ from ckp_lsp.core.project.within import Folder
 
 #: changes remembered for ``changed_since``; who asks about older ones starts over
 _LOG_LIMIT = 1 << 16
+
+#: how a face reads a bank (its bank service, ``faces.banks``): (root, configuration, cache) ->
+#: the bank; the core is given one wherever it needs a bank read, and never reads one itself
+Loader = Callable[[Path, Config, "FileCache | None"], "Bank"]
 
 
 class Bank:

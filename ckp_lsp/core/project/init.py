@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.bank import Bank, Loader
 from ckp_lsp.core.compile.model import Answer, ConceptSummary
 from ckp_lsp.core.edit.writes import write_atomic
 from ckp_lsp.core.format.dates import CkpDate
@@ -56,9 +56,9 @@ def header_text(concept: str, answer: Answer, month: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def init_bank(project_dir: Path, bank_dir: Path | None = None, *, today: CkpDate) -> InitResult:
+def init_bank(project_dir: Path, bank_dir: Path | None = None, *, today: CkpDate, load: Loader) -> InitResult:
     """Create ``<bank>/projects/<concept>.md`` for the project (VALIDATED the month of ``today``)
-    and regenerate ``_index.md``.
+    and regenerate ``_index.md``; the bank is read by ``load`` (the face's bank service).
 
     Raises InitError, writing nothing, when that file exists already.
     """
@@ -74,8 +74,7 @@ def init_bank(project_dir: Path, bank_dir: Path | None = None, *, today: CkpDate
         raise AlreadyDone(
             f"{target} exists already: nothing was written (edit it, or remove it to start again)"
         )
-    config = config_for_bank(bank_root) if bank_root.is_dir() else None
-    existing = Bank.load(bank_root, config, today=today) if bank_root.is_dir() else None
+    existing = load(bank_root, config_for_bank(bank_root), None) if bank_root.is_dir() else None
     if existing is not None and project.concept in existing.by_concept:
         raise InitError(
             f"concept '{project.concept}' is already declared by "
@@ -90,7 +89,7 @@ def init_bank(project_dir: Path, bank_dir: Path | None = None, *, today: CkpDate
     text = header_text(project.concept, project_answer(project, others), today.month_text()) + "\n" + body
     target.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(target, text, new_file=True, within=bank_root)
-    bank = Bank.load(bank_root, config_for_bank(bank_root), today=today)
+    bank = load(bank_root, config_for_bank(bank_root), None)
     return InitResult(bank_root, target, project.concept, _write_index(bank))
 
 

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.bank.bank import Bank, Loader
 from ckp_lsp.core.bank.cache import FileCache
-from ckp_lsp.core.bank.updated import UpdatedDates
 from ckp_lsp.core.format.dates import CkpDate
 from ckp_lsp.core.project.config import Config, config_for_bank
 from ckp_lsp.core.project.discovery import BANK_RULE, INDEX_NAME, bank_of, find_banks, named_bank
 from ckp_lsp.core.project.within import escape
-
-#: a face's way to load a bank: (root, configuration, cache) -> the bank
-Loader = Callable[[Path, Config, "FileCache | None"], Bank]
 
 
 @dataclass
@@ -24,26 +20,21 @@ class Target:
 
     root: Path
     config: Config
+    #: how the face loads a bank (its bank service: root, configuration, cache)
+    load: Loader
     files: set[str] | None = None
     with_index: bool = True
     #: the cache the bank is read through (None: none)
     cache: FileCache | None = None
-    #: where the git and mtime staleness sources read (None: VALIDATED)
-    dates: UpdatedDates | None = None
-    #: the day (``Bank.today``)
+    #: the day the face reads the bank on (``Bank.today``)
     today: CkpDate | None = None
-    #: how the face loads a bank (its bank service: root, configuration, cache); None: ``Bank.load``
-    load: Loader | None = None
     _bank: Bank | None = None
 
     @property
     def bank(self) -> Bank:
         """The bank, read when first asked for (``ckp check`` may not need to)."""
         if self._bank is None:
-            if self.load is not None:
-                self._bank = self.load(self.root, self.config, self.cache)
-            else:
-                self._bank = Bank.load(self.root, self.config, self.cache, self.dates, self.today)
+            self._bank = self.load(self.root, self.config, self.cache)
         return self._bank
 
 
@@ -57,13 +48,13 @@ def resolve_targets(
     paths: Iterable[Path],
     base: Config | None = None,
     cached: bool = False,
-    dates: UpdatedDates | None = None,
     today: CkpDate | None = None,
-    load: Loader | None = None,
+    *,
+    load: Loader,
 ) -> Targets:
-    """Banks for ``paths``: a bank, a folder holding banks, or files inside banks. ``cached``:
-    banks are read through their cache (``core.bank.cache``), written only inside a folder named;
-    ``dates`` and ``today`` are given to each bank, or ``load`` (the face's bank service) loads it.
+    """Banks for ``paths``: a bank, a folder holding banks, or files inside banks, each loaded by
+    ``load`` (the face's bank service) on ``today``. ``cached``: banks are read through their cache
+    (``core.bank.cache``), written only inside a folder named.
 
     The bank a path lies in follows from the path alone (``BANK_RULE``), not from the folder the
     command runs in."""
@@ -75,7 +66,7 @@ def resolve_targets(
     def target(root: Path) -> Target:
         if root not in by_root:
             cache = FileCache.for_bank(root, folders) if cached else None
-            by_root[root] = Target(root, config_for_bank(root, base), set(), False, cache, dates, today, load)
+            by_root[root] = Target(root, config_for_bank(root, base), load, set(), False, cache, today)
             out.targets.append(by_root[root])
         return by_root[root]
 

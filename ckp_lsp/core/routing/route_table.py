@@ -23,7 +23,7 @@ from ckp_lsp.core.project.discovery import INDEX_NAME, markdown_entries
 from ckp_lsp.core.project.within import Folder
 
 if TYPE_CHECKING:
-    from ckp_lsp.core.bank.bank import Bank
+    from ckp_lsp.core.bank.bank import Bank, Loader
     from ckp_lsp.core.bank.cache import FileCache
     from ckp_lsp.core.format.knowledge import KnowledgeFile
     from ckp_lsp.core.project.config import Config
@@ -120,9 +120,15 @@ def table_of_files(files: Iterable[KnowledgeFile], index_tokens: int) -> RouteTa
 
 
 def read_route_table(
-    root: Path, config: Config, full_read_limit: int = FULL_READ_LIMIT, cache: FileCache | None = None
+    root: Path,
+    config: Config,
+    full_read_limit: int = FULL_READ_LIMIT,
+    cache: FileCache | None = None,
+    *,
+    load: Loader,
 ) -> RouteTable:
-    """The table of the bank at ``root``, opening only the files ``_index.md`` is not current for.
+    """The table of the bank at ``root``, opening only the files ``_index.md`` is not current for;
+    a bank read in full is read by ``load`` (the face's bank service).
 
     Files come in index order, then the files read from disk by path.
     """
@@ -130,9 +136,7 @@ def read_route_table(
     listing = _list_files(disk, config.exclude)
     index = _read_index(disk)
     if index is None or len(listing) <= full_read_limit:
-        from ckp_lsp.core.bank.bank import Bank
-
-        return table_of_bank(Bank.load(root, config, cache))
+        return table_of_bank(load(root, config, cache))
     text, mtime_ns = index
     # (the index's reader is imported where an index is read: a process routing from the kept
     # snapshot builds no table)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ckp_lsp.core.bank.bank import Bank
+    from ckp_lsp.core.bank.bank import Bank, Loader
     from ckp_lsp.core.project.config import Config
 
     from .index_pattern import Router
@@ -36,11 +36,17 @@ FORMAT = 4
 
 
 def ranked_router(
-    root: Path, config: Config | None = None, bank: Bank | None = None, within: list[Path] | None = None
+    root: Path,
+    config: Config | None = None,
+    bank: Bank | None = None,
+    within: list[Path] | None = None,
+    *,
+    load: Loader | None = None,
 ) -> RankedRouter:
     """The ranked router of the bank at ``root``, from its cache where the cache answers; a process
-    that holds the ``bank`` already (``ckp mcp``) gives it, and only the analysis is read. The cache
-    and the snapshot are written only inside one of the folders ``within`` (None: anywhere)."""
+    that holds the ``bank`` already (``ckp mcp``) gives it, and only the analysis is read; any
+    other gives ``load``, the face's way to read a bank in full. The cache and the snapshot are
+    written only inside one of the folders ``within`` (None: anywhere)."""
     from ckp_lsp.core.project.config import config_for_bank
 
     from .ranked import RankedRouter
@@ -48,25 +54,28 @@ def ranked_router(
 
     if bank is not None:
         return RankedRouter(bank, store=RouteStore.for_bank(root))
+    if load is None:
+        raise TypeError("ranked_router needs the bank, or a loader to read it")
     config = config if config is not None else config_for_bank(root)
     snapshot = Snapshot.for_bank(root, within)
     if snapshot is None:
-        return _built(root, config, within)
+        return _built(root, config, load, within)
     # The bank is listed before it is read: a file changed meanwhile leaves a key it no longer
     # matches, and the next process builds again.
     key = _key(root, config)
     kept = snapshot.load(key)
     if kept is not None:
         return kept
-    router = _built(root, config, within)
+    router = _built(root, config, load, within)
     snapshot.save(key, router)
     return router
 
 
-def index_router(root: Path, config: Config) -> Router:
+def index_router(root: Path, config: Config, *, load: Loader) -> Router:
     """The index pattern of the bank at ``root``: the kept snapshot's while the bank is unchanged
     (no file opened, as the ranked router reads it), else over the routing table read through the
-    bank's cache; no snapshot is written (that needs the ranked router built)."""
+    bank's cache (a bank read in full by ``load``); no snapshot is written (that needs the ranked
+    router built)."""
     from ckp_lsp.core.bank.cache import FileCache
     from ckp_lsp.core.routing.route_table import read_route_table
 
@@ -77,13 +86,13 @@ def index_router(root: Path, config: Config) -> Router:
         kept = snapshot.load(_key(root, config))
         if kept is not None:
             return kept.index
-        table = read_route_table(root, config, cache=FileCache.for_bank(root))
+        table = read_route_table(root, config, cache=FileCache.for_bank(root), load=load)
     else:
-        table = read_route_table(root, config)
+        table = read_route_table(root, config, load=load)
     return Router(table, config.file_budget_tokens)
 
 
-def _built(root: Path, config: Config, within: list[Path] | None = None) -> RankedRouter:
+def _built(root: Path, config: Config, load: Loader, within: list[Path] | None = None) -> RankedRouter:
     """The router built from the bank's cache and kept analysis (files read only where changed)."""
     from ckp_lsp.core.bank.cache import FileCache
     from ckp_lsp.core.routing.route_table import read_route_table
@@ -91,7 +100,7 @@ def _built(root: Path, config: Config, within: list[Path] | None = None) -> Rank
     from .ranked import RankedRouter
     from .store import RouteStore
 
-    table = read_route_table(root, config, cache=FileCache.for_bank(root, within))
+    table = read_route_table(root, config, cache=FileCache.for_bank(root, within), load=load)
     store = RouteStore.for_bank(root) if table.root is not None else None
     return RankedRouter(table, config.file_budget_tokens, store=store)
 
