@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
+from ckp_lsp.core.format.fields import token_estimate
 from ckp_lsp.core.routing.route_table import FULL_READ_LIMIT, SEPARATOR, RouteTable, related, table_of_bank
 
 from .analysis import QueryWord, query_words
@@ -312,7 +313,7 @@ class RankedRouter:
         score = dict(ranked)
 
         def entry(i: int, reason: str, via: str | None) -> RouteEntry:
-            cost = -(-t.sizes[i] // 4)
+            cost = token_estimate(t.sizes[i])
             keywords = index_hits.get(i, [])
             return RouteEntry(
                 t.concepts[i],
