@@ -21,10 +21,11 @@ from typing import IO, Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from ckp_lsp.core.format.fields import KEY_NAME
 from tests.lsp_driver import Server
 
 RUNS = 3
-_HEADER_KEY = re.compile(r"^([A-Z][A-Z0-9_]*):(\s*)(.*)$")
+_HEADER_KEY = re.compile(rf"^({KEY_NAME}):(\s*)(.*)$")
 
 
 def environment() -> dict[str, str]:

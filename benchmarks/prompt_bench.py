@@ -2,8 +2,8 @@
 
 For banks of 40, 1,000 and 10,000 generated files (``--sizes``), builds the prompt an LLM provider
 is sent for ``--files`` of their files — as ``compile_header`` does, with at most ``llm.candidates``
-(40) other concepts — and prints its size in tokens (characters / 4, the rule of thumb the issue
-measured with) beside the size of a prompt listing the whole bank, and the time spent choosing the
+(40) other concepts — and prints its size in tokens (characters / 4 rounded up, the estimate of
+the format) beside the size of a prompt listing the whole bank, and the time spent choosing the
 candidates. No network: the prompt is what would be sent.
 """
 
@@ -25,10 +25,7 @@ from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.compile.candidates import DEFAULT_CANDIDATES, candidates
 from ckp_lsp.core.compile.compiler import compile_input
 from ckp_lsp.core.compile.prompt import build_prompt
-
-
-def tokens(text: str) -> int:
-    return len(text) // 4
+from ckp_lsp.core.format.fields import token_estimate
 
 
 def measure(n: int, files: int) -> tuple[list[int], list[int], list[float]]:
@@ -43,9 +40,9 @@ def measure(n: int, files: int) -> tuple[list[int], list[int], list[float]]:
         shown = replace(inp, others=candidates(inp, DEFAULT_CANDIDATES))
         seconds.append(time.perf_counter() - started)
         p = build_prompt(shown)
-        bounded.append(tokens(p.system + p.user))
+        bounded.append(token_estimate(len(p.system + p.user)))
         w = build_prompt(inp)
-        whole.append(tokens(w.system + w.user))
+        whole.append(token_estimate(len(w.system + w.user)))
     return bounded, whole, seconds
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ckp_lsp.core.bank.bank import Bank
+from ckp_lsp.core.format.fields import REQUIRED_FIELDS
 from ckp_lsp.core.project.config import LlmConfig
 
 from ..core.compile.compiler import Compiled, compile_header
@@ -30,9 +31,6 @@ from .output import print_diff
 
 DEFAULT_JOBS = 4
 MAX_JOBS = 64
-# The fields without which a header is not complete: ``--all`` without ``--force`` compiles only
-# the files missing one of them (or a header).
-REQUIRED = ("CONCEPT", "TLDR", "ANSWERS_WHEN")
 
 
 def jobs(text: str) -> int:
@@ -58,11 +56,12 @@ def tokens(text: str) -> int:
 
 
 def incomplete(bank: Bank, rel: str) -> bool:
-    """Whether a file lacks a header or one of its REQUIRED fields."""
+    """Whether a file lacks a header or one of its required fields: ``--all`` without ``--force``
+    compiles only those."""
     kf = bank.files.get(rel)
     if kf is None or kf.header is None:
         return True
-    return any(not (f := kf.header.first(name)) or not f.value.strip() for name in REQUIRED)
+    return any(not (f := kf.header.first(name)) or not f.value.strip() for name in REQUIRED_FIELDS)
 
 
 @dataclass

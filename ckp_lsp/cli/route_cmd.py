@@ -146,6 +146,7 @@ def _bank_here() -> Path | None:
 
 def _budgeted(root: Path, result: RouteResult, max_tokens: int, form: str) -> int:
     """The route within ``max_tokens`` tokens of file text (the rule of ``core.routing.budget``)."""
+    from ckp_lsp.core.format.fields import token_estimate
     from ckp_lsp.core.project.within import Folder
     from ckp_lsp.core.routing.budget import declaration, fit, tokens_to_chars
 
@@ -177,10 +178,10 @@ def _budgeted(root: Path, result: RouteResult, max_tokens: int, form: str) -> in
             else "TLDR and "
             + (f"sections {', '.join(repr(h) for h in g.sections)}" if g.sections else "no section")
         )
-        print(f"  {g.file}  {what}  (~{-(-len(g.text) // 4):,} tokens)")
+        print(f"  {g.file}  {what}  (~{token_estimate(len(g.text)):,} tokens)")
     for e in b.dropped:
         print(f"  {e.file}  left out: not even its TLDR fits")
-    print(f"Budget: ~{-(-b.used_chars // 4):,} of {max_tokens:,} tokens given.")
+    print(f"Budget: ~{token_estimate(b.used_chars):,} of {max_tokens:,} tokens given.")
     return 0
 
 

@@ -13,7 +13,8 @@ from ckp_lsp.core.bank.checks import check_file
 from ckp_lsp.core.bank.findings import Finding
 from ckp_lsp.core.bank.index_checks import check_index
 from ckp_lsp.core.edit.header_changes import describe, header_diff
-from ckp_lsp.core.format.index import tokens, update_index_text
+from ckp_lsp.core.format.fields import token_estimate
+from ckp_lsp.core.format.index import update_index_text
 from ckp_lsp.core.format.knowledge import read_knowledge_file
 from ckp_lsp.core.project.discovery import INDEX_NAME
 from ckp_lsp.core.routing.budget import declaration as budget_declaration
@@ -91,7 +92,7 @@ def read(
             "bank": sb.name,
             "file": rel,
             "concept": kf.concept if kf is not None else None,
-            "tokens": tokens(text),
+            "tokens": token_estimate(len(text)),
             "text": quote_file(rel, text),
             "note": BANK_NOTE,
         }
@@ -182,7 +183,7 @@ def index(banks: ServedBanks, bank: str | None = None) -> dict[str, Any]:
             "file": INDEX_NAME,
             "changed": changed,
             "concepts": len(sb.bank.by_concept),
-            "tokens": tokens(new),
+            "tokens": token_estimate(len(new)),
         }
 
 

@@ -18,7 +18,8 @@ from mcp.client.stdio import stdio_client
 from ckp_lsp.cli.main import main as ckp
 from ckp_lsp.core.agent.agent_text import BANK_NOTE, quote_file
 from ckp_lsp.core.bank.bank import Bank
-from ckp_lsp.core.format.index import tokens, update_index_text
+from ckp_lsp.core.format.fields import token_estimate
+from ckp_lsp.core.format.index import update_index_text
 from ckp_lsp.core.project.config import config_for_bank
 from ckp_lsp.core.routing.bench import tool_tokens
 from ckp_lsp.core.routing.index_pattern import Router
@@ -98,7 +99,7 @@ async def test_lists_the_five_tools_with_their_schemas(workspace: Path) -> None:
         t.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={"output_schema"})
         for t in listed.values()
     ]
-    assert tokens(json.dumps(definitions, separators=(",", ":"))) < 700
+    assert token_estimate(len(json.dumps(definitions, separators=(",", ":")))) < 700
     assert "anyOf" not in json.dumps(definitions)
 
 
@@ -125,7 +126,7 @@ async def test_the_answer_text_is_the_compact_json_ckp_bench_counts(workspace: P
     bank = workspace / MENTAT
     routed = RankedRouter(Bank.load(bank, config_for_bank(bank))).route(query)
     call = json.dumps({"name": "ckp_route", "arguments": {"query": query}}, separators=(",", ":"))
-    assert tool_tokens(routed) == tokens(call) + tokens(text) + routed.tokens.loaded
+    assert tool_tokens(routed) == token_estimate(len(call)) + token_estimate(len(text)) + routed.tokens.loaded
 
 
 async def test_route_ranks_files_by_their_body_and_names_the_words_it_matched(workspace: Path) -> None:

@@ -9,7 +9,8 @@ import pytest
 
 from ckp_lsp.cli.main import main
 from ckp_lsp.core.bank.bank import Bank
-from ckp_lsp.core.format.index import tokens, update_index_text
+from ckp_lsp.core.format.fields import token_estimate
+from ckp_lsp.core.format.index import update_index_text
 from ckp_lsp.core.routing.bench import (
     BenchError,
     Query,
@@ -160,7 +161,7 @@ def test_a_subset_is_measured_with_its_own_rendered_index(bank: Bank) -> None:
     report = run_bench(bank, queries, sizes=(3, 12))
     assert [r.files for r in report.sizes] == [3, 12]
     small = subset(bank, subset_order(bank, queries)[:3])
-    index = tokens(update_index_text(None, small))
+    index = token_estimate(len(update_index_text(None, small)))
     files = sum(kf.tokens for kf in small.files.values())
     router = RankedRouter(small)  # (the bench's router, the ranked one, on the subset)
     assert router.index_tokens == index
@@ -245,8 +246,8 @@ def test_the_tool_column_counts_the_call_the_answer_and_the_loaded_files_without
     costs = []
     for q in queries:
         r = router.route(q.text)
-        call = tokens(tool_json({"name": "ckp_route", "arguments": {"query": q.text}}))
-        answer = tokens(json.dumps(r.as_dict(), ensure_ascii=False, separators=(",", ":")))
+        call = token_estimate(len(tool_json({"name": "ckp_route", "arguments": {"query": q.text}})))
+        answer = token_estimate(len(json.dumps(r.as_dict(), ensure_ascii=False, separators=(",", ":"))))
         assert tool_tokens(r) == call + answer + r.tokens.loaded
         costs.append(call + answer + r.tokens.loaded)
     row = report.sizes[0]

@@ -10,7 +10,8 @@ import yaml
 
 from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.bank.index_checks import check_index
-from ckp_lsp.core.format.index import COMPACT_HEAD, parse_index, tokens, update_index_text
+from ckp_lsp.core.format.fields import token_estimate
+from ckp_lsp.core.format.index import COMPACT_HEAD, parse_index, update_index_text
 from ckp_lsp.core.project.config import Config, load_config
 from ckp_lsp.core.routing.index_pattern import Router
 from ckp_lsp.core.routing.route_table import read_route_table
@@ -46,7 +47,7 @@ def test_the_compact_index_leaves_out_dates_confidence_and_validated(bank_dir: P
     assert jwt.values["SIMILAR_HIGH"] and ":" not in jwt.values["SIMILAR_HIGH"] + jwt.values["SIMILAR_MID"]
     table = load(bank_dir)
     table.config = Config(index_format="table")
-    assert tokens(text) < tokens(update_index_text(table.index_text, table))
+    assert token_estimate(len(text)) < token_estimate(len(update_index_text(table.index_text, table)))
     assert update_index_text(text, bank) == text  # regenerating changes no byte
 
 

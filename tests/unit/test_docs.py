@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.core.bank.findings import CODES
+from ckp_lsp.core.format.field_docs import FIELD_DOCS
 from ckp_lsp.server.convert import FORMAT_DOC, doc_url
-from ckp_lsp.server.features.hover import FIELD_DOCS
 
 ROOT = Path(__file__).resolve().parents[2]
 FORMAT = (ROOT / "docs" / "format.md").read_text(encoding="utf-8")

@@ -8,12 +8,12 @@ import pytest
 
 from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.bank.index_checks import check_index
+from ckp_lsp.core.format.fields import token_estimate
 from ckp_lsp.core.format.index import (
     COLUMNS,
     expected_rows,
     parse_index,
     render_section,
-    tokens,
     update_index_text,
 )
 from ckp_lsp.core.format.index_format import INDEX_END, INDEX_START
@@ -225,11 +225,11 @@ def test_an_index_without_a_generated_section_is_drift_on_its_first_line() -> No
 
 @pytest.mark.parametrize(("text", "count"), [("", 0), ("abcd", 1), ("abcde", 2), ("x" * 4001, 1001)])
 def test_tokens_are_characters_over_four_rounded_up(text: str, count: int) -> None:
-    assert tokens(text) == count
+    assert token_estimate(len(text)) == count
 
 
 def test_an_index_over_its_budget_is_ckp071_at_the_start_marker() -> None:
-    used = tokens(SHOP_INDEX)
+    used = token_estimate(len(SHOP_INDEX))
     bank = shop(Config(index_budget_tokens=used - 1))
     (finding,) = check_index(bank)
     start = line_of(SHOP_INDEX, INDEX_START)

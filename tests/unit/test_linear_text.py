@@ -86,7 +86,8 @@ HOSTILE = [
     ("quote marker", "list(_QUOTE.finditer(s + 'x'))", "\t"),
     ("table separator", "list(_TABLE_SEP.finditer(s + 'x'))", "\t"),
     ("html line", "list(_HTML_LINE.finditer(s + 'x'))", "\t"),
-    ("header line", "list(_HEADER_LINE.finditer(s))", "Z"),
+    ("header lines", "bare_header_end(s.split('\\n'))", "Z"),
+    ("header block", "BARE_HEADER.match(s)", "Z"),
     ("yaml key", "list(_YAML_KEY.finditer(s))", "_"),
     ("yaml line", "list(_YAML_LINE.finditer(s))", "_"),
     ("yaml line, blanks", "list(_YAML_LINE.finditer(s + 'x'))", "\t"),
@@ -119,7 +120,8 @@ SETUP = (
     "from ckp_lsp.core.compile.answer import sentence_count, slugify, unfenced\n"
     "from ckp_lsp.core.compile.offline.keywords import without_call_suffix\n"
     "from ckp_lsp.core.compile.offline.text import inline_code, plain, _ITEM, _QUOTE\n"
-    "from ckp_lsp.core.compile.offline.text import _HEADER_LINE, _HTML_LINE, _TABLE_SEP, _YAML_KEY, _YAML_LINE\n"
+    "from ckp_lsp.core.compile.offline.text import _HTML_LINE, _TABLE_SEP, _YAML_KEY, _YAML_LINE\n"
+    "from ckp_lsp.core.format.fields import BARE_HEADER, bare_header_end\n"
     "from ckp_lsp.core.compile.offline.keywords import _FILE_NAME\n"
     "from ckp_lsp.core.compile.offline.structure import _PATH, _PERCENT, _POINTER_REMARK\n"
     "from ckp_lsp.core.compile.offline.summary import _ENTRY, _TITLE_FILE\n"

@@ -100,6 +100,12 @@ def test_a_commands_run_is_read_into_its_answer_or_what_to_do() -> None:
         command_answer("llm", "", Ran(0, b"  \n", b""), Job(30))
 
 
+def test_a_commands_tokens_are_estimated_rounded_up() -> None:
+    job = Job(30)
+    command_answer("llm", "x" * 41, Ran(0, b"answer", b""), job)  # 41 and 6 characters
+    assert (job.usage.prompt_tokens, job.usage.completion_tokens) == (11, 2)
+
+
 def test_the_command_is_split_as_a_shell_would() -> None:
     assert command_argv("llm -m 'my model'") == ["llm", "-m", "my model"]
     assert command_argv(["llm", "-m", "x"]) == ["llm", "-m", "x"]

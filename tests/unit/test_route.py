@@ -10,7 +10,8 @@ import pytest
 
 from ckp_lsp.cli.main import main
 from ckp_lsp.core.bank.bank import Bank
-from ckp_lsp.core.format.index import tokens, update_index_text
+from ckp_lsp.core.format.fields import token_estimate
+from ckp_lsp.core.format.index import update_index_text
 from ckp_lsp.core.project.config import Config
 from ckp_lsp.core.routing import route
 from ckp_lsp.core.routing.index_pattern import Router
@@ -196,7 +197,7 @@ def _file_tokens() -> dict[str, int]:
 
 def test_tokens_with_ckp_are_index_plus_loaded_files(router: Router) -> None:
     sizes = _file_tokens()
-    index = tokens((BANK / "_index.md").read_text(encoding="utf-8"))
+    index = token_estimate(len((BANK / "_index.md").read_text(encoding="utf-8")))
     result = router.route("How does the login flow use the guard?")
     assert result.tokens.index == index
     assert result.tokens.loaded == sizes["auth.md"] + sizes["jwt.md"]
@@ -209,14 +210,14 @@ def test_tokens_without_ckp_are_every_knowledge_file(router: Router) -> None:
 
 
 def test_tokens_are_characters_over_four_rounded_up() -> None:
-    assert (tokens(""), tokens("abc"), tokens("abcd"), tokens("abcde")) == (0, 1, 1, 2)
+    assert [token_estimate(len(text)) for text in ("", "abc", "abcd", "abcde")] == [0, 1, 1, 2]
 
 
 def test_without_an_index_the_rendered_index_is_counted(tmp_path: Path) -> None:
     copy = copy_tree(BANK, tmp_path / "memory-bank")
     (copy / "_index.md").unlink()
     bank = Bank.load(copy)
-    assert Router(bank).index_tokens == tokens(update_index_text(None, bank))
+    assert Router(bank).index_tokens == token_estimate(len(update_index_text(None, bank)))
 
 
 # --- the table read from disk ----------------------------------------------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ckp_lsp.core.bank.bank import Bank
-from ckp_lsp.core.routing import ranked
+from ckp_lsp.core.routing import domain
 from ckp_lsp.core.routing.ranked import RankedRouter
 from tests.unit.builders import write_files
 from tests.unit.test_ranked_route import FILLER, header
@@ -34,7 +34,7 @@ def test_two_words_of_the_question_in_one_body_route_though_the_rest_is_said_in_
     r = router(tmp_path)
     question = "Why do 50MB documents stutter when opened on old laptops?"
     found = r.ranking(question)
-    assert not found.titled and ranked.BODY_ONLY_COVERAGE <= found.coverage < 0.5
+    assert not found.titled and domain.BODY_ONLY_COVERAGE <= found.coverage < 0.5
     assert [e.file for e in r.route(question).primaries][:1] == ["viewer.md"]
 
 
@@ -51,7 +51,7 @@ def test_a_body_alone_with_a_technology_no_file_names_is_out_of_domain(tmp_path:
     question = "How do I configure an Elasticsearch cluster with replicas for full-text search?"
     found = r.ranking(question)
     assert found.unknown_names == ["Elasticsearch"] and not found.titled
-    assert ranked.UNKNOWN_NAME_COVERAGE <= found.coverage < ranked.BODY_ONLY_NAMED_COVERAGE
+    assert domain.UNKNOWN_NAME_COVERAGE <= found.coverage < domain.BODY_ONLY_NAMED_COVERAGE
     assert r.route(question).out_of_domain
 
 

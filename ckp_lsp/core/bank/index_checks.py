@@ -8,6 +8,7 @@ from weakref import WeakKeyDictionary
 
 from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.bank.findings import Finding, apply_overrides
+from ckp_lsp.core.format.fields import token_estimate
 from ckp_lsp.core.format.index import (
     TABLE_HEAD,
     IndexRow,
@@ -19,7 +20,6 @@ from ckp_lsp.core.format.index import (
     row_line,
     row_values,
     section_count,
-    tokens,
 )
 from ckp_lsp.core.format.index_format import INDEX_END, INDEX_START, is_table_line, markers
 from ckp_lsp.core.format.knowledge import KnowledgeFile
@@ -109,7 +109,7 @@ def conflict_marker(text: str) -> Span | None:
 
 def _budget(bank: Bank, text: str, anchor: Span, out: list[Finding]) -> list[Finding]:
     """CKP071 added to ``out``, and the user's severities applied."""
-    used = tokens(text)
+    used = token_estimate(len(text))
     budget = bank.config.index_budget_tokens
     if used > budget:
         out.append(

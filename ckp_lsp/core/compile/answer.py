@@ -10,11 +10,9 @@ from dataclasses import replace
 from typing import Any
 
 from ckp_lsp.core.compile.model import Answer, CompileError
+from ckp_lsp.core.format.fields import CONCEPT_RE, CONFIDENCES
 from ckp_lsp.core.format.limits import MAX_HIGH, MAX_KEYWORDS, MAX_MID
 from ckp_lsp.core.format.limits import MAX_TLDR as MAX_TLDR_CHARS
-
-CONFIDENCES = ("high", "medium", "low")
-CONCEPT_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
 _RETRY = "try again or choose another model"
 _SPACE_RUN = re.compile(r"\s+")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
+from ckp_lsp.core.format.fields import token_estimate
+
 from .job import Job, Usage
 from .wire import MAX_ANSWER_BYTES, Cancelled, ProviderError, seconds
 
@@ -67,7 +69,7 @@ def command_answer(program: str, stdin: str, done: Ran, job: Job) -> str:
     """What the command printed, or a ProviderError; its usage is counted on ``job``."""
     # A command reports no usage: its tokens are estimated as characters / 4, so that a
     # budget (--max-tokens-total) means something for it too.
-    job.count(Usage(len(stdin) // 4, len(done.stdout) // 4, requests=1))
+    job.count(Usage(token_estimate(len(stdin)), token_estimate(len(done.stdout)), requests=1))
     if job.cancelled:
         raise Cancelled()
     if done.timed_out:

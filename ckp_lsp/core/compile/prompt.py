@@ -10,6 +10,7 @@ from typing import Any
 from ckp_lsp.core.agent.redaction import redact
 from ckp_lsp.core.compile.model import CompileInput, ConceptSummary
 from ckp_lsp.core.compile.offline.reading import body_languages
+from ckp_lsp.core.format.fields import CONCEPT_PATTERN
 from ckp_lsp.core.format.limits import MAX_HIGH, MAX_KEYWORDS, MAX_MID
 from ckp_lsp.core.format.limits import MAX_TLDR as MAX_TLDR_CHARS
 
@@ -40,7 +41,7 @@ Fields:
 - SIMILAR_HIGH: other concepts of the bank in the HIGH tier, most important first.
 - SIMILAR_MID: other concepts of the bank in the MID tier, most important first.
 - CONFIDENCE: high, medium or low - how sure you are of this header.
-- CONCEPT: the file's name as a concept, matching ^[a-z0-9][a-z0-9._-]*$ (lower-case letters,
+- CONCEPT: the file's name as a concept, matching {CONCEPT_PATTERN} (lower-case letters,
   digits, '.', '_', '-'; e.g. jwt-authentication). Only asked for when the file has none.
 
 Relationship tiers (the rubric):
@@ -162,7 +163,7 @@ def _user_part(inp: CompileInput) -> str:
         hint = f" (its file name is `{_one_line(inp.path_hint)}`)" if inp.path_hint.strip() else ""
         concept_line = (
             f'This file has no concept yet{hint}: add a "CONCEPT" key with a new name that '
-            "matches ^[a-z0-9][a-z0-9._-]*$ and is not one of the other concepts."
+            f"matches {CONCEPT_PATTERN} and is not one of the other concepts."
         )
     others = [o for o in inp.others if o.concept != inp.concept]
     body, cut = _cut_body(inp.body)

@@ -1,5 +1,9 @@
-"""The CKP header's fields (SPEC §2): their names, which are required, listed or tiers, what a
-concept name and a confidence may be, and the values a parsed header is made of."""
+"""The CKP header's grammar (SPEC §2), in one place: the fields' names, which are required, listed
+or tiers, how a key is written, what a concept name and a confidence may be, the token estimate,
+and the values a parsed header is made of.
+
+Everything that reads a header asks this module: the parser, the fast scan, completion's reading
+of a half-typed header, the offline compiler and the router (where a body starts)."""
 
 from __future__ import annotations
 
@@ -31,8 +35,41 @@ LIST_FIELDS = frozenset({"ANSWERS_WHEN", "SIMILAR_HIGH", "SIMILAR_MID"})
 
 
 TIER_FIELDS = {"SIMILAR_HIGH": "HIGH", "SIMILAR_MID": "MID"}
-CONCEPT_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+#: a concept's name (SPEC §2), unanchored: what an entry's or a row's concept is written as
+CONCEPT_NAME = r"[a-z0-9][a-z0-9._-]*"
+CONCEPT_PATTERN = f"^{CONCEPT_NAME}$"
+CONCEPT_RE = re.compile(CONCEPT_PATTERN)
 CONFIDENCES = ("high", "medium", "low")
+
+#: a header key as a bare header writes it (SPEC §2: a header line matches ``^[A-Z][A-Z0-9_]*:``)
+KEY_NAME = r"[A-Z][A-Z0-9_]*"
+#: a bare header line's key, up to and with its colon; the key is group 1
+BARE_KEY = re.compile(f"({KEY_NAME}):")
+#: the bare header at the top of a text: the run of leading ``KEY: value`` lines and their newlines
+BARE_HEADER = re.compile(rf"(?:{KEY_NAME}:[^\n]*\n)*")
+#: a front-matter key that is a CKP field or meant as one (CKP003); any other key is the user's
+FIELD_KEY = re.compile(f"^{KEY_NAME}$")
+#: a front-matter key line as it is being typed: a YAML key (group 1), blanks, a colon
+TYPED_KEY = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?=\s|$)")
+
+
+def bare_header_end(lines: list[str], start: int = 0) -> int:
+    """The first line from ``start`` that is not a bare header line (``KEY: value``)."""
+    end, match = start, BARE_KEY.match
+    while end < len(lines) and match(lines[end]):
+        end += 1
+    return end
+
+
+#: characters a token is estimated at (SPEC §6)
+CHARS_PER_TOKEN = 4
+
+
+def token_estimate(chars: int) -> int:
+    """SPEC §6's token estimate of ``chars`` characters: characters ÷ 4, rounded up."""
+    return -(-chars // CHARS_PER_TOKEN)
+
+
 #: where a TLDR's first sentence ends and a second begins
 _SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z0-9])")
 

@@ -8,10 +8,8 @@ import itertools
 import re
 from typing import Any
 
-from ckp_lsp.core.format.fields import LIST_FIELDS, Field, Header, Item, _split_items
+from ckp_lsp.core.format.fields import FIELD_KEY, LIST_FIELDS, Field, Header, Item, _split_items
 from ckp_lsp.core.format.text import Span, span_of
-
-_UPPER_KEY = re.compile(r"^[A-Z][A-Z0-9_]*$")
 
 
 @functools.cache
@@ -128,7 +126,7 @@ def _parse_front_matter(lines: list[str]) -> Header:
         if isinstance(k, yaml.ScalarNode) and k.start_mark.column == 0 and isinstance(k.value, str)
     ]
     for n, (i, key_col, key, (end_line, key_end), node) in enumerate(keys):
-        if not _UPPER_KEY.match(key):
+        if not FIELD_KEY.match(key):
             header.user_keys.append(key)
             continue
         next_key = keys[n + 1][0] if n + 1 < len(keys) else close

@@ -6,12 +6,8 @@ Parsing never raises: a YAML error or an unclosed front matter is recorded on th
 
 from __future__ import annotations
 
-import re
-
-from ckp_lsp.core.format.fields import LIST_FIELDS, Field, Header, Item, _span, _split_items
+from ckp_lsp.core.format.fields import BARE_KEY, LIST_FIELDS, Field, Header, Item, _span, _split_items
 from ckp_lsp.core.format.text import span_of, split_lines
-
-_BARE_KEY = re.compile(r"[A-Z][A-Z0-9_]*:")
 
 
 def parse_header(text: str) -> Header | None:
@@ -25,7 +21,7 @@ def parse_header(text: str) -> Header | None:
 
             return _parse_front_matter(lines)
         return None
-    if not _BARE_KEY.match(text):
+    if not BARE_KEY.match(text):
         return None
     return _parse_bare(text)
 
@@ -53,7 +49,7 @@ def _parse_bare(text: str) -> Header:
     header = Header("bare")
     # Only the header lines are split: bodies can be large and are never needed here.
     pos, line_no, n = 0, 0, len(text)
-    match = _BARE_KEY.match
+    match = BARE_KEY.match
     while pos < n:
         nl = text.find("\n", pos)
         stop = n if nl < 0 else nl

@@ -67,11 +67,6 @@ def index_lines(text: str) -> list[str]:
     return split_lines(text)
 
 
-def tokens(text: str) -> int:
-    """Token estimate of SPEC §6: characters / 4, rounded up."""
-    return -(-len(text) // 4)
-
-
 def row_values(kf: KnowledgeFile) -> dict[str, str]:
     """The index values of one file, as its header writes them."""
     written = kf.written()

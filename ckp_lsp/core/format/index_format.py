@@ -4,7 +4,8 @@ section lies, a table's lines and cells, a header block's keys.
 Everything that reads an index asks this module where the section is and what its lines hold:
 ``index`` (parsing the rows, regenerating the section), ``index_cells`` (cells with spans),
 ``index_checks`` (the table's layout), ``index_merge`` (rows by file) and ``route_table`` (the
-rows a router reads, on the prompt hook's path: this module imports nothing but ``re``).
+rows a router reads, on the prompt hook's path: this module imports only ``re`` and the header
+grammar, ``fields``, whose keys a header block's keys are).
 
 The section is found two ways, each where it always was: by lines (a marker is a line of its
 own: what is parsed, checked and navigated) and by offsets (a marker anywhere in the text: what
@@ -16,11 +17,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ckp_lsp.core.format.fields import KEY_NAME
+
 INDEX_START = "<!-- ckp:index:start -->"
 INDEX_END = "<!-- ckp:index:end -->"
 
 #: a line of a header block: ``KEY: value``
-BLOCK_KEY = re.compile(r"^([A-Z][A-Z_]*):[ \t]*(.*)$")
+BLOCK_KEY = re.compile(rf"^({KEY_NAME}):[ \t]*(.*)$")
 #: a pipe that separates cells (``\|`` is a pipe inside a cell)
 CELL_SPLIT = re.compile(r"(?<!\\)\|")
 #: what a table's separator row is made of

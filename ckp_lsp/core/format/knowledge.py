@@ -17,22 +17,24 @@ from ckp_lsp.core.bank.findings import Finding
 from ckp_lsp.core.format.dates import CkpDate, parse_date
 from ckp_lsp.core.format.fields import (
     _SENTENCE_END,
+    BARE_HEADER,
+    BARE_KEY,
     CKP_FIELDS,
+    CONCEPT_NAME,
     CONCEPT_RE,
     CONFIDENCES,
     LIST_FIELDS,
+    REQUIRED_FIELDS,
     TIER_FIELDS,
     Header,
     Item,
     Relationship,
     _split_items,
+    token_estimate,
 )
 from ckp_lsp.core.format.full_reader import read_in_full
 from ckp_lsp.core.format.limits import MAX_KEYWORDS, MAX_TLDR, TIER_CAPS
 from ckp_lsp.core.format.text import Span
-
-_BARE_KEY = re.compile(r"([A-Z][A-Z0-9_]*):")
-
 
 #: a relationship in brief: (concept, tier, date as written, date)
 Relation = tuple[str, str, str | None, CkpDate | None]
@@ -198,7 +200,7 @@ class KnowledgeFile:
 
     @property
     def tokens(self) -> int:
-        return -(-self.size // 4)
+        return token_estimate(self.size)
 
     def written(self) -> dict[str, str]:
         """Each CKP field's first non-empty value as written (list items joined by ``, ``), or ``""``."""
@@ -239,10 +241,9 @@ def read_knowledge_file(path: str, text: str, utf8: bool = True) -> KnowledgeFil
 
 
 _CLEAN_FIELDS = frozenset(CKP_FIELDS)
-_HEADER_BLOCK = re.compile(r"(?:[A-Z][A-Z0-9_]*:[^\n]*\n)*")
 #: a tier of entries that are each ``concept:DATE`` (the dates are checked one by one)
-_CLEAN_ENTRIES = re.compile(r"[a-z0-9][a-z0-9._-]*:[^,]*(?:,\s*[a-z0-9][a-z0-9._-]*:[^,]*)*")
-_NEEDED = ("CONCEPT", "TLDR", "ANSWERS_WHEN", "VALIDATED")
+_CLEAN_ENTRIES = re.compile(rf"{CONCEPT_NAME}:[^,]*(?:,\s*{CONCEPT_NAME}:[^,]*)*")
+_NEEDED = (*REQUIRED_FIELDS, "VALIDATED")
 
 
 def _read_clean(path: str, text: str) -> KnowledgeFile | None:
@@ -255,10 +256,10 @@ def _read_clean(path: str, text: str) -> KnowledgeFile | None:
     if text.startswith("---"):
         return None
     # The header is the run of leading ``KEY:`` lines: one regex finds where it ends.
-    end = _HEADER_BLOCK.match(text).end()  # type: ignore[union-attr]
+    end = BARE_HEADER.match(text).end()  # type: ignore[union-attr]
     lines = text[:end].split("\n")
     lines.pop()  # after the last newline
-    if end < len(text) and _BARE_KEY.match(text, end) and text.find("\n", end) < 0:
+    if end < len(text) and BARE_KEY.match(text, end) and text.find("\n", end) < 0:
         lines.append(text[end:])  # a last header line without a newline
         end = len(text)
     values: dict[str, str] = {}

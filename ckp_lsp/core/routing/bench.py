@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from ckp_lsp.core.bank.bank import Bank
-from ckp_lsp.core.format.index import tokens, update_index_text
+from ckp_lsp.core.format.fields import token_estimate
+from ckp_lsp.core.format.index import update_index_text
 from ckp_lsp.core.routing.index_pattern import Router
 from ckp_lsp.core.routing.peer import PlainBM25
 from ckp_lsp.core.routing.ranked import RankedRouter
@@ -44,7 +45,7 @@ def tool_tokens(result: RouteResult) -> int:
     """Tokens of routing ``result`` through the tool, no index in context: the call (its name and
     arguments), the answer, and the files loaded."""
     call = tool_json({"name": ROUTE_TOOL, "arguments": {"query": result.query}})
-    return tokens(call) + tokens(tool_json(result.as_dict())) + result.tokens.loaded
+    return token_estimate(len(call)) + token_estimate(len(tool_json(result.as_dict()))) + result.tokens.loaded
 
 
 class BenchError(Exception):

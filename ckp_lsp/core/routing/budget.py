@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ckp_lsp.core.format.fields import CHARS_PER_TOKEN, token_estimate
 from ckp_lsp.core.format.records import Frozen, Record
 from ckp_lsp.core.format.text import split_lines
 from ckp_lsp.core.routing.words import words
@@ -20,8 +21,6 @@ from ckp_lsp.core.routing.words import words
 if TYPE_CHECKING:
     from ckp_lsp.core.routing.result import RouteEntry, RouteResult
 
-#: characters per token, as everywhere in SPEC §6 (tokens = characters ÷ 4, rounded up)
-CHARS_PER_TOKEN = 4
 #: words of a question too common to match a heading by
 _COMMON = frozenset(
     [
@@ -69,10 +68,6 @@ def tokens_to_chars(max_tokens: int) -> int:
     return max(0, max_tokens) * CHARS_PER_TOKEN
 
 
-def chars_to_tokens(chars: int) -> int:
-    return -(-chars // CHARS_PER_TOKEN)
-
-
 class Given(Frozen):
     """One routed file as the agent is given it: whole, or as its TLDR and matching sections."""
 
@@ -101,7 +96,7 @@ class Given(Frozen):
         out: dict[str, Any] = {
             "file": self.file,
             "part": self.part,
-            "tokens": chars_to_tokens(len(self.text)),
+            "tokens": token_estimate(len(self.text)),
         }
         if self.part != "whole":
             out["sections"] = list(self.sections)
@@ -134,7 +129,7 @@ class Budgeted(Record):
     def as_dict(self) -> dict[str, Any]:
         return {
             "max_tokens": self.max_chars // CHARS_PER_TOKEN,
-            "tokens": chars_to_tokens(self.used_chars),
+            "tokens": token_estimate(self.used_chars),
             "given": [g.as_dict() for g in self.given],
             "dropped": [e.file for e in self.dropped],
         }

@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from ckp_lsp.core.format.fields import BARE_HEADER
 from ckp_lsp.core.format.records import Frozen
 
 from .analysis import terms
@@ -55,7 +56,6 @@ def read_file_text(root: Path, path: str, concept: str, tldr: str, keywords: Ite
     return FileText(path, head, text[body_offset(text) :], text)
 
 
-_BARE_HEADER = re.compile(r"(?:[A-Z][A-Z0-9_]*:[^\n]*\n)*")
 _FRONT_MATTER_END = re.compile(r"\n---[ \t]*(?:\r?\n|$)")
 
 
@@ -66,7 +66,7 @@ def body_offset(text: str) -> int:
     if text.startswith("---"):
         end = _FRONT_MATTER_END.search(text, 2)
         return end.end() if end else 0
-    m = _BARE_HEADER.match(text)
+    m = BARE_HEADER.match(text)
     return m.end() if m else 0
 
 

@@ -8,6 +8,7 @@ from functools import cached_property
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
+from ckp_lsp.core.format.fields import token_estimate
 from ckp_lsp.core.routing.route_table import SEPARATOR, RouteTable, related, table_of_bank
 
 from .result import FILE_BUDGET_TOKENS, RouteEntry, RouteResult, RouteTokens, declaration
@@ -74,7 +75,7 @@ class Router:
         self.table = table
         self.files = len(table)
         self.index_tokens = table.index_tokens
-        self.total_tokens = sum(-(-n // 4) for n in table.sizes)
+        self.total_tokens = sum(map(token_estimate, table.sizes))
         # A relationship names the file of its concept; of two files that declare one (CKP011),
         # the first by path, as ``Bank.file_of``.
         self._by_concept: dict[str, int] = {}
@@ -374,7 +375,7 @@ class Router:
         budget = self.file_budget_tokens
 
         def entry(i: int, reason: str, via: str | None) -> RouteEntry:
-            cost = -(-t.sizes[i] // 4)
+            cost = token_estimate(t.sizes[i])
             return RouteEntry(t.concepts[i], t.paths[i], reason, hits.get(i, []), via, cost, cost > budget)
 
         loaded: dict[int, RouteEntry] = {i: entry(i, "match", None) for i in primaries}

@@ -7,7 +7,7 @@ Relationships come after, within the budget of files: ``SIMILAR_HIGH`` of a prim
 ``SIMILAR_MID`` only where the question matches that file too, and never in the place of a file
 that ranks above it on its own and holds as much of the question in its header and headings; a
 place they leave goes to the next file that ranks on its own (a quarter of the best, as a primary
-must). A question whose best file holds too little of it (``OUT_OF_DOMAIN_COVERAGE``) loads nothing.
+must). A question whose best file holds too little of it (``domain``) loads nothing.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from ckp_lsp.core.format.fields import token_estimate
 from ckp_lsp.core.routing.route_table import FULL_READ_LIMIT, SEPARATOR, RouteTable, related, table_of_bank
 
 from .analysis import QueryWord, query_words
@@ -34,6 +35,7 @@ from .documents import (
     read_file_text,
     stemmers,
 )
+from .domain import Ranking, keyword_coverage
 from .index_pattern import MAX_PRIMARY, Router
 from .keyword_boost import keyword_rarity
 from .postings import Hit, Postings, total
@@ -53,16 +55,6 @@ PRIMARY_SHARE = 0.25
 #: the boost of a file the index pattern matches, as a share of the best BM25 score per keyword of
 #: a word one file holds (a keyword of words many files hold boosts less: ``keyword_rarity``)
 INDEX_BOOST = 0.5
-#: the share of the question's weight (its words' idf) the best file must hold to be in domain…
-OUT_OF_DOMAIN_COVERAGE = 0.15
-#: …and when the question names something (``Kubernetes``, ``gRPC``) that no file of the bank holds
-UNKNOWN_NAME_COVERAGE = 0.45
-#: …and when the best file holds the question's words in its body alone: at least two of them…
-BODY_ONLY_COVERAGE = 0.25
-#: …or, while the question names something no file holds, this share
-BODY_ONLY_NAMED_COVERAGE = 0.6
-#: the question's words (as written) the best file must hold when it holds them in its body alone
-BODY_ONLY_WORDS = 2
 #: what a word the bank does not hold weighs, unless written as a name, as a share of a rare word
 UNKNOWN_WORD_SHARE = 0.35
 #: words named in the declaration per file at most
@@ -74,35 +66,6 @@ MATCHED_LISTED = 10
 #: a word of hiragana alone is Japanese grammar (particles, endings: "どう", "です", "ように"); the
 #: words a question is about are written in kanji, katakana or Latin letters
 _HIRAGANA = re.compile("[\u3041-\u309f]+")
-
-
-class Ranking(NamedTuple):
-    """What ranking one question gave."""
-
-    ranked: list[tuple[int, float]]  # (file, score), best first
-    hits: dict[int, list[Hit]]
-    index_hits: dict[int, list[str]]  # the keywords the index pattern matched, as written
-    coverage: float
-    unknown_names: list[str]  # the question's names the bank holds nowhere
-    titled: bool  # the best file holds a word of the question in its header or headings
-    held: int = 0  # the question's words (as written) the best file holds…
-    asked: int = 0  # …of this many
-    groups: tuple[tuple[QueryWord, frozenset[str]], ...] = ()  # the question's words and their terms
-
-    @property
-    def out_of_domain(self) -> bool:
-        """Whether the best file holds too little of the question (see the module)."""
-        if not self.ranked or self.coverage < OUT_OF_DOMAIN_COVERAGE:
-            return True
-        if bool(self.unknown_names) and self.coverage < UNKNOWN_NAME_COVERAGE:
-            return True
-        if self.titled:
-            return False
-        # A body alone holds many words by chance: one word of the question ("Tokyo" in a weather
-        # question) is not enough, nor a question about something the bank never names.
-        if self.unknown_names:
-            return self.coverage < BODY_ONLY_NAMED_COVERAGE
-        return self.held < min(BODY_ONLY_WORDS, self.asked) or self.coverage < BODY_ONLY_COVERAGE
 
 
 class RankedRouter:
@@ -278,7 +241,7 @@ class RankedRouter:
                 / weight
             )
             if best in index_hits:
-                coverage = max(coverage, _keyword_coverage(index_hits[best], groups, self._weight, weight))
+                coverage = max(coverage, keyword_coverage(index_hits[best], groups, self._weight, weight))
         titled = bool(ranked) and (
             ranked[0][0] in index_hits or any(set(h.fields) - {BODY} for h in hits.get(ranked[0][0], ()))
         )
@@ -312,7 +275,7 @@ class RankedRouter:
         score = dict(ranked)
 
         def entry(i: int, reason: str, via: str | None) -> RouteEntry:
-            cost = -(-t.sizes[i] // 4)
+            cost = token_estimate(t.sizes[i])
             keywords = index_hits.get(i, [])
             return RouteEntry(
                 t.concepts[i],
@@ -384,19 +347,6 @@ def _matches(i: int, hits: dict[int, list[Hit]], index_hits: dict[int, list[str]
     if i in index_hits:
         return True
     return any(HEADER in h.fields or HEADINGS in h.fields for h in hits.get(i, ()))
-
-
-def _keyword_coverage(
-    keywords: list[str],
-    groups: list[tuple[QueryWord, frozenset[str]]],
-    weigh: Callable[[QueryWord, frozenset[str]], float],
-    weight: float,
-) -> float:
-    """The share of the question's weight in the words of the keywords the index matched."""
-    from .analysis import terms
-
-    held = {t for k in keywords for t in terms(k)}
-    return sum(weigh(w, g) for w, g in groups if g & held) / weight
 
 
 def _words(found: list[Hit], keywords: list[str]) -> list[str]:

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ckp_lsp.core.format.fields import token_estimate
 from ckp_lsp.core.format.index_format import route_rows
 from ckp_lsp.core.format.records import Record
 from ckp_lsp.core.project.discovery import INDEX_NAME, markdown_entries
@@ -101,11 +102,13 @@ def related(value: str) -> list[str]:
 
 def table_of_bank(bank: Bank) -> RouteTable:
     """The table of a loaded bank; without ``_index.md`` the index is the one `ckp index` would write."""
-    from ckp_lsp.core.format.index import tokens, update_index_text
+    from ckp_lsp.core.format.index import update_index_text
 
     table = table_of_files(
         (bank.files[p] for p in sorted(bank.files)),
-        tokens(bank.index_text if bank.index_text is not None else update_index_text(None, bank)),
+        token_estimate(
+            len(bank.index_text if bank.index_text is not None else update_index_text(None, bank))
+        ),
     )
     table.root = bank.root
     return table
@@ -138,11 +141,7 @@ def read_route_table(
     if index is None or len(listing) <= full_read_limit:
         return table_of_bank(load(root, config, cache))
     text, mtime_ns = index
-    # (the index's reader is imported where an index is read: a process routing from the kept
-    # snapshot builds no table)
-    from ckp_lsp.core.format.index import tokens
-
-    table = RouteTable(index_tokens=tokens(text))
+    table = RouteTable(index_tokens=token_estimate(len(text)))
     stale = []
     for rel, concept, keywords, high, mid in route_rows(text) or _block_rows(text):
         found = listing.pop(rel, None)  # None: not a knowledge file, or a second row for it

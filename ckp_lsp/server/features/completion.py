@@ -20,7 +20,15 @@ from lsprotocol import types
 from rapidfuzz import fuzz, process
 
 from ckp_lsp.core.bank.bank import Bank
-from ckp_lsp.core.format.fields import CKP_FIELDS, CONCEPT_RE, CONFIDENCES, TIER_FIELDS
+from ckp_lsp.core.format.fields import (
+    BARE_KEY,
+    CKP_FIELDS,
+    CONCEPT_RE,
+    CONFIDENCES,
+    TIER_FIELDS,
+    TYPED_KEY,
+    bare_header_end,
+)
 from ckp_lsp.core.format.knowledge import KnowledgeFile
 from ckp_lsp.core.format.text import index_of_utf16, span_of, visible_controls
 
@@ -34,8 +42,6 @@ FUZZY_CUTOFF = 60
 #: banks with more concepts look for typos only among names sharing the first letter
 _FUZZY_ALL = 2000
 
-_BARE_KEY = re.compile(r"([A-Z][A-Z0-9_]*):")
-_FM_KEY = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?=\s|$)")
 _LIST_ITEM = re.compile(r"[ \t]*-(?:[ \t]+|$)")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SEPARATORS = frozenset(",[]\"' \t")
@@ -87,14 +93,11 @@ def _region(lines: list[str]) -> _Region:
     if lines and lines[0].rstrip() == "---":
         close = next((i for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), len(lines))
         return _Region(1, close, True)
-    end = 0
-    while end < len(lines) and _BARE_KEY.match(lines[end]):
-        end += 1
-    return _Region(0, end, False)
+    return _Region(0, bare_header_end(lines), False)
 
 
 def _key_of(text: str, frontmatter: bool) -> re.Match[str] | None:
-    return (_FM_KEY if frontmatter else _BARE_KEY).match(text)
+    return (TYPED_KEY if frontmatter else BARE_KEY).match(text)
 
 
 def _owner(lines: list[str], region: _Region, line: int) -> tuple[str, int] | None:
@@ -265,9 +268,7 @@ def _field_names(lines: list[str], region: _Region, line: int) -> types.Completi
     present = set()
     last = region.end
     if not region.frontmatter and line == region.end:
-        last = line + 1
-        while last < len(lines) and _BARE_KEY.match(lines[last]):
-            last += 1
+        last = bare_header_end(lines, line + 1)
     for i in range(region.start, last):
         m = _key_of(lines[i], region.frontmatter)
         if m is not None and i != line:

@@ -9,17 +9,17 @@ its files, so hovering stays instant on large banks.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from urllib.parse import quote
 
 from lsprotocol import types
 
 from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.format.dates import parse_date
+from ckp_lsp.core.format.field_docs import FIELD_DOCS, TIER_MEANING
 from ckp_lsp.core.format.fields import Relationship
 from ckp_lsp.core.format.index import index_lines, row_at
 from ckp_lsp.core.format.knowledge import KnowledgeFile
-from ckp_lsp.core.format.limits import CLAIM_LIMIT, MAX_KEYWORDS, MAX_TLDR, TIER_CAPS
+from ckp_lsp.core.format.limits import CLAIM_LIMIT
 from ckp_lsp.core.format.suggest import closest
 from ckp_lsp.core.format.text import Span, utf16_len, visible_controls
 from ckp_lsp.core.navigation.locate import at
@@ -28,72 +28,12 @@ from ckp_lsp.core.project.discovery import INDEX_NAME
 
 from ..convert import doc_url, to_range
 
-TIER_MEANING = {
-    "HIGH": "understanding one requires the other — always loaded together",
-    "MID": "same domain — loaded when the query also matches its keywords",
-}
 #: how many related files or claimers a hover lists before "… and N more"
 LISTED = 20
 _STALENESS_WORD = {"validated": "validated", "git": "last committed", "mtime": "modified"}
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
 #: findings (code, span) an editor shows in its hover next to the server's
 Shown = frozenset[tuple[str, Span]]
-
-
-@dataclass(frozen=True)
-class FieldDoc:
-    """What a header field means and its limits (SPEC §2)."""
-
-    need: str
-    meaning: str
-    value: str
-    limits: str
-
-
-FIELD_DOCS = {
-    "CONCEPT": FieldDoc(
-        "required",
-        "The name this file declares; other files relate to it by this name.",
-        "`^[a-z0-9][a-z0-9._-]*$` (lower-case letters, digits, `.`, `_`, `-`)",
-        "unique in the bank",
-    ),
-    "TLDR": FieldDoc(
-        "required",
-        "What the file is about, for an agent reading the index to decide whether to load it.",
-        "one sentence, written for an LLM to read",
-        f"at most {MAX_TLDR} characters",
-    ),
-    "ANSWERS_WHEN": FieldDoc(
-        "required",
-        "The keywords a query must match for the router to load this file.",
-        "comma-separated keywords or short phrases (or a YAML list)",
-        f"1–{MAX_KEYWORDS} keywords, no duplicates (case-insensitive)",
-    ),
-    "SIMILAR_HIGH": FieldDoc(
-        "optional",
-        f"Concepts this one depends on: {TIER_MEANING['HIGH']}.",
-        "comma-separated `concept:DATE` (or a YAML list)",
-        f"at most {TIER_CAPS['HIGH']}",
-    ),
-    "SIMILAR_MID": FieldDoc(
-        "optional",
-        f"Concepts of the same domain, no direct dependency: {TIER_MEANING['MID']}.",
-        "comma-separated `concept:DATE` (or a YAML list)",
-        f"at most {TIER_CAPS['MID']}",
-    ),
-    "CONFIDENCE": FieldDoc(
-        "optional",
-        "How sure the author (or the compiler) is that the header is right.",
-        "`high`, `medium` or `low` (any case)",
-        "",
-    ),
-    "VALIDATED": FieldDoc(
-        "recommended",
-        "The month the header was last checked; relationships to this file dated earlier are stale.",
-        "`YYYY-MM` or `YYYY-MM-DD`",
-        "not in the future",
-    ),
-}
 
 
 def field_markdown(key: str) -> str:

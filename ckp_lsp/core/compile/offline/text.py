@@ -12,6 +12,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from ckp_lsp.core.format.fields import bare_header_end
+
 #: a character of Chinese or Japanese (kana and ideographs), written without spaces between words
 CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 
@@ -35,7 +37,6 @@ _CALLOUT = re.compile(r"\[![A-Za-z]+\][+-]?")
 _TABLE_SEP = re.compile(r"(?<![ \t])[ \t]*(?:\|[ \t]*)?:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)+(?:\|[ \t]*)?$")
 _HTML_LINE = re.compile(r"(?<![ \t])[ \t]*<[A-Za-z/!?][^\n]*>[ \t]*$")
 _REF_DEF = re.compile(r" {0,3}\[[^\]\n]{1,200}\]:[ \t]*\S")
-_HEADER_LINE = re.compile(r"(?<![A-Z0-9_])[A-Z][A-Z0-9_]*:")
 _YAML_KEY = re.compile(r"(?<![\w.-])[\w.-]+[ \t]*:(?:[ \t]|$)")
 _YAML_LINE = re.compile(r"(?<![ \t\w.-])[ \t]*(?:[\w.-]+[ \t]*:|-[ \t]|#)|[ \t]")
 
@@ -99,9 +100,7 @@ def preamble_end(lines: list[str]) -> int:
                 if all(not s.strip() or _YAML_LINE.match(s) for s in lines[first:j]):
                     i = j + 1
                 break
-    while i < len(lines) and _HEADER_LINE.match(lines[i]):
-        i += 1
-    return i
+    return bare_header_end(lines, i)
 
 
 def parse(lines: list[str]) -> list[Block]:
