@@ -199,12 +199,16 @@ async function firstUsable(
     return undefined;
 }
 
-/** `[major, minor]`, or a short reason why the interpreter could not be run. */
+/**
+ * `[major, minor]`, or a short reason why the interpreter could not be run. `-S` skips the `site`
+ * import (the version is built in): the check's Python starts in about half the time, which counts
+ * while VS Code itself starts on the same cores.
+ */
 function pythonVersion(candidate: Candidate): Promise<[number, number] | string> {
     return new Promise((resolve) => {
         execFile(
             candidate.command,
-            [...candidate.args, '-c', 'import sys; print(sys.version_info[:2])'],
+            [...candidate.args, '-S', '-c', 'import sys; print(sys.version_info[:2])'],
             { timeout: 15000, windowsHide: true },
             (error, stdout) => {
                 if (error) {
