@@ -130,7 +130,9 @@ def linked(tmp_path: Path) -> Path:
     (tmp_path / "project" / ".git").mkdir(parents=True)
     bank = tmp_path / "project" / "memory-bank"
     write_files(bank, {"own.md": bare_header(CONCEPT="own")})
-    secret = bare_header(CONCEPT="secret-thing", ANSWERS_WHEN="password").replace("Body.", "hunter2 lives here.")
+    secret = bare_header(CONCEPT="secret-thing", ANSWERS_WHEN="password").replace(
+        "Body.", "hunter2 lives here."
+    )
     (tmp_path / "secret.md").write_text(secret)
     (bank / "leak.md").symlink_to(tmp_path / "secret.md")
     return bank
