@@ -148,7 +148,7 @@ def _project(inp: HookInput, env: Any) -> Path:
 def _bank_root(project: Path, bank: Path | None) -> Path:
     from ckp_lsp.core.agent.hooks import HookError
     from ckp_lsp.core.project.discovery import is_bank_root
-    from ckp_lsp.core.project.within import escape
+    from ckp_lsp.core.project.within import escape, inside
 
     home = project
     if bank is not None:
@@ -174,13 +174,8 @@ def _bank_root(project: Path, bank: Path | None) -> Path:
     why = escape(root, home)
     if why is not None:
         raise HookError(why)
-    real, real_home = os.path.realpath(root), os.path.realpath(home)
-    if (
-        (bank is None or not bank.is_absolute())
-        and real != real_home
-        and not real.startswith(real_home + os.sep)
-    ):
-        raise HookError(f"{root} leads outside the project (to {real}): not read")
+    if (bank is None or not bank.is_absolute()) and not inside(root, home):
+        raise HookError(f"{root} leads outside the project (to {os.path.realpath(root)}): not read")
     return root
 
 

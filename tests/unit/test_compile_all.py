@@ -16,7 +16,7 @@ from ckp_lsp.core.compile.compile_all import compile_all
 from ckp_lsp.core.compile.offline import BankFile, compile_bank
 from ckp_lsp.core.edit.rewrite import body_of
 from ckp_lsp.core.format.knowledge import read_knowledge_file
-from ckp_lsp.core.format.text import read_text
+from ckp_lsp.core.format.text import decode
 from tests.unit.builders import copy_to_cwd, snapshot_files
 
 SOURCE = Path(__file__).resolve().parent.parent / "data" / "compile_all"
@@ -31,7 +31,7 @@ def bank(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def texts_of(root: Path) -> dict[str, str]:
     loaded = Bank.load(root)
-    return {rel: read_text(root / rel)[0] for rel in sorted(loaded.files)}
+    return {rel: decode((root / rel).read_bytes())[0] for rel in sorted(loaded.files)}
 
 
 def run_all(root: Path, force: bool = False, order: list[str] | None = None) -> dict[str, str]:

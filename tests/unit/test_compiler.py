@@ -21,7 +21,7 @@ from ckp_lsp.core.edit.rewrite import body_of
 from ckp_lsp.core.format.fields import LIST_FIELDS
 from ckp_lsp.core.format.header import parse_header
 from ckp_lsp.core.format.knowledge import read_knowledge_file
-from ckp_lsp.core.format.text import read_text
+from ckp_lsp.core.format.text import decode
 from ckp_lsp.core.project.config import LlmConfig
 from ckp_lsp.faces.clock import this_month, today
 from ckp_lsp.faces.llm.providers import provider_for
@@ -77,7 +77,7 @@ def compile_jwt(bank: Bank, provider: Provider | None, timeout: float = 5.0) -> 
 
 
 def jwt_text() -> str:
-    return read_text(BANK / "jwt.md")[0]
+    return decode((BANK / "jwt.md").read_bytes())[0]
 
 
 def values_of(text: str) -> dict[str, Any]:

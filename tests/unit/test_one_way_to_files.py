@@ -9,16 +9,22 @@ the language server's state: it is never read, compiled or written.
 
 from __future__ import annotations
 
+import argparse
 import ast
 import functools
+import json
 from pathlib import Path
 
 import pytest
 
 import ckp_lsp
+from ckp_lsp.cli import hook_cmd
 from ckp_lsp.cli.main import main
 from ckp_lsp.core.project.config import Config
 from ckp_lsp.core.project.within import Folder, Outside, read_inside
+from ckp_lsp.core.routing.ranked import RankedRouter
+from ckp_lsp.core.routing.route_table import read_route_table
+from ckp_lsp.faces.banks import read_headers
 from ckp_lsp.mcp.banks import Refusal, ServedBanks
 from ckp_lsp.server.state import WorkspaceState
 from tests.unit.builders import bare_header, write_files
@@ -29,8 +35,6 @@ PACKAGE = Path(ckp_lsp.__file__).parent
 ALLOWED = {
     "core/project/within.py": "the one reader: the file opened is judged by where it really is",
     "core/edit/writes.py": "the one writer (and /proc/self/status for the umask)",
-    "core/format/text.py": "read_text: a file's text wherever it is, for the route's loaded files",
-    "core/routing/documents.py": "the route's files, each one the route table listed (confined there)",
     "core/bank/cache.py": "the cache files, by a folder's descriptor, never through a link",
     "core/project/trust.py": "the user's trust store in their own configuration folder",
     "core/project/config.py": "configuration files (.ckp.toml), read before a bank is known",
@@ -160,7 +164,10 @@ def linked(tmp_path: Path) -> Path:
     (tmp_path / "project" / ".git").mkdir(parents=True)
     bank = tmp_path / "project" / "memory-bank"
     write_files(bank, {"own.md": bare_header(CONCEPT="own")})
-    (tmp_path / "secret.md").write_text(bare_header(CONCEPT="secret-thing", ANSWERS_WHEN="password"))
+    secret = bare_header(CONCEPT="secret-thing", ANSWERS_WHEN="password").replace(
+        "Body.", "hunter2 lives here."
+    )
+    (tmp_path / "secret.md").write_text(secret)
     (bank / "leak.md").symlink_to(tmp_path / "secret.md")
     return bank
 
@@ -241,3 +248,38 @@ def test_the_server_and_mcp_take_a_file_swapped_for_a_link_out_alike_and_say_why
     served.current()
     for bank in (server_bank, mcp_bank):
         assert bank.files["own.md"].concept == "own-again" and "own.md" not in bank.unreadable
+
+
+def _leaked(text: str) -> bool:
+    return any(w in text for w in ("secret-thing", "password", "hunter2", "leak.md"))
+
+
+def test_ckp_route_never_routes_or_reads_a_file_linked_outside(
+    linked: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for mode in ("index", "ranked"):
+        main(["route", str(linked), "secret thing password hunter2", "--mode", mode, "--format", "json"])
+        out, err = capsys.readouterr()
+        answer = json.loads(out)
+        assert answer.pop("query") == "secret thing password hunter2"  # (the question, said back)
+        assert not _leaked(json.dumps(answer) + err)
+
+
+def test_the_hook_never_routes_or_reads_a_file_linked_outside(linked: Path) -> None:
+    project = linked.parent
+    args = argparse.Namespace(host="claude-code", event="UserPromptSubmit", bank=None, max_chars=None)
+    stdin = json.dumps({"prompt": "the secret thing, its password: hunter2?", "cwd": str(project)}).encode()
+    for _ in range(2):  # built, then answered from the kept snapshot
+        assert not _leaked(hook_cmd.answer(args, lambda n: stdin, {"CLAUDE_PROJECT_DIR": str(project)}))
+    session = argparse.Namespace(host="claude-code", event="SessionStart", bank=None, max_chars=None)
+    assert not _leaked(hook_cmd.answer(session, lambda n: b"{}", {"CLAUDE_PROJECT_DIR": str(project)}))
+
+
+def test_the_ranked_router_never_reads_a_file_swapped_for_a_link_outside_after_listing(linked: Path) -> None:
+    table = read_route_table(linked, Config(), load=read_headers)
+    assert table.paths == ["own.md"]
+    (linked / "own.md").unlink()
+    (linked / "own.md").symlink_to(linked.parent.parent / "secret.md")  # swapped in since listed
+    router = RankedRouter(table)
+    assert [t.body for t in router.texts] == [""]  # the header the table holds, no more
+    assert router.route("hunter2").loaded == []

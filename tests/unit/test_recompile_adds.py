@@ -16,7 +16,7 @@ from ckp_lsp.core.compile.compiler import compile_header
 from ckp_lsp.core.compile.merge import ADDED_KEYWORDS, merged_keywords
 from ckp_lsp.core.edit.header_changes import describe, header_diff
 from ckp_lsp.core.format.knowledge import read_knowledge_file
-from ckp_lsp.core.format.text import read_text
+from ckp_lsp.core.format.text import decode
 from ckp_lsp.core.routing.bench import load_queries, run_bench
 from ckp_lsp.faces.clock import today
 from tests.copies import copy_tree
@@ -110,7 +110,7 @@ def test_a_header_without_keywords_or_confidence_gets_them(bank: Bank) -> None:
 def test_cli_compile_says_what_it_added(bank: Bank, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["compile", str(bank.root / "jwt.md")]) == 0
     out = capsys.readouterr().out
-    added = header_diff(JWT, read_text(bank.root / "jwt.md")[0])["added"]["ANSWERS_WHEN"]
+    added = header_diff(JWT, decode((bank.root / "jwt.md").read_bytes())[0])["added"]["ANSWERS_WHEN"]
     assert f"jwt.md: +{len(added)} keyword" in out and all(k in out for k in added), out
 
 

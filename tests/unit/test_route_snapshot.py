@@ -252,13 +252,13 @@ def test_with_the_cache_turned_off_no_snapshot_is_written(
     assert not (root / ".ckp-cache").exists()
 
 
-def test_the_snapshot_is_written_only_where_the_cache_may_be(tmp_path: Path) -> None:
-    # The same rule as the bank's cache (``cache.may_write``): inside one of the folders named.
+def test_the_snapshot_and_the_kept_analysis_are_written_only_where_the_cache_may_be(tmp_path: Path) -> None:
+    # The same rule as the bank's cache (``cache.cache_place``): inside one of the folders named.
     root = a_bank(tmp_path)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     ranked_router(root, within=[elsewhere], load=read_headers)
-    assert not (root / ".ckp-cache" / "route-snapshot.marshal").exists()
-    assert not (root / ".ckp-cache" / "bank.marshal").exists()
+    assert not (root / ".ckp-cache").exists()  # no snapshot, no bank.marshal, no route.marshal
     ranked_router(root, within=[tmp_path], load=read_headers)
-    assert (root / ".ckp-cache" / "route-snapshot.marshal").exists()
+    for name in ("route-snapshot.marshal", "bank.marshal", "route.marshal"):
+        assert (root / ".ckp-cache" / name).exists()

@@ -16,7 +16,7 @@ from ckp_lsp.core.bank.findings import Severity
 from ckp_lsp.core.compile import compiler
 from ckp_lsp.core.compile.answer import sentence_count
 from ckp_lsp.core.edit.rewrite import body_of
-from ckp_lsp.core.format.text import read_text
+from ckp_lsp.core.format.text import decode
 from ckp_lsp.core.project.config import config_for_bank
 from ckp_lsp.core.project.discovery import find_banks
 from ckp_lsp.core.routing import route
@@ -39,7 +39,7 @@ def recompiled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Bank, dict[str
     bodies = {}
     for rel in ORIGINAL.files:
         path = root / rel
-        bodies[rel] = body_of(read_text(path)[0])
+        bodies[rel] = body_of(decode(path.read_bytes())[0])
         path.write_text(bodies[rel], encoding="utf-8", newline="")
     stripped = Bank.load(root)
     assert all(kf.header is None for kf in stripped.files.values())
@@ -51,7 +51,7 @@ def test_every_file_gets_a_header_and_keeps_its_body(recompiled: tuple[Bank, dic
     bank, bodies = recompiled
     assert sorted(bank.files) == sorted(bodies)
     for rel, body in bodies.items():
-        text = read_text(bank.root / rel)[0]
+        text = decode((bank.root / rel).read_bytes())[0]
         assert text.endswith(body), rel
         kf = bank.files[rel]
         assert kf.concept and kf.tldr and kf.keywords, rel
@@ -115,7 +115,7 @@ def test_every_sample_recompiles_to_a_fixed_point_with_one_sentence_tldrs(
     (root,) = find_banks([project])
     for rel in Bank.load(root, config_for_bank(root)).files:
         path = root / rel
-        path.write_text(body_of(read_text(path)[0]), encoding="utf-8", newline="")
+        path.write_text(body_of(decode(path.read_bytes())[0]), encoding="utf-8", newline="")
     assert main(["compile", "--all", str(root)]) == 0
     first = {p: p.read_bytes() for p in sorted(root.rglob("*.md"))}
     assert main(["compile", "--all", str(root)]) == 0

@@ -27,7 +27,7 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ckp_lsp import __version__
 from ckp_lsp.core.project.within import inside
@@ -100,8 +100,9 @@ def cache_disabled() -> bool:
 
 
 def may_write(path: Path, within: list[Path] | None) -> bool:
-    """Whether a cache file (the bank's cache, the route snapshot) may be written at ``path``:
-    inside one of the folders ``within`` (None: anywhere), or anywhere ``$CKP_CACHE_DIR`` says."""
+    """Whether a cache file (the bank's cache, the route snapshot, the kept analysis) may be
+    written at ``path``: inside one of the folders ``within`` (None: anywhere), or anywhere
+    ``$CKP_CACHE_DIR`` says."""
     return within is None or bool(os.environ.get("CKP_CACHE_DIR")) or any(inside(path, w) for w in within)
 
 
@@ -112,6 +113,22 @@ def cache_path(root: Path) -> Path:
         digest = _blake2b(str(root).encode("utf-8", "surrogateescape"), digest_size=10)
         return Path(folder).expanduser() / f"{digest.hexdigest()}.marshal"
     return root / FOLDER / _FILE
+
+
+class Place(NamedTuple):
+    """Where one of a bank's cache files is kept, and how it may be used."""
+
+    path: Path
+    in_bank: bool  # in the bank's own ``.ckp-cache``: never reached through a link
+    writable: bool  # ``may_write``
+
+
+def cache_place(root: Path, within: list[Path] | None, name: str = _FILE) -> Place:
+    """The place of the bank's cache file ``name`` (``bank.marshal``; ``route.marshal``, the route
+    snapshot beside it): the one rule of where each of them is read and written."""
+    base = cache_path(root)
+    path = base if name == _FILE else base.with_name(name if base.name == _FILE else f"{base.stem}-{name}")
+    return Place(path, base.parent == root / FOLDER, may_write(path, within))
 
 
 def _me() -> int:
@@ -176,8 +193,8 @@ class FileCache:
         one of the folders ``within`` (None: anywhere) unless ``$CKP_CACHE_DIR`` names its place."""
         if cache_disabled():
             return None
-        path = cache_path(root)
-        return cls(path, may_write(path, within), root)
+        place = cache_place(root, within)
+        return cls(place.path, place.writable, root)
 
     def load(self) -> None:
         """Read the sizes and mtimes and the last findings; anything unexpected in the file

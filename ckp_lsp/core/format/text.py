@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, NamedTuple
-
-if TYPE_CHECKING:
-    from pathlib import Path
+from typing import NamedTuple
 
 BOM = "\ufeff"
 
@@ -141,14 +138,3 @@ def read_all(fd: int) -> bytes:
             chunks.append(chunk)
         data = b"".join(chunks)
     return data
-
-
-def read_text(path: Path | str) -> tuple[str, bool]:
-    """Text of a file on disk (BOM stripped) and whether it was UTF-8; OSError propagates."""
-    # os-level calls: a bank is thousands of small files, and each io.open costs more than its read.
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        data = read_all(fd)
-    finally:
-        os.close(fd)
-    return decode(data)

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from ckp_lsp.core.format.records import Frozen
+from ckp_lsp.core.project.within import inside
 
 #: the files that tell an agent how to work in a project (Claude Code, Codex and others, Gemini,
 #: Cline, Cursor, Windsurf); ``.clinerules`` may be a folder of Markdown files
@@ -81,7 +82,6 @@ def folders_named_by_agents(folder: Path, names: set[str] | None = None) -> list
             return []
     if not names.intersection(RULES_FILES):
         return []
-    real_folder = Path(os.path.realpath(folder))
     out: list[Path] = []
     for text in _rules_texts(folder, names):
         for line in text.splitlines():
@@ -93,8 +93,7 @@ def folders_named_by_agents(folder: Path, names: set[str] | None = None) -> list
                 if not parts or ".." in parts or rel.endswith(".md"):
                     continue
                 found = folder / rel
-                real = Path(os.path.realpath(found))
-                if (real == real_folder or real_folder in real.parents) and _markdown_count(found):
+                if inside(found, folder) and _markdown_count(found):
                     out.append(found.resolve())
     return list(dict.fromkeys(out))
 

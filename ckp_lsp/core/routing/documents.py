@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 
 from ckp_lsp.core.format.fields import BARE_HEADER
 from ckp_lsp.core.format.records import Frozen
+from ckp_lsp.core.project.within import Folder
 
 from .analysis import terms
 from .store import Analysed
@@ -44,13 +44,12 @@ def header_text(path: str, concept: str, tldr: str, keywords: Iterable[str]) -> 
     return "\n".join((concept.replace("-", " "), tldr, ", ".join(keywords), name.replace("-", " ")))
 
 
-def read_file_text(root: Path, path: str, concept: str, tldr: str, keywords: Iterable[str]) -> FileText:
-    """A file read from disk (its body after the header); only the header when it cannot be read."""
-    from ckp_lsp.core.format.text import read_text
-
+def read_file_text(disk: Folder, path: str, concept: str, tldr: str, keywords: Iterable[str]) -> FileText:
+    """A file of the bank ``disk`` read (its body after the header); only the header when it cannot
+    be read, or leads outside the bank (``within.Folder``: a link swapped in since the listing)."""
     head = header_text(path, concept, tldr, keywords)
     try:
-        text, _ = read_text(root / path)
+        text = disk.read(disk.base + path).text
     except OSError:
         return FileText(path, head, "")
     return FileText(path, head, text[body_offset(text) :], text)

@@ -20,6 +20,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ckp_lsp.core.format.fields import token_estimate
+from ckp_lsp.core.project.within import Folder
 from ckp_lsp.core.routing.route_table import FULL_READ_LIMIT, SEPARATOR, RouteTable, related, table_of_bank
 
 from .analysis import QueryWord, query_words
@@ -143,10 +144,17 @@ class RankedRouter:
         store.save()
         return out
 
+    @cached_property
+    def _disk(self) -> Folder:
+        """The bank's folder, whose files alone are read (``within.Folder``)."""
+        assert self.table.root is not None
+        return Folder(self.table.root)
+
     def _text(self, i: int) -> FileText:
         t = self.table
-        assert t.root is not None
-        return read_file_text(t.root, t.paths[i], t.concepts[i], t.tldrs[i], t.keywords[i].split(SEPARATOR))
+        return read_file_text(
+            self._disk, t.paths[i], t.concepts[i], t.tldrs[i], t.keywords[i].split(SEPARATOR)
+        )
 
     @cached_property
     def texts(self) -> Sequence[FileText]:
@@ -378,8 +386,9 @@ def _texts_of(table: RouteTable) -> list[FileText]:
             FileText(p, header_text(p, c, tldr, k.split(SEPARATOR)), "")
             for p, c, k, tldr in zip(table.paths, table.concepts, table.keywords, table.tldrs, strict=True)
         ]
+    disk = Folder(table.root)
     return [
-        read_file_text(table.root, p, c, tldr, k.split(SEPARATOR))
+        read_file_text(disk, p, c, tldr, k.split(SEPARATOR))
         for p, c, k, tldr in zip(table.paths, table.concepts, table.keywords, table.tldrs, strict=True)
     ]
 

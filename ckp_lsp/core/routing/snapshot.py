@@ -53,7 +53,7 @@ def ranked_router(
     from .store import RouteStore
 
     if bank is not None:
-        return RankedRouter(bank, store=RouteStore.for_bank(root))
+        return RankedRouter(bank, store=RouteStore.for_bank(root, within))
     if load is None:
         raise TypeError("ranked_router needs the bank, or a loader to read it")
     config = config if config is not None else config_for_bank(root)
@@ -101,7 +101,7 @@ def _built(root: Path, config: Config, load: Loader, within: list[Path] | None =
     from .store import RouteStore
 
     table = read_route_table(root, config, cache=FileCache.for_bank(root, within), load=load)
-    store = RouteStore.for_bank(root) if table.root is not None else None
+    store = RouteStore.for_bank(root, within) if table.root is not None else None
     return RankedRouter(table, config.file_budget_tokens, store=store)
 
 
@@ -169,21 +169,20 @@ class Snapshot:
 
         self.path = path
         self.in_bank = in_bank  # a bank's own .ckp-cache: never reached through a link
-        self.writable = writable  # where the cache may be written (``cache.may_write``)
+        self.writable = writable  # where the cache may be written (``cache.cache_place``)
         self.root = root
         self.identity = bank_identity(root)
 
     @classmethod
     def for_bank(cls, root: Path, within: list[Path] | None = None) -> Snapshot | None:
         """The snapshot of the bank at ``root``; None when the cache is turned off. It is written
-        where the bank's cache may be (``cache.may_write``: inside one of the folders ``within``)."""
-        from ckp_lsp.core.bank.cache import FOLDER, cache_disabled, cache_path, may_write
+        where the bank's cache may be (``cache.cache_place``: inside one of the folders ``within``)."""
+        from ckp_lsp.core.bank.cache import cache_disabled, cache_place
 
         if cache_disabled():
             return None
-        base = cache_path(root)
-        path = base.with_name(_FILE if base.name == "bank.marshal" else base.stem + "-" + _FILE)
-        return cls(path, base.parent == root / FOLDER, root, may_write(path, within))
+        place = cache_place(root, within, _FILE)
+        return cls(place.path, place.in_bank, root, place.writable)
 
     def load(self, key: tuple[Any, ...]) -> RankedRouter | None:
         """The router kept for ``key``, or None (none kept, another key, or anything unexpected)."""

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ckp_lsp.core.bank.cache import FOLDER, _stamp, cache_disabled, cache_path, open_cache, save_cache
+from ckp_lsp.core.bank.cache import _stamp, cache_disabled, cache_place, open_cache, save_cache
 from ckp_lsp.core.format.records import Frozen
 
 _FILE = "route.marshal"
@@ -62,22 +62,23 @@ def _routing_stamp() -> tuple[Any, ...]:
 class RouteStore:
     """The kept analysis of one bank: ``get`` an unchanged file's, ``put`` a new one, ``save``."""
 
-    def __init__(self, path: Path, in_bank: bool = True) -> None:
+    def __init__(self, path: Path, in_bank: bool = True, writable: bool = True) -> None:
         self.path = path
         self.in_bank = in_bank  # a bank's own .ckp-cache: never reached through a link
+        self.writable = writable  # where the cache may be written (``cache.cache_place``)
         self._old: dict[str, tuple[int, int, tuple[Any, ...]]] = {}
         self._new: dict[str, tuple[int, int, tuple[Any, ...]]] = {}
         self._changed = False
         self.load()
 
     @classmethod
-    def for_bank(cls, root: Path) -> RouteStore | None:
-        """The store of the bank at ``root``; None when the cache is turned off."""
+    def for_bank(cls, root: Path, within: list[Path] | None = None) -> RouteStore | None:
+        """The store of the bank at ``root``; None when the cache is turned off. It is written
+        where the bank's cache may be (``cache.cache_place``: inside one of the folders ``within``)."""
         if cache_disabled():
             return None
-        base = cache_path(root)
-        name = _FILE if base.name == "bank.marshal" else base.stem + "-" + _FILE
-        return cls(base.with_name(name), base.parent == root / FOLDER)
+        place = cache_place(root, within, _FILE)
+        return cls(place.path, place.in_bank, place.writable)
 
     def load(self) -> None:
         try:
@@ -109,7 +110,7 @@ class RouteStore:
 
     def save(self) -> None:
         """Write the store (atomically) when it changed; a folder that cannot be written is left."""
-        if not self._changed and self._new.keys() == self._old.keys():
+        if not self.writable or (not self._changed and self._new.keys() == self._old.keys()):
             return
         if not save_cache(
             self.path, self.in_bank, lambda f: marshal.dump((_routing_stamp(), self._new), f, 2)
