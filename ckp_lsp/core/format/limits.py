@@ -10,6 +10,8 @@ TIER_CAPS = {"HIGH": MAX_HIGH, "MID": MAX_MID}
 MAX_KEYWORDS = 20
 #: most characters of a TLDR (CKP020)
 MAX_TLDR = 200
+#: most primary files the index pattern loads for a question (SPEC §6a)
+MAX_PRIMARY = 3
 #: a keyword claimed by this many other concepts is ambiguous (CKP032)
 CLAIM_LIMIT = 3
 #: the token budget of ``_index.md`` unless configured (CKP071)

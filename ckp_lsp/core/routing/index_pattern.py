@@ -9,6 +9,7 @@ from itertools import accumulate
 from typing import TYPE_CHECKING
 
 from ckp_lsp.core.format.fields import token_estimate
+from ckp_lsp.core.format.limits import MAX_PRIMARY
 from ckp_lsp.core.routing.route_table import SEPARATOR, RouteTable, related, table_of_bank
 
 from .result import FILE_BUDGET_TOKENS, RouteEntry, RouteResult, RouteTokens, declaration
@@ -29,7 +30,6 @@ from .words import (
 if TYPE_CHECKING:
     from ckp_lsp.core.bank.bank import Bank
 
-MAX_PRIMARY = 3
 #: tokens this long (query and keyword) may match with a typo
 FUZZY_MIN_LENGTH = 5
 #: rapidfuzz ratio (normalised Indel similarity, 0-100) a typo must reach: a letter dropped or

@@ -19,10 +19,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from .keywords import MAX_KEYWORDS
+from ckp_lsp.core.format.limits import MAX_KEYWORDS, MAX_PRIMARY
+
 from .text import Block
 
-_PRIMARIES = 3  # SPEC §6a
 _WEAKEST = 8  # compiled keywords a file may give up, the lowest ranked first
 _ROUNDS = 2
 _SWAPS = 4  # changes per file and round
@@ -128,7 +128,7 @@ class _Bank:
         for i, s in score.items():
             if s > mine or (s == mine and self.trials[i].concept < name):
                 above += 1
-                if above >= _PRIMARIES:
+                if above >= MAX_PRIMARY:
                     return False
         return True
 
