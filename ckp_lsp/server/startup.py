@@ -109,17 +109,21 @@ async def initialized(ls: CkpServer, params: types.InitializedParams) -> None:
     # late): with the settings given at ``initialize``, read again if the answer changes them; a
     # change on disk before the watchers are registered is found by comparing the disk before and
     # after (``_index_workspace``).
-    settings = ls.spawn(pull_settings(ls))
+    settings = ls.spawn(pull_settings(ls, ls.session.settings))
     watchers = ls.spawn(_watch_files(ls))
     ls.spawn(_index_workspace(ls, settings, watchers))
 
 
-async def pull_settings(ls: CkpServer) -> None:
-    """Ask the client for the ``ckp`` settings (``workspace/configuration``)."""
+async def pull_settings(ls: CkpServer, asked: Settings | None = None) -> None:
+    """Ask the client for the ``ckp`` settings (``workspace/configuration``). The answer is taken
+    only if the settings are still ``asked`` (the ones in effect when the question was decided on,
+    by default now): settings the client sent meanwhile (``workspace/didChangeConfiguration``) are
+    newer than the answer to a question asked before them."""
     session = ls.session
     if not session.caps.configuration:
         return
-    asked = session.settings
+    if asked is None:
+        asked = session.settings
     try:
         result = await asyncio.wait_for(
             ls.workspace_configuration_async(

@@ -204,3 +204,50 @@ async def test_a_file_written_after_the_banks_are_read_but_before_the_watchers_w
         assert await session.stop() == 0
     finally:
         await session.kill()
+
+
+class Held:
+    """A writer that holds what the client sends until ``flush`` sends it in one write: the
+    server then reads the messages together, as from an editor that sent them at once."""
+
+    def __init__(self, writer: Any) -> None:
+        self.writer, self.data = writer, b""
+
+    def write(self, data: bytes) -> None:
+        self.data += data
+
+    def flush(self, protocol: Any) -> None:
+        protocol.writer = self.writer
+        self.writer.write(self.data)
+
+
+async def test_settings_sent_by_the_editor_win_over_its_answer_to_a_question_asked_before_them(
+    workspace: Path,
+):
+    """The server asks for the settings at ``initialized``; settings the editor sends with it
+    (``workspace/didChangeConfiguration``) are newer than its answer to that question, which the
+    editor gives from what it had before."""
+    path = workspace / JWT
+    held: list[Held] = []
+
+    def hold(session: Session) -> None:
+        held.append(Held(session.client.protocol.writer))
+        session.client.protocol.writer = held[0]
+
+    session = await Session.start(workspace, "vscode", before_initialized=hold)
+    try:
+        pushed = {**SETTINGS, "diagnostics": {"CKP046": "off"}}
+        session.client.workspace_did_change_configuration(
+            types.DidChangeConfigurationParams(settings={"ckp": pushed})
+        )
+        held[0].flush(session.client.protocol)  # initialized and the new settings, together
+        uri, _ = session.open(path)
+        await session.wait_indexed()
+        await wait_for(
+            lambda: "CKP032" in {str(d.code) for d in session.client.diagnostics.get(uri, [])}, "CKP032"
+        )
+        await asyncio.sleep(0.5)  # a reindex with the answered settings would publish CKP046 again
+        assert "CKP046" not in {str(d.code) for d in session.client.diagnostics.get(uri, [])}
+        assert await session.stop() == 0
+    finally:
+        await session.kill()
