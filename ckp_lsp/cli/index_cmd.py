@@ -11,12 +11,18 @@ from ckp_lsp.core.format.index import ADDED_SECTION, adds_section, update_index_
 
 from ..faces.banks import read_bank, write_index
 from ..faces.paths import display_path
-from .output import bank_root
+from .output import bank_here, bank_root
 
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("index", help="regenerate a bank's _index.md (everything outside the markers is kept)")
-    p.add_argument("bank", type=Path, nargs="?", metavar="BANK")
+    p.add_argument(
+        "bank",
+        type=Path,
+        nargs="?",
+        metavar="BANK",
+        help="default: the bank of the working folder, as ckp check finds it",
+    )
     p.add_argument("--check", action="store_true", help="exit 1 when the index is out of date; write nothing")
     p.add_argument("--format", choices=("table", "blocks", "compact"), default=None)
     p.add_argument(
@@ -36,10 +42,7 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.merge_driver:
         return merge_driver(*args.merge_driver)
-    if args.bank is None:
-        print("ckp index: name the bank (BANK)", file=sys.stderr)
-        return 2
-    root = bank_root(args.bank)
+    root = bank_root(args.bank) if args.bank is not None else bank_here("ckp index BANK")
     if root is None:
         return 2
     if args.install_merge_driver:

@@ -89,3 +89,24 @@ def bank_root(path: Path) -> Path | None:
             file=sys.stderr,
         )
     return root
+
+
+def bank_here(usage: str) -> Path | None:
+    """The bank of the working folder, as ``ckp check`` finds it (``banks_here``); None, and a
+    message on stderr naming ``usage``, for none or several."""
+    from ckp_lsp.core.project.here import banks_here
+
+    banks = banks_here(Path.cwd().resolve(), working=True)
+    if len(banks) == 1:
+        return banks[0]
+    if banks:
+        named = ", ".join(display_path(b) for b in banks[:3]) + (
+            f" and {len(banks) - 3} more" if len(banks) > 3 else ""
+        )
+        print(f"ckp: {len(banks)} memory banks here ({named}): name one, as in `{usage}`", file=sys.stderr)
+    else:
+        print(
+            f"ckp: no memory bank in {Path.cwd()}, below it, holding it or in its project: name one, as in `{usage}`",
+            file=sys.stderr,
+        )
+    return None

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..faces.paths import display_path
-from .output import bank_root
+from .output import bank_here, bank_root
 from .quick_args import Option, Quick
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ def add_parser(sub: Any) -> None:
         type=Path,
         nargs="?",
         metavar="BANK",
-        help="the bank (default: the bank the working folder is in, or the one below it, as ckp check finds it)",
+        help="the bank (default: the bank of the working folder, as ckp check finds it: the bank it is in, the one below it, or the one of its project)",
     )
     p.add_argument("query", metavar="QUERY")
     p.add_argument("--format", choices=("text", "json"), default="text")
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     from ..core.routing.snapshot import index_router, ranked_router
     from .lazy_bank import read_headers
 
-    root = bank_root(args.bank) if args.bank is not None else _bank_here()
+    root = bank_root(args.bank) if args.bank is not None else bank_here("ckp route BANK QUERY")
     if root is None:
         return 2
     # Reading a large bank allocates many small objects and frees none of them: the cyclic
@@ -116,32 +116,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"Also matched, not loaded: {shown}" + (f" and {more} more" if more > 0 else ""))
     print(_cost_line(result.tokens))
     return 0
-
-
-def _bank_here() -> Path | None:
-    """The bank of the working folder, as ``ckp check`` finds it: the bank it is in, else the one
-    bank below it; None (and a message on stderr) for none or several."""
-    from ckp_lsp.core.project.discovery import bank_of, find_banks
-
-    here = Path(".")
-    found = bank_of(here)
-    banks = [found] if found is not None else find_banks([here])
-    if len(banks) == 1:
-        return banks[0]
-    if banks:
-        named = ", ".join(display_path(b) for b in banks[:3]) + (
-            f" and {len(banks) - 3} more" if len(banks) > 3 else ""
-        )
-        print(
-            f"ckp: {len(banks)} memory banks here ({named}): name one, as in `ckp route BANK QUERY`",
-            file=sys.stderr,
-        )
-    else:
-        print(
-            f"ckp: no memory bank in {Path.cwd()}, below it or holding it: name one, as in `ckp route BANK QUERY`",
-            file=sys.stderr,
-        )
-    return None
 
 
 def _budgeted(root: Path, result: RouteResult, max_tokens: int, form: str) -> int:

@@ -70,15 +70,35 @@ def test_argparse_reads_the_question_after_an_option_too(
     assert route(capsys, "--max-tok", "300", QUESTION) == expected
 
 
+def test_from_any_folder_of_the_project_the_question_alone_is_routed_with_the_projects_bank(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As ``git`` finds its repository: a folder beside the bank, or below such a folder."""
+    monkeypatch.chdir(project)
+    named = route(capsys, "memory-bank", QUESTION)
+    (project / "src" / "deep").mkdir()
+    for where in (project / "src", project / "src" / "deep"):
+        monkeypatch.chdir(where)
+        assert route(capsys, QUESTION) == named, where
+
+
 def test_without_a_bank_here_the_question_alone_says_to_name_one(
     tmp_path: Path, project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir(project / "src")
+    elsewhere = tmp_path / "elsewhere"  # in no project, no bank in it or below it
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
     code, out, err = route(capsys, QUESTION)
     assert (code, out) == (2, "")
     assert "no memory bank in" in err and "ckp route BANK QUERY" in err
+    monkeypatch.chdir(project / "src")
     copy_tree(MENTAT, project / "src" / "docs" / "memory-bank")
     copy_tree(MENTAT, project / "src" / "more" / "memory-bank")
     code, out, err = route(capsys, QUESTION)
     assert (code, out) == (2, "")
     assert "2 memory banks here (docs/memory-bank, more/memory-bank): name one" in err
+    (project / "tools").mkdir()
+    monkeypatch.chdir(project / "tools")  # the project holds three: none is the one
+    code, out, err = route(capsys, QUESTION)
+    assert (code, out) == (2, "")
+    assert "3 memory banks here" in err and "name one" in err

@@ -10,7 +10,8 @@ from ckp_lsp.core.bank.bank import Bank, Loader
 from ckp_lsp.core.bank.cache import FileCache
 from ckp_lsp.core.format.dates import CkpDate
 from ckp_lsp.core.project.config import Config, config_for_bank
-from ckp_lsp.core.project.discovery import BANK_RULE, INDEX_NAME, bank_of, find_banks, named_bank
+from ckp_lsp.core.project.discovery import BANK_RULE, INDEX_NAME, bank_of
+from ckp_lsp.core.project.here import banks_here
 from ckp_lsp.core.project.within import escape
 
 
@@ -95,10 +96,7 @@ def resolve_targets(
             elif t.files is not None:
                 t.files.add(rel)
             continue
-        root = bank_of(path, configured, out.problems)
-        roots = [root] if root is not None else find_banks([path], configured, out.problems)
-        if not roots and (named := named_bank(path, configured)) is not None:
-            roots = [named]  # a folder of notes the user names is a bank
+        roots = banks_here(path, configured, out.problems, working=path == Path.cwd().resolve())
         if not roots:
             out.problems.append(
                 f"{path}: no memory bank found here (no memory-bank folder, no _index.md with CKP markers, "
