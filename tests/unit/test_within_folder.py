@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from ckp_lsp.core.project.config import load_config
 from ckp_lsp.core.project.within import Folder, Outside, config_text, listing, spelled_inside
 
 #: a name Linux allows and UTF-8 cannot spell (it comes back as a lone surrogate)
@@ -116,3 +117,19 @@ def test_listing_lists_a_folder_by_itself(bank: Path) -> None:
 )
 def test_spelled_inside_judges_a_relative_path_by_its_spelling(rel: str, stays: bool) -> None:
     assert spelled_inside(rel) is stays
+
+
+def test_a_configuration_file_linked_out_of_its_repository_is_not_read(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / "sub").mkdir()
+    (project / ".ckp.toml").write_text("max_tokens = 1234\n")
+    (project / "sub" / ".ckp.toml").symlink_to(project / ".ckp.toml")  # the repository's own: read
+    assert config_text(project / "sub" / ".ckp.toml", project) == "max_tokens = 1234\n"
+    elsewhere = tmp_path / "elsewhere.toml"
+    elsewhere.write_text("max_tokens = 99\n")
+    (project / ".ckp.toml").unlink()
+    (project / ".ckp.toml").symlink_to(elsewhere)
+    config = load_config(project)
+    assert any("leads outside" in p for p in config.problems)
+    assert config_text(elsewhere, None) == "max_tokens = 99\n"  # the user's own file: read where it is
