@@ -10,7 +10,15 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.core.project.config import load_config
-from ckp_lsp.core.project.within import Folder, Outside, config_text, listing, spelled_inside
+from ckp_lsp.core.project.membership import bank_rel
+from ckp_lsp.core.project.within import (
+    Folder,
+    Outside,
+    climbs,
+    config_text,
+    listing,
+    spelled_inside,
+)
 
 #: a name Linux allows and UTF-8 cannot spell (it comes back as a lone surrogate)
 ODD = os.fsdecode(b"odd-\xff\xfe.md")
@@ -101,6 +109,13 @@ def test_listing_lists_a_folder_by_itself(bank: Path) -> None:
     assert {e.name for e in listing(bank / "sub")} == {"deep.md"}
 
 
+@pytest.mark.parametrize("rel", ["~notes.md", "a:b.md", "a\\..\\b.md", "x..y/z.md"])
+def test_a_bank_relative_name_climbs_only_with_a_dotdot_part(rel: str) -> None:
+    # Names a file may have on Linux: documents of the bank, not paths out of it.
+    assert not climbs(rel)
+    assert climbs("a/../b.md") and climbs("..")
+
+
 @pytest.mark.parametrize(
     ("rel", "stays"),
     [
@@ -133,3 +148,12 @@ def test_a_configuration_file_linked_out_of_its_repository_is_not_read(tmp_path:
     config = load_config(project)
     assert any("leads outside" in p for p in config.problems)
     assert config_text(elsewhere, None) == "max_tokens = 99\n"  # the user's own file: read where it is
+
+
+def test_bank_rel_keeps_a_document_whose_name_only_looks_like_a_way_out(bank: Path) -> None:
+    (bank / "~notes.md").write_bytes(b"notes")
+    (bank / "a:b.md").write_bytes(b"notes")
+    assert bank_rel(bank / "~notes.md", bank, ()) == "~notes.md"
+    assert bank_rel(bank / "a:b.md", bank, ()) == "a:b.md"
+    assert bank_rel(bank / "sub" / ".." / ".." / "x.md", bank, ()) is None
+    assert bank_rel(bank / "away" / "secret.md", bank, ()) is None  # a folder linked in from outside

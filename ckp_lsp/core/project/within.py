@@ -211,10 +211,14 @@ def spelled_inside(rel: str) -> bool:
     stays inside it by its spelling alone: not absolute (``/``, ``\\``, ``~``, a drive ``C:``), no
     ``..`` part. What a setting or a bank-relative name must be before any link is looked at."""
     return not (
-        rel.startswith(("/", "\\", "~"))
-        or (len(rel) > 1 and rel[1] == ":")
-        or ".." in rel.replace("\\", "/").split("/")
+        rel.startswith(("/", "\\", "~")) or (len(rel) > 1 and rel[1] == ":") or climbs(rel.replace("\\", "/"))
     )
+
+
+def climbs(rel: str) -> bool:
+    """Whether the relative POSIX path ``rel`` has a ``..`` part: it may lead out of its folder
+    whatever the folder holds (a bank-relative name, ``spelled_inside``'s last test)."""
+    return ".." in rel.split("/")
 
 
 def listing(folder: Path | str) -> list[os.DirEntry[str]]:
