@@ -1,8 +1,9 @@
-"""Every face reads and writes a bank's files one way: through ``core.project.within`` (the reader that
-judges the file it opened) and ``core.writes.write_atomic`` (given the folder it must stay in).
+"""Every face reads, lists and writes a bank's files one way: through ``core.project.within`` (the
+reader and lister that judges the file or folder it opened) and ``core.edit.writes`` (given the
+folder it must stay in).
 
-The scan fails on a module that opens, reads or writes a file any other way; each module allowed
-to is named with what it reads, none of which is a bank's file. The behaviour tests follow a
+The scan fails on a module that opens, reads, lists, copies, moves or removes a file any other way;
+each module allowed to is named with what it opens, none of which is a bank's or a project's file. The behaviour tests follow a
 symbolic link from inside a bank to a file outside it through the CLI, ``ckp mcp``'s tools and
 the language server's state: it is never read, compiled or written.
 """
