@@ -120,7 +120,7 @@ def remove(host: str, project: Path, show: bool) -> int:
 
 
 def _apply(project: Path, plans: list[Any], show: bool) -> int:
-    from ckp_lsp.core.edit.writes import WriteRefused, write_atomic
+    from ckp_lsp.core.edit.writes import WriteRefused, remove, write_atomic
     from ckp_lsp.core.project.within import inside
 
     status = 0
@@ -144,7 +144,7 @@ def _apply(project: Path, plans: list[Any], show: bool) -> int:
             if not inside(path, project):  # checked again: it may have become a link since it was read
                 raise WriteRefused(f"{path} leads outside the project: nothing was written")
             if p.new is None:
-                os.unlink(path)
+                remove(path, within=project)
                 print(f"Removed {where}.")
                 continue
             path.parent.mkdir(parents=True, exist_ok=True)

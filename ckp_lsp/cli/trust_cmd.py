@@ -15,6 +15,7 @@ from ckp_lsp.core.project.trust import (
     sensitive_settings,
     shown_value,
 )
+from ckp_lsp.core.project.within import config_text, repository_of
 
 from ..faces.clock import utc_stamp
 
@@ -100,7 +101,7 @@ def _reason(exc: OSError) -> str:
 def _settings(path: Path) -> dict[str, Any] | None:
     """The trust-sensitive settings of ``path``, or None (and a message) when it cannot be read."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(config_text(path, repository_of(path.parent)))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         print(f"ckp: {path}: {exc}; fix it before trusting it", file=sys.stderr)
         return None

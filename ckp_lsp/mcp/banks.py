@@ -30,7 +30,7 @@ from ckp_lsp.core.project.discovery import (
     is_knowledge_path,
     skip_reason,
 )
-from ckp_lsp.core.project.within import Outside, escape, regular_inside
+from ckp_lsp.core.project.within import Folder, Outside, escape, regular_inside
 
 from ..core.routing.ranked import RankedRouter
 from ..faces.banks import read_bank, read_file, take_from_disk
@@ -114,7 +114,7 @@ class ServedBank:
             # The files known in the folder itself, what it holds now, and any new folder in full.
             changed.update(p for p in self.stats if p.startswith(prefix) and "/" not in p[len(prefix) :])
             try:
-                entries = list(os.scandir(folder))
+                entries = Folder(self.root).entries(folder)
             except OSError:
                 continue
             for e in entries:

@@ -1,8 +1,9 @@
-"""Every face reads and writes a bank's files one way: through ``core.project.within`` (the reader that
-judges the file it opened) and ``core.writes.write_atomic`` (given the folder it must stay in).
+"""Every face reads, lists and writes a bank's files one way: through ``core.project.within`` (the
+reader and lister that judges the file or folder it opened) and ``core.edit.writes`` (given the
+folder it must stay in).
 
-The scan fails on a module that opens, reads or writes a file any other way; each module allowed
-to is named with what it reads, none of which is a bank's file. The behaviour tests follow a
+The scan fails on a module that opens, reads, lists, copies, moves or removes a file any other way;
+each module allowed to is named with what it opens, none of which is a bank's or a project's file. The behaviour tests follow a
 symbolic link from inside a bank to a file outside it through the CLI, ``ckp mcp``'s tools and
 the language server's state: it is never read, compiled or written.
 """
@@ -31,26 +32,37 @@ from tests.unit.builders import bare_header, write_files
 
 PACKAGE = Path(ckp_lsp.__file__).parent
 
-#: the modules that may open a file themselves, and what they open (never a bank's file)
+#: the modules that may open, read, list or write a file themselves, and why: each opens no file
+#: of a bank or a project but through ``within`` (the two first are the way)
 ALLOWED = {
-    "core/project/within.py": "the one reader: the file opened is judged by where it really is",
+    "core/project/within.py": "the one reader and lister: the file opened is judged by where it really is",
     "core/edit/writes.py": "the one writer (and /proc/self/status for the umask)",
-    "core/bank/cache.py": "the cache files, by a folder's descriptor, never through a link",
-    "core/project/trust.py": "the user's trust store in their own configuration folder",
-    "core/project/config.py": "configuration files (.ckp.toml), read before a bank is known",
-    "core/project/discovery.py": "a glance at a folder's _index.md while looking for banks",
-    "core/project/bank_names.py": "a glance at rules files and headers while looking for banks",
-    "core/project/project.py": "the project's files for ckp init, each one judged by within.regular_inside",
-    "core/routing/bench.py": "the questions file named on ckp bench's command line",
+    "core/bank/cache.py": "the cache files, by a folder's descriptor that within judges, never through a link;"
+    " and the package's own modules, for the cache's stamp",
+    "core/project/trust.py": "the user's trust store in their own configuration folder: no project's file",
+    "core/routing/store.py": "the package's own routing modules, for the kept analysis's stamp",
+    "core/routing/snapshot.py": "the package's own language modules, for the snapshot's stamp",
+    "core/routing/bench.py": "the questions file named on ckp bench's command line: the user's, no bank's",
     "core/language/stopwords.py": "the package's own word lists",
     "server/methods_cache.py": "the package's own compiled protocol methods, beside its byte code",
-    "cli/index_cmd.py": "the three temporary files git hands its merge driver",
-    "cli/trust_cmd.py": "the .ckp.toml the user asks to trust, to show what it sets",
+    "server/pygls_compat.py": "the installed pygls's metadata folder, for its version",
+    "cli/index_cmd.py": "the three temporary files git hands its merge driver: git's, outside any bank",
 }
-#: the calls that read or write a file
-METHODS = {"open", "read_text", "read_bytes", "write_text", "write_bytes"}
-OS_CALLS = {"open", "fdopen", "replace", "rename"}
-FUNCTIONS = {"open", "read_text"}
+#: the calls that open, read, list or write a file
+METHODS = {
+    "open",
+    "read_text",
+    "read_bytes",
+    "write_text",
+    "write_bytes",
+    "iterdir",
+    "glob",
+    "rglob",
+    "unlink",
+}
+OS_CALLS = {"open", "fdopen", "replace", "rename", "remove", "unlink", "scandir", "walk", "listdir"}
+SHUTIL_CALLS = {"copy", "copy2", "copyfile", "copytree", "copyfileobj", "move", "rmtree"}
+FUNCTIONS = {"open", "read_text", "scandir", "listdir"}
 
 
 def _file_calls(tree: ast.AST) -> list[tuple[int, str]]:
@@ -62,8 +74,14 @@ def _file_calls(tree: ast.AST) -> list[tuple[int, str]]:
         if isinstance(f, ast.Name) and f.id in FUNCTIONS:
             out.append((node.lineno, f.id))
         elif isinstance(f, ast.Attribute):
-            on_os = isinstance(f.value, ast.Name) and f.value.id == "os"
-            if (on_os and f.attr in OS_CALLS) or (not on_os and f.attr in METHODS):
+            on = f.value.id if isinstance(f.value, ast.Name) else None
+            if on == "os":
+                found = f.attr in OS_CALLS
+            elif on == "shutil":
+                found = f.attr in SHUTIL_CALLS
+            else:
+                found = f.attr in METHODS
+            if found:
                 out.append((node.lineno, f.attr))
     return out
 
@@ -101,10 +119,28 @@ def test_the_scan_finds_each_way_of_opening_a_file() -> None:
             "os.replace(a, b)",
             "os.rename(a, b)",
             "read_text(p)",
+            "os.remove(p)",
+            "os.unlink(p)",
+            "p.unlink()",
+            "os.scandir(p)",
+            "os.walk(p)",
+            "os.listdir(p)",
+            "scandir(p)",
+            "listdir(p)",
+            "p.iterdir()",
+            "p.glob('*.md')",
+            "p.rglob('*.md')",
+            "shutil.copy(a, b)",
+            "shutil.copy2(a, b)",
+            "shutil.copyfile(a, b)",
+            "shutil.copytree(a, b)",
+            "shutil.move(a, b)",
+            "shutil.rmtree(p)",
         ]
     )
-    assert len(_file_calls(ast.parse(source))) == 11
+    assert len(_file_calls(ast.parse(source))) == 28
     assert _file_calls(ast.parse("bank.disk.read(p)\nread_inside(p, root)\nos.path.join(a, b)")) == []
+    assert _file_calls(ast.parse("disk.entries(p)\ndisk.head(p, 9)\nlisting(p)\nshutil.which('git')")) == []
 
 
 #: the one module that reads a bank from disk (``Bank.load``): the bank service every face uses

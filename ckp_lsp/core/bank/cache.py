@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ckp_lsp import __version__
-from ckp_lsp.core.project.within import inside
+from ckp_lsp.core.project.within import Folder, inside
 
 if TYPE_CHECKING:
     from ckp_lsp.core.format.brief import Brief
@@ -375,12 +375,26 @@ def _folder(path: Path, in_bank: bool, create: bool = False) -> int:
     if create and not os.path.lexists(folder):
         if in_bank:
             os.mkdir(folder)  # the bank's root is there: nothing above is made
-            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+            fd = _bank_folder(folder)
             with contextlib.suppress(OSError):
                 _write_new(fd, ".gitignore", b"# written by ckp: delete at will\n*\n", 0o644)
             return fd
         folder.mkdir(parents=True, exist_ok=True)
-    return os.open(folder, os.O_RDONLY | os.O_DIRECTORY | (os.O_NOFOLLOW if in_bank else 0))
+    if in_bank:
+        return _bank_folder(folder)
+    return os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+
+
+def _bank_folder(folder: Path) -> int:
+    """A descriptor of the bank's ``.ckp-cache`` (``folder``), never through a link, and only when
+    it lies inside the bank (``within``'s rule, as every reader of the bank asks it)."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    try:
+        Folder(folder.parent).refuse_outside(fd, folder)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def open_cache(path: Path, in_bank: bool) -> Any:

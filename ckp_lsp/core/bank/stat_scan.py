@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 
 from ckp_lsp.core.project.discovery import MAX_DEPTH, can_show_name
+from ckp_lsp.core.project.within import Folder
 
 #: path -> (mtime_ns, size): two scans differ where a file was created, changed or deleted
 Stats = dict[str, tuple[int, int]]
@@ -29,6 +30,7 @@ def stat_tree(
     ``polite`` (a background scan) lets other threads run every few dozen files, so that a call
     arriving meanwhile does not wait for the whole scan of a large tree.
     """
+    disk = Folder(root)
     files: Stats = {}
     stack = [(root, "", 0)]
     while stack:
@@ -36,7 +38,7 @@ def stat_tree(
         try:
             if folders is not None:
                 folders[folder] = os.stat(folder).st_mtime_ns
-            entries = list(os.scandir(folder))
+            entries = disk.entries(folder)
         except OSError:
             continue
         for e in entries:

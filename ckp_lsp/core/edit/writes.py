@@ -83,6 +83,14 @@ def write_atomic(
         raise CannotWrite(f"{path}: cannot be written ({exc.strerror or exc}): nothing was changed") from None
 
 
+def remove(path: Path, *, within: Path) -> None:
+    """Delete the file ``path`` (one a command wrote: a hook it installed), refused as
+    ``write_atomic`` refuses a link that leads outside ``within``; ``OSError`` when the system
+    refuses."""
+    _refuse_leaving(path, within)
+    os.unlink(path)
+
+
 def refusal(path: Path, within: Path | None = None) -> str:
     """Why ``write_atomic`` would refuse to rewrite ``path`` whatever its text ("" if it would not):
     said before a change that depends on the write is made (a link out of the bank, a special,

@@ -4,12 +4,11 @@ names instead of starting a bank beside them)."""
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 from ckp_lsp.core.format.records import Frozen
-from ckp_lsp.core.project.within import inside
+from ckp_lsp.core.project.within import Folder, inside, listing, project_root
 
 #: the files that tell an agent how to work in a project (Claude Code, Codex and others, Gemini,
 #: Cline, Cursor, Windsurf); ``.clinerules`` may be a folder of Markdown files
@@ -55,20 +54,30 @@ def is_bank_name(name: str) -> bool:
 
 
 def _rules_texts(folder: Path, names: set[str]) -> list[str]:
-    """The text of each rules file in ``folder`` (``names``: the entries it holds)."""
+    """The text of each rules file in ``folder`` (``names``: the entries it holds), read only when
+    it lies inside ``folder``'s project (a rules file linked to ``../AGENTS.md`` of the repository
+    is read, one linked out of it is not)."""
+    disk = Folder(project_root(folder) or folder)
     out = []
     for name in RULES_FILES:
         if name not in names:
             continue
         path = folder / name
-        files = sorted(path.glob("*.md")) if path.is_dir() else [path]
+        try:
+            files = sorted(_markdown(disk, path)) if path.is_dir() else [path]
+        except OSError:
+            continue
         for f in files[:50]:
             try:
-                with f.open("r", encoding="utf-8", errors="replace") as fh:
-                    out.append(fh.read(RULES_READ))
+                out.append(disk.head(f, RULES_READ).decode("utf-8", "replace"))
             except OSError:
                 continue
     return out
+
+
+def _markdown(disk: Folder, folder: Path) -> list[Path]:
+    """The ``*.md`` entries of ``folder`` (a rules folder: ``.clinerules/``)."""
+    return [Path(e.path) for e in disk.entries(folder) if e.name.endswith(".md")]
 
 
 def folders_named_by_agents(folder: Path, names: set[str] | None = None) -> list[Path]:
@@ -77,7 +86,7 @@ def folders_named_by_agents(folder: Path, names: set[str] | None = None) -> list
     inside ``folder`` (a symbolic link out is not followed) that holds Markdown files directly."""
     if names is None:
         try:
-            names = set(os.listdir(folder))
+            names = {e.name for e in listing(folder)}
         except OSError:
             return []
     if not names.intersection(RULES_FILES):
@@ -100,7 +109,7 @@ def folders_named_by_agents(folder: Path, names: set[str] | None = None) -> list
 
 def _markdown_count(folder: Path) -> int:
     try:
-        return sum(1 for e in os.scandir(folder) if e.name.endswith(".md") and e.is_file())
+        return sum(1 for e in listing(folder) if e.name.endswith(".md") and e.is_file())
     except OSError:
         return 0
 
@@ -121,7 +130,7 @@ def lookalike(folder: Path) -> Lookalike | None:
     """Whether ``folder`` looks like a memory bank: Markdown files (at least ``LOOKALIKE_FILES``)
     in a folder named for memory or knowledge, or two of Cline's core files, or CKP headers."""
     try:
-        md = sorted(e.name for e in os.scandir(folder) if e.name.endswith(".md") and e.is_file())
+        md = sorted(e.name for e in listing(folder) if e.name.endswith(".md") and e.is_file())
     except OSError:
         return None
     if len(md) < LOOKALIKE_FILES:
@@ -139,8 +148,7 @@ def lookalike(folder: Path) -> Lookalike | None:
 
 def _has_ckp_header(path: Path) -> bool:
     try:
-        with path.open("r", encoding="utf-8", errors="replace") as fh:
-            head = fh.read(4096)
+        head = Folder(path.parent).head(path, 4096).decode("utf-8", "replace")
     except OSError:
         return False
     return re.search(r"^CONCEPT:", head, re.MULTILINE) is not None

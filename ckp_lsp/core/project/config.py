@@ -21,7 +21,13 @@ from ckp_lsp.core.project.trust import (
     shown_value,
     user_config_path,
 )
-from ckp_lsp.core.project.within import inside, never_projects
+from ckp_lsp.core.project.within import (
+    config_text,
+    inside,
+    never_projects,
+    repository_of,
+    spelled_inside,
+)
 
 
 def _toml() -> Any:
@@ -148,7 +154,7 @@ def load_config(*folders: Path, base: Config | None = None) -> Config:
     config = base or Config()
     for folder in folders:
         path = folder / CONFIG_NAME
-        data = _read_toml(path)
+        data = _read_toml(path, repository_of(folder))
         if isinstance(data, str):
             config = config.replace(problems=(*config.problems, data))
             continue
@@ -203,11 +209,7 @@ def _confined_globs(where: Path, key: str, globs: list[Any], problems: list[str]
     kept = []
     for g in globs:
         glob = str(g)
-        if (
-            glob.startswith(("/", "\\", "~"))
-            or ".." in glob.replace("\\", "/").split("/")
-            or (len(glob) > 1 and glob[1] == ":")
-        ):
+        if not spelled_inside(glob):
             problems.append(
                 f"{where}: {key} = {glob!r} names something outside the bank: ignored; "
                 "write globs relative to the bank (e.g. 'drafts/*')"
@@ -220,7 +222,7 @@ def _confined_globs(where: Path, key: str, globs: list[Any], problems: list[str]
 def user_config(env: Mapping[str, str] | None = None) -> Config:
     """The user-level file (``~/.config/ckp/config.toml``): the user's own, so fully trusted."""
     path = user_config_path(env)
-    data = _read_toml(path)
+    data = _read_toml(path, None)
     if isinstance(data, str):
         return Config(problems=(data,))
     if data is None:
@@ -240,13 +242,14 @@ def with_environment(config: Config, env: Mapping[str, str] | None = None) -> Co
     return config.merged({"llm": llm}) if llm else config
 
 
-def _read_toml(path: Path) -> dict[str, Any] | str | None:
-    """The parsed file, a message saying what is wrong with it, or None when there is none."""
+def _read_toml(path: Path, within: Path | None) -> dict[str, Any] | str | None:
+    """The parsed file (read inside ``within``, None: the user's own file), a message saying what
+    is wrong with it, or None when there is none."""
     if not path.is_file():
         return None
     toml = _toml()
     try:
-        return toml.loads(path.read_text(encoding="utf-8"))
+        return toml.loads(config_text(path, within))
     except (OSError, UnicodeDecodeError, toml.TOMLDecodeError) as exc:
         return f"{path}: {exc}"
 
@@ -392,7 +395,7 @@ def banks_named_in(folder: Path, problems: list[str] | None = None) -> list[Path
         return []
     toml = _toml()
     try:
-        data = toml.loads(path.read_text(encoding="utf-8"))
+        data = toml.loads(config_text(path, repository_of(folder)))
     except (OSError, UnicodeDecodeError, toml.TOMLDecodeError):
         return []  # load_config reports what is wrong with the file
     banks = confined(folder, {"banks": data.get("banks")}, [] if problems is None else problems)["banks"]

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import errno
 import fnmatch
 import functools
 import os
 import re
-import stat
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -24,7 +22,7 @@ from ckp_lsp.core.project.config import (
     banks_named_in,
     configured_banks,
 )
-from ckp_lsp.core.project.within import escape, inside, never_projects
+from ckp_lsp.core.project.within import Folder, escape, listing, never_projects
 from ckp_lsp.core.project.within import project_root as within_project_root
 
 INDEX_NAME = "_index.md"
@@ -61,7 +59,7 @@ def is_known_bank_dir(folder: Path) -> bool:
 
 def _holds_markdown(folder: Path) -> bool:
     try:
-        return any(e.name.endswith(".md") and e.is_file() for e in os.scandir(folder))
+        return any(e.name.endswith(".md") and e.is_file() for e in listing(folder))
     except OSError:
         return False
 
@@ -69,10 +67,10 @@ def _holds_markdown(folder: Path) -> bool:
 def is_ckp_index(path: Path) -> bool:
     """Whether ``path`` is an ``_index.md`` of CKP (markers or header blocks), not a site generator's."""
     try:
-        with path.open("r", encoding="utf-8-sig", errors="replace") as fh:
-            head = "\n" + fh.read(65536)  # a header block may open the file
+        data = Folder(path.parent).head(path, 65536)
     except OSError:
         return False
+    head = "\n" + data.removeprefix(b"\xef\xbb\xbf").decode("utf-8", "replace")  # a header block may open it
     return INDEX_START in head or ("\nCONCEPT:" in head and "\nANSWERS_WHEN:" in head)
 
 
@@ -119,6 +117,7 @@ MAX_DEPTH = 64
 
 def _walk_banks(root: Path, configured: list[Path], problems: list[str] | None) -> Iterator[Path]:
     """The banks at or below ``root``, depth first in name order, without recursion."""
+    disk = Folder(root)
     stack = [(root, configured, 0)]
     while stack:
         folder, conf, depth = stack.pop()
@@ -127,7 +126,7 @@ def _walk_banks(root: Path, configured: list[Path], problems: list[str] | None) 
             yield folder
             continue
         try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            entries = sorted(disk.entries(folder), key=lambda e: e.name)
         except OSError:
             continue
         # A folder an agent's rules file here names as its memory (CLAUDE.md: "memory in docs/memory/").
@@ -320,11 +319,12 @@ def markdown_entries(
     symlinked folders are not entered. A file or folder whose name ckp cannot show (not UTF-8, or
     holding a control character) is left out (and goes to ``skipped``, under its name as shown,
     with the reason)."""
+    disk = Folder(bank)
     stack = [(str(bank), "", 0)]
     while stack:
         folder, prefix, depth = stack.pop()
         try:
-            entries = list(os.scandir(folder))
+            entries = disk.entries(folder)
         except OSError:
             continue
         for e in entries:
@@ -369,43 +369,10 @@ def knowledge_files(
 
 
 def skip_reason(path: Path, bank: Path) -> str | None:
-    """Why ``path`` below ``bank`` is not read as a knowledge file, or None when it is read.
-
-    Only regular files are read (a named pipe would block a reader forever), and a symbolic link
-    only when it resolves to a file inside the bank: a bank never leads outside itself.
-    """
-    try:
-        st = path.lstat()
-    except FileNotFoundError:
-        return None  # gone: the reader finds out and treats it as deleted
-    except OSError as exc:
-        return f"cannot be read: {exc.strerror or exc}"
-    if stat.S_ISLNK(st.st_mode):
-        try:
-            target = path.resolve(strict=True)
-        except FileNotFoundError:
-            return "a symbolic link to a file that does not exist"
-        except RuntimeError:  # Python < 3.13 reports a loop this way
-            return "a symbolic link loop"
-        except OSError as exc:
-            return (
-                "a symbolic link loop"
-                if exc.errno == errno.ELOOP
-                else f"cannot be read: {exc.strerror or exc}"
-            )
-        if not inside(target, bank):
-            return "a symbolic link that leads outside the bank"
-        try:
-            st = target.stat()
-        except OSError as exc:
-            return f"cannot be read: {exc.strerror or exc}"
-    if stat.S_ISREG(st.st_mode):
-        return None
-    if stat.S_ISDIR(st.st_mode):
-        return "a folder, not a file"
-    if stat.S_ISFIFO(st.st_mode):
-        return "a named pipe, not a file"
-    return "not a regular file"
+    """Why ``path`` below ``bank`` is not read as a knowledge file, or None when it is read
+    (``within.Folder.why_not_read``: regular files only, a symbolic link only when it resolves to
+    a file inside the bank; a bank never leads outside itself)."""
+    return Folder(bank).why_not_read(path)
 
 
 def lookalike_folders(root: Path, depth: int = 4) -> list[Lookalike]:
@@ -413,6 +380,7 @@ def lookalike_folders(root: Path, depth: int = 4) -> list[Lookalike]:
     (``bank_names.lookalike``) and that are no bank: what ``ckp init`` names instead of starting
     a bank beside them."""
     out: list[Lookalike] = []
+    disk = Folder(root)
     stack = [(root.resolve(), 0)]
     while stack:
         folder, level = stack.pop()
@@ -422,7 +390,7 @@ def lookalike_folders(root: Path, depth: int = 4) -> list[Lookalike]:
         if level == depth:
             continue
         try:
-            entries = list(os.scandir(folder))
+            entries = disk.entries(folder)
         except OSError:
             continue
         stack += [

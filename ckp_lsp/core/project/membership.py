@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ckp_lsp.core.project.discovery import INDEX_NAME, is_knowledge_path
-from ckp_lsp.core.project.within import inside
+from ckp_lsp.core.project.within import climbs, inside
 
 
 def bank_rel(path: Path, root: Path, exclude: Iterable[str], index: bool = True) -> str | None:
@@ -21,6 +21,6 @@ def bank_rel(path: Path, root: Path, exclude: Iterable[str], index: bool = True)
         return None
     if not (index if rel == INDEX_NAME else is_knowledge_path(rel, exclude)):
         return None
-    if ".." in rel.split("/") or not inside(path.parent, root):
+    if climbs(rel) or not inside(path.parent, root):
         return None
     return rel

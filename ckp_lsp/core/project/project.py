@@ -16,7 +16,7 @@ from ckp_lsp.core.compile.model import Answer, CompileInput, ConceptSummary
 from ckp_lsp.core.compile.offline import compile_offline
 from ckp_lsp.core.format.limits import MAX_TLDR
 from ckp_lsp.core.project.discovery import SKIP_DIRS
-from ckp_lsp.core.project.within import regular_inside
+from ckp_lsp.core.project.within import Folder, regular_inside
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -111,8 +111,7 @@ def _project_text(root: Path, name: str) -> str | None:
     if not regular_inside(path, root):
         return None
     try:
-        with path.open("rb") as fh:
-            data = fh.read(MAX_PROJECT_FILE)
+        data = Folder(root).head(path, MAX_PROJECT_FILE)
     except OSError:
         return None
     return data.decode("utf-8", errors="replace")
@@ -201,7 +200,7 @@ def _read_tree(root: Path, project: Project, skip: Path | None) -> None:
     languages: Counter[str] = Counter()
     folders: Counter[str] = Counter()
     seen = 0
-    for folder, dirs, files in os.walk(root):
+    for folder, dirs, files in Folder(root).walk():
         here = Path(folder)
         dirs[:] = sorted(
             d

@@ -3,10 +3,13 @@
 A path belongs to a folder when, every symbolic link on the way followed (a dangling one to where
 it points) and every ``..`` taken, it is the folder or lies below it, compared as the system
 compares names (``os.path.normcase``: without case on Windows). ``below`` is that rule, and
-everything else asks it: ``inside`` for a path, ``Folder.read`` for the file a reader actually
-opened (the bank's files, its ``_index.md``, the project's files), ``core.writes.write_atomic`` for
-every write, ``core.bank.cache`` for where a cache may be kept, and ``escape`` for a bank folder named on
-the command line, a workspace folder or the folder ``ckp mcp`` serves.
+everything else asks it: ``inside`` for a path, ``spelled_inside`` for a relative path a setting
+writes; ``Folder`` for every file opened of a bank or a project (``read``, ``bytes_of``, ``head``:
+the file a reader actually opened is judged, a pipe is refused), for every folder listed
+(``entries``, ``walk``) and for why a file is left out of a bank (``why_not_read``);
+``config_text`` for a ``.ckp.toml``; ``core.edit.writes`` for every write and removal;
+``core.bank.cache`` for where a cache may be kept and the ``.ckp-cache`` it opens; and ``escape``
+for a bank folder named on the command line, a workspace folder or the folder ``ckp mcp`` serves.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import contextlib
 import errno
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -63,6 +67,16 @@ class Folder:
         """Whether ``path`` (every link followed) lies inside the folder."""
         return below(os.path.realpath(path), self.real)
 
+    def refuse_outside(self, fd: int, path: Path | str) -> None:
+        """``Outside`` when the file or folder open as ``fd`` (opened as ``path``) really lies
+        outside the folder: how every opening here, and the cache's, is judged."""
+        if not below(_opened(fd, path), self.real):
+            raise Outside(
+                errno.EACCES,
+                f"it leads outside {self.root} (to {os.path.realpath(path)})",
+                os.fspath(path),
+            )
+
     def read(self, path: Path | str) -> FileText:
         """The text of the file ``path``; ``Outside`` when it leads out of the folder or is a pipe or
         a device, ``OSError`` when it cannot be read."""
@@ -76,22 +90,111 @@ class Folder:
         """The bytes of the file ``path``, refused as ``read`` refuses."""
         from ckp_lsp.core.format.text import read_all
 
+        fd = self._open(path)
+        try:
+            return read_all(fd)
+        finally:
+            os.close(fd)
+
+    def head(self, path: Path | str, size: int) -> bytes:
+        """The first ``size`` bytes of the file ``path`` (all of a shorter one), refused as ``read``
+        refuses: what a glance at a file (is it CKP's ``_index.md``, a rules file) reads."""
+        fd = self._open(path)
+        try:
+            return os.read(fd, size)
+        finally:
+            os.close(fd)
+
+    def _open(self, path: Path | str) -> int:
+        """A descriptor of the file ``path``, opened only to be judged: ``Outside`` (and closed)
+        when the opened file lies outside the folder or is a pipe or a device."""
         # os-level calls: a bank is thousands of small files, and each io.open costs more than its
         # read. O_NONBLOCK: a named pipe opens at once (and is refused below) instead of hanging.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
         try:
-            if not below(_opened(fd, path), self.real):
-                raise Outside(
-                    errno.EACCES,
-                    f"it leads outside {self.root} (to {os.path.realpath(path)})",
-                    os.fspath(path),
-                )
+            self.refuse_outside(fd, path)
             mode = os.fstat(fd).st_mode
             if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # a folder: the read says so
                 raise Outside(errno.EINVAL, "not a regular file", os.fspath(path))
-            return read_all(fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def entries(self, path: Path | str) -> list[os.DirEntry[str]]:
+        """The entries of the folder ``path`` (a link among them is listed, not followed: each
+        reader judges what it opens); ``Outside`` when the folder itself lies outside, ``OSError``
+        when it cannot be listed. The one lister of a bank's or a project's folders."""
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NONBLOCK)
+        try:
+            self.refuse_outside(fd, path)
         finally:
             os.close(fd)
+        with os.scandir(path) as listing:
+            return list(listing)
+
+    def walk(self) -> Iterator[tuple[str, list[str], list[str]]]:
+        """(folder, the names of its folders, of its other entries) for the root and every folder
+        below it, top down as ``os.walk`` gives them: each listed by ``entries``, a link to a
+        folder named among the folders but never entered; the caller may prune the folders."""
+        stack = [os.fspath(self.root)]
+        while stack:
+            top = stack.pop()
+            try:
+                entries = self.entries(top)
+            except OSError:
+                continue
+            dirs: list[str] = []
+            files: list[str] = []
+            links: set[str] = set()
+            for e in entries:
+                try:
+                    is_dir = e.is_dir()
+                except OSError:
+                    is_dir = False
+                (dirs if is_dir else files).append(e.name)
+                if is_dir and e.is_symlink():
+                    links.add(e.name)
+            yield top, dirs, files
+            stack.extend(os.path.join(top, d) for d in reversed(dirs) if d not in links)
+
+    def why_not_read(self, path: Path) -> str | None:
+        """Why the file ``path`` is not read as one of the folder's, in words, or None when it is:
+        only regular files are read (a named pipe would block a reader forever), and a symbolic
+        link only when it resolves to a file inside the folder. A file that is gone is None (the
+        reader finds out)."""
+        try:
+            st = path.lstat()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            return f"cannot be read: {exc.strerror or exc}"
+        if stat.S_ISLNK(st.st_mode):
+            try:
+                target = path.resolve(strict=True)
+            except FileNotFoundError:
+                return "a symbolic link to a file that does not exist"
+            except RuntimeError:  # Python < 3.13 reports a loop this way
+                return "a symbolic link loop"
+            except OSError as exc:
+                return (
+                    "a symbolic link loop"
+                    if exc.errno == errno.ELOOP
+                    else f"cannot be read: {exc.strerror or exc}"
+                )
+            if not below(os.fspath(target), self.real):
+                return "a symbolic link that leads outside the bank"
+            try:
+                st = target.stat()
+            except OSError as exc:
+                return f"cannot be read: {exc.strerror or exc}"
+        if stat.S_ISREG(st.st_mode):
+            return None
+        if stat.S_ISDIR(st.st_mode):
+            return "a folder, not a file"
+        if stat.S_ISFIFO(st.st_mode):
+            return "a named pipe, not a file"
+        return "not a regular file"
 
 
 def _opened(fd: int, path: Path | str) -> str:
@@ -101,6 +204,44 @@ def _opened(fd: int, path: Path | str) -> str:
         return os.readlink(f"/proc/self/fd/{fd}").removesuffix(" (deleted)")
     except OSError:
         return os.path.realpath(path)
+
+
+def spelled_inside(rel: str) -> bool:
+    """Whether ``rel``, a path written relative to a folder (``/`` or ``\\`` between its parts),
+    stays inside it by its spelling alone: not absolute (``/``, ``\\``, ``~``, a drive ``C:``), no
+    ``..`` part. What a setting or a bank-relative name must be before any link is looked at."""
+    return not (
+        rel.startswith(("/", "\\", "~")) or (len(rel) > 1 and rel[1] == ":") or climbs(rel.replace("\\", "/"))
+    )
+
+
+def climbs(rel: str) -> bool:
+    """Whether the relative POSIX path ``rel`` has a ``..`` part: it may lead out of its folder
+    whatever the folder holds (a bank-relative name, ``spelled_inside``'s last test)."""
+    return ".." in rel.split("/")
+
+
+def listing(folder: Path | str) -> list[os.DirEntry[str]]:
+    """The entries of ``folder``, a folder judged by itself (``Folder.entries``): its own files
+    are what is listed, wherever it is."""
+    return Folder(folder).entries(folder)
+
+
+def config_text(path: Path | str, root: Path | str | None) -> str:
+    """The UTF-8 text of a configuration file (``.ckp.toml``), read only when it lies inside
+    ``root`` (as ``Folder.read`` judges it); ``root`` None: the user's own file
+    (``~/.config/ckp/config.toml``), read where it leads, a link into their dotfiles included.
+    ``UnicodeDecodeError`` when it is not UTF-8."""
+    if root is None:
+        return Path(path).read_text(encoding="utf-8")
+    return Folder(root).bytes_of(path).decode("utf-8")
+
+
+def repository_of(folder: Path) -> Path:
+    """The folder a ``.ckp.toml`` of ``folder`` is read inside: its repository (the nearest folder
+    at or above it holding ``.git``), else ``folder`` itself. A link to the repository's shared file
+    is read, one leading out of it is not."""
+    return next((f for f in (folder, *folder.parents) if (f / ".git").exists()), folder)
 
 
 def read_inside(path: Path | str, root: Path | str) -> FileText:

@@ -12,7 +12,7 @@ from ckp_lsp.core.format.dates import CkpDate
 from ckp_lsp.core.project.config import Config, config_for_bank
 from ckp_lsp.core.project.discovery import BANK_RULE, INDEX_NAME, bank_of
 from ckp_lsp.core.project.here import banks_here
-from ckp_lsp.core.project.within import escape
+from ckp_lsp.core.project.within import escape, listing
 
 
 @dataclass
@@ -112,7 +112,7 @@ def resolve_targets(
 def cursor_rules_note(folder: Path) -> str:
     """Why a folder of Cursor rules (``*.mdc``) is no bank: Cursor applies them itself."""
     try:
-        rules = sum(1 for p in folder.glob("*.mdc") if p.is_file())
+        rules = sum(1 for e in listing(folder) if e.name.endswith(".mdc") and e.is_file())
     except OSError:
         return ""
     if not rules:

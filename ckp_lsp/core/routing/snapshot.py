@@ -126,27 +126,28 @@ def _listing(root: Path) -> dict[str, tuple[int, int]]:
     from (``_index.md``, excluded files and links included: more than the router reads is listed,
     never less). One ``stat`` a file, none of the checks a reading makes of each name."""
     from ckp_lsp.core.project.discovery import MAX_DEPTH, _skipped
+    from ckp_lsp.core.project.within import Folder
 
+    disk = Folder(root)
     out: dict[str, tuple[int, int]] = {}
     stack = [(os.fspath(root), "", 0)]
     while stack:
         folder, prefix, depth = stack.pop()
         try:
-            entries = os.scandir(folder)
+            entries = disk.entries(folder)
         except OSError:
             continue
-        with entries:
-            for e in entries:
-                name = e.name
-                try:
-                    if e.is_dir(follow_symlinks=False):
-                        if depth < MAX_DEPTH and not _skipped(name):
-                            stack.append((e.path, prefix + name + "/", depth + 1))
-                    elif name.endswith(".md"):
-                        st = e.stat()
-                        out[prefix + name] = (st.st_size, st.st_mtime_ns)
-                except OSError:
-                    out[prefix + name] = (-1, -1)
+        for e in entries:
+            name = e.name
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    if depth < MAX_DEPTH and not _skipped(name):
+                        stack.append((e.path, prefix + name + "/", depth + 1))
+                elif name.endswith(".md"):
+                    st = e.stat()
+                    out[prefix + name] = (st.st_size, st.st_mtime_ns)
+            except OSError:
+                out[prefix + name] = (-1, -1)
     return out
 
 
