@@ -54,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     where = display_path(bank.index_path)
     if new == bank.index_text:
         print(f"{where} is up to date ({len(bank.by_concept)} concepts).")
+        _over_budget(bank, new, args.format)
         return 0
     if args.check:
         print(f"{where} is out of date: run `ckp index {display_path(root)}`.")
@@ -64,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"ckp: {written.refused}", file=sys.stderr)
         return 1
     print(f"Wrote {where}{added} ({len(bank.by_concept)} concepts).")
+    _over_budget(bank, new, args.format)
     if bank.files and not bank.by_concept:
         print(
             f"ckp: none of the {len(bank.files)} knowledge files has a CKP header yet, so the index lists "
@@ -71,6 +73,25 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def _over_budget(bank: Any, text: str, form: str | None) -> None:
+    """Says when the index is over its budget (CKP071), and what the compact form would make it."""
+    from ckp_lsp.core.format.fields import token_estimate
+
+    used, budget = token_estimate(len(text)), bank.config.index_budget_tokens
+    if used <= budget:
+        return
+    compact = ""
+    if (form or bank.config.index_format) != "compact":
+        smaller = token_estimate(len(update_index_text(bank.index_text, bank, "compact")))
+        compact = f' (`--format compact`, or index_format = "compact" in .ckp.toml: ~{smaller:,})'
+    print(
+        f"ckp: {display_path(bank.index_path)} is ~{used:,} tokens, over its budget of {budget:,} (CKP071): "
+        f"an agent that reads it pays that on every question{compact}; shorten TLDRs and keywords or "
+        "split the bank (`ckp_route` and the prompt hooks do not put the index in context)",
+        file=sys.stderr,
+    )
 
 
 def install(root: Path) -> int:

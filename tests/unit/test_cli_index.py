@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -134,3 +135,19 @@ def test_exit_2_when_the_folder_is_not_a_bank(
     assert "notes: not a memory bank" in err
     assert not (not_a_bank_in_cwd / "_index.md").exists()
     assert run_cli(capsys, "index", "missing")[0] == 2
+
+
+def test_an_index_over_its_budget_is_named_with_what_the_compact_form_makes_it(
+    shop_in_cwd: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (shop_in_cwd / ".ckp.toml").write_text("index_budget_tokens = 50\n", encoding="utf-8")
+    code, out, err = run_cli(capsys, "index", "memory-bank")
+    assert code == 0 and out.startswith("memory-bank/_index.md is up to date")
+    assert "memory-bank/_index.md is ~" in err and "over its budget of 50 (CKP071)" in err
+    full, compact = (int(n.replace(",", "")) for n in re.findall(r"~([\d,]+)", err))
+    assert 50 < compact < full
+    code, out, err = run_cli(capsys, "index", "--format", "compact", "memory-bank")
+    assert code == 0 and out.startswith("Wrote memory-bank/_index.md")
+    assert "over its budget of 50 (CKP071)" in err and "--format compact" not in err  # (it is compact)
+    (shop_in_cwd / ".ckp.toml").write_text("index_budget_tokens = 100000\n", encoding="utf-8")
+    assert run_cli(capsys, "index", "memory-bank")[2] == ""  # within budget: nothing said

@@ -2,12 +2,11 @@
 
 A file's score is BM25F over its header (concept, TLDR, keywords, file name), headings and body,
 plus a boost where the index pattern (6a) matches its keywords, so the ranked router finds what
-the index finds (a keyword of words many files hold boosts less). The best file is a primary; up to two more are, when they score close to it.
-Relationships come after, within the budget of files: ``SIMILAR_HIGH`` of a primary, and
-``SIMILAR_MID`` only where the question matches that file too, and never in the place of a file
-that ranks above it on its own and holds as much of the question in its header and headings; a
-place they leave goes to the next file that ranks on its own (a quarter of the best, as a primary
-must). A question whose best file holds too little of it (``domain``) loads nothing.
+the index finds (a keyword of words many files hold boosts less). The best file is a primary; up
+to two more are, when they score at least a quarter of it (SPEC's "at most 3 primaries"). Every
+other file loaded is a relationship of a primary, within the budget of files: ``SIMILAR_HIGH``, and
+``SIMILAR_MID`` only where the question matches that file too (its keywords, header or headings,
+or a score a primary would have; a word of its body alone is not enough). A question whose best file holds too little of it (``domain``) loads nothing.
 """
 
 from __future__ import annotations
@@ -42,7 +41,6 @@ from .keyword_boost import keyword_rarity
 from .postings import Hit, Postings, total
 from .result import RouteEntry, RouteResult, RouteTokens, declaration
 from .store import Analysed, RouteStore
-from .titled import Titled
 
 if TYPE_CHECKING:
     from ckp_lsp.core.bank.bank import Bank
@@ -302,38 +300,16 @@ class RankedRouter:
             best = ranked[0][1]
             primaries = [i for i, s in ranked[:MAX_PRIMARY] if s >= PRIMARY_SHARE * best]
         loaded: dict[int, RouteEntry] = {i: entry(i, "match", None) for i in primaries}
-        # the files that score as a primary would, left out by MAX_PRIMARY, best first
-        standing = [i for i, s in ranked[len(primaries) :] if primaries and s >= PRIMARY_SHARE * ranked[0][1]]
-        titled = Titled(self.postings, found.groups)
-
-        def outranks(i: int, related_file: int) -> bool:
-            """Whether file ``i`` takes the place of a related file: it scores above it and holds
-            at least as much of the question in its header and headings."""
-            return score[i] > score.get(related_file, 0.0) and titled(i) >= titled(related_file)
-
+        strong = PRIMARY_SHARE * ranked[0][1] if primaries else math.inf  # a primary's score
         for reason in ("high", "mid"):
             for p in primaries:
                 for concept in related(t.high[p] if reason == "high" else t.mid[p]):
                     i = self.index._by_concept.get(concept)
                     if i is None or i in loaded or len(loaded) >= MAX_LOADED:
                         continue
-                    if reason == "mid":
-                        if not _matches(i, hits, index_hits):
-                            continue
-                        # A MID file is only related: a file ranking above it that the question
-                        # names as much in its header and headings is the stronger evidence.
-                        for j in [j for j in standing if j not in loaded]:
-                            if len(loaded) >= MAX_LOADED or not outranks(j, i):
-                                break
-                            loaded[j] = entry(j, "match", None)
-                        if len(loaded) >= MAX_LOADED:
-                            continue
+                    if reason == "mid" and not _matches(i, hits, index_hits, score.get(i, 0.0) >= strong):
+                        continue
                     loaded[i] = entry(i, reason, t.concepts[p])
-        # A place the relationships left goes to the next file that ranks on its own.
-        for j in standing:
-            if len(loaded) >= MAX_LOADED:
-                break
-            loaded.setdefault(j, entry(j, "match", None))
         entries = list(loaded.values())
         rest = [entry(i, "match", None) for i in [i for i, _ in ranked if i not in loaded][:MATCHED_LISTED]]
         loaded_tokens = sum(e.tokens for e in entries)
@@ -349,10 +325,11 @@ class RankedRouter:
         return RouteResult(query, entries, rest, not entries, line, tokens, self.files, first, budget)
 
 
-def _matches(i: int, hits: dict[int, list[Hit]], index_hits: dict[int, list[str]]) -> bool:
+def _matches(i: int, hits: dict[int, list[Hit]], index_hits: dict[int, list[str]], strong: bool) -> bool:
     """Whether the question matches a MID file itself: its keywords, or words of its header or
-    headings (a word of its body alone is not enough)."""
-    if i in index_hits:
+    headings; a word of its body alone is not enough, unless the file is ``strong`` (it scores as a
+    primary would, a quarter of the best, but three files rank above it)."""
+    if strong or i in index_hits:
         return True
     return any(HEADER in h.fields or HEADINGS in h.fields for h in hits.get(i, ()))
 
