@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shlex
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterable
@@ -152,6 +150,9 @@ def merge_file(ours: Path, base: Path, theirs: Path) -> int:
 def driver_command() -> str:
     """The command git runs to merge ``_index.md``: the ``ckp`` installed beside this Python (the
     installation that installs the driver runs it), else this Python running the CLI module."""
+    import shlex
+    import shutil  # here, as shlex: the language server's start does not need them
+
     beside = Path(sys.executable).parent / ("ckp.exe" if os.name == "nt" else "ckp")
     if beside.is_file():
         program = shlex.quote(beside.as_posix())
@@ -164,6 +165,8 @@ def driver_command() -> str:
 
 def _manual(command: str) -> str:
     """How to install the driver by hand."""
+    import shlex
+
     return (
         f"to install it by hand: git config merge.{DRIVER_NAME}.driver {shlex.quote(command)} "
         f"and add '<bank>/_index.md {ATTRIBUTE}' to .gitattributes"

@@ -14,13 +14,21 @@ from ckp_lsp.server import pygls_compat, startup
 #: what ``ckp-lsp`` imports before it serves (server/main.py)
 START = "import ckp_lsp.server.pygls_compat, ckp_lsp.server.handlers"
 #: modules the first findings do not need: the router, the features, the fuzzy matcher, the
-#: language libraries, and importlib.metadata (which imports the email package)
+#: language libraries, importlib.metadata (which imports the email package), and what writing a
+#: file takes (tempfile, with shutil and the compressors it imports; ctypes for the swap) or
+#: installing git's merge driver (shlex)
 NOT_AT_START = [
     *startup.FEATURES,
     "rapidfuzz",
     "ckp_lsp.core.language.libraries",
     "importlib.metadata",
     "email",
+    "tempfile",
+    "shutil",
+    "bz2",
+    "lzma",
+    "ctypes",
+    "shlex",
 ]
 
 

@@ -69,7 +69,8 @@ def main() -> None:
             cmd.append("--offline")
         subprocess.run(cmd, check=True, cwd=CLIENT)
         out = CLIENT / vsix_name(target, version)
-        cmd = [str(vsce), "package", "--no-dependencies", "--out", str(out)]
+        # activated at start (package.json; vscode-client/README, "Start-up"), which vsce asks about
+        cmd = [str(vsce), "package", "--no-dependencies", "--allow-star-activation", "--out", str(out)]
         if target != "universal":
             cmd += ["--target", target]
         print("+", " ".join(cmd), flush=True)

@@ -5,7 +5,9 @@
 // An executable is known by its real path, size and modification time: a new or rebuilt
 // interpreter (an upgrade, a recreated virtualenv) is checked again. A script (a pyenv or asdf
 // shim, which chooses an interpreter each time it runs) and a launcher with arguments (`py -3`)
-// are always checked, as their version can change while their file does not.
+// are always checked, as their version can change while their file does not. An executable whose
+// real file is named for its version (`python3.12`, as `python3` links to on Linux and macOS) is
+// not run for it at all.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -23,7 +25,9 @@ const KEEP = 20;
 
 /**
  * What identifies the executable `command` runs (`real path|size|mtime`), or undefined when its
- * version cannot be remembered: not found, a script, or run with arguments.
+ * version cannot be remembered: not found, a script, or run with arguments. Its look-ups on disk
+ * are synchronous (microseconds): an awaited one waits its turn behind whatever the extension host
+ * runs meanwhile, tenths of a second while VS Code starts.
  */
 export async function identity(
     command: string,
@@ -33,14 +37,14 @@ export async function identity(
     if (args.length) {
         return undefined;
     }
-    const file = await locate(command, searchPath);
+    const file = locate(command, searchPath);
     if (!file) {
         return undefined;
     }
     try {
-        const real = await fs.promises.realpath(file);
-        const stat = await fs.promises.stat(real);
-        if (!stat.isFile() || (await isScript(real))) {
+        const real = fs.realpathSync(file);
+        const stat = fs.statSync(real);
+        if (!stat.isFile() || isScript(real)) {
             return undefined;
         }
         return `${real}|${stat.size}|${Math.round(stat.mtimeMs)}`;
@@ -58,6 +62,16 @@ export function knownVersion(known: KnownVersions | undefined, id: string | unde
     return Array.isArray(version) && version.length === 2 && version.every((n) => Number.isInteger(n))
         ? [version[0], version[1]]
         : undefined;
+}
+
+/**
+ * The `[major, minor]` the real file of the executable `id` is named for (`python3.12`,
+ * `python3.12.exe`): CPython installs itself under that name, so it need not be run to be asked.
+ */
+export function namedVersion(id: string | undefined): [number, number] | undefined {
+    const real = id?.split('|').slice(0, -2).join('|');
+    const match = real ? /^python(\d+)\.(\d+)(?:\.exe)?$/i.exec(path.basename(real)) : null;
+    return match ? [Number(match[1]), Number(match[2])] : undefined;
 }
 
 /** Remembers the version of `id`; undefined forgets it (the server did not start with it). */
@@ -85,15 +99,15 @@ export async function rememberVersion(
     await known.update(KNOWN_VERSIONS_KEY, Object.fromEntries(kept));
 }
 
-async function locate(command: string, searchPath: string): Promise<string | undefined> {
+function locate(command: string, searchPath: string): string | undefined {
     if (path.isAbsolute(command) || command.includes('/') || command.includes('\\')) {
-        return (await isFile(command)) ? path.resolve(command) : undefined;
+        return isFile(command) ? path.resolve(command) : undefined;
     }
     const exts = process.platform === 'win32' ? ['.exe', ''] : [''];
     for (const dir of searchPath.split(path.delimiter)) {
         for (const ext of exts) {
             const file = path.join(dir, command + ext);
-            if (dir && (await isFile(file))) {
+            if (dir && isFile(file)) {
                 return file;
             }
         }
@@ -101,22 +115,22 @@ async function locate(command: string, searchPath: string): Promise<string | und
     return undefined;
 }
 
-async function isFile(file: string): Promise<boolean> {
+function isFile(file: string): boolean {
     try {
-        return (await fs.promises.stat(file)).isFile();
+        return fs.statSync(file).isFile();
     } catch {
         return false;
     }
 }
 
 /** Whether the file starts with `#!` (a shell script that picks an interpreter when it runs). */
-async function isScript(file: string): Promise<boolean> {
-    const handle = await fs.promises.open(file, 'r');
+function isScript(file: string): boolean {
+    const fd = fs.openSync(file, 'r');
     try {
         const head = Buffer.alloc(2);
-        const { bytesRead } = await handle.read(head, 0, 2, 0);
+        const bytesRead = fs.readSync(fd, head, 0, 2, 0);
         return bytesRead === 2 && head.toString('latin1') === '#!';
     } finally {
-        await handle.close();
+        fs.closeSync(fd);
     }
 }

@@ -15,7 +15,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { BuildInfo, readBuild } from './build';
 import { PythonExtensionExports, selectedInterpreter } from './interpreter';
-import { identity, KnownVersions, knownVersion, rememberVersion } from './pythons';
+import { identity, KnownVersions, knownVersion, namedVersion, rememberVersion } from './pythons';
 import { clientSetting } from './settings';
 
 export const PYTHON_EXTENSION = 'ms-python.python';
@@ -177,7 +177,7 @@ function defaultPythons(): Candidate[] {
     ];
 }
 
-/** The first candidate that runs Python 3.10+ (its version remembered, or asked); why the others did not. */
+/** The first candidate that runs Python 3.10+ (its version remembered, named by its file, or asked); why the others did not. */
 async function firstUsable(
     candidates: Candidate[],
     tried: string[],
@@ -185,7 +185,7 @@ async function firstUsable(
 ): Promise<{ python: Candidate; version: [number, number]; id?: string } | undefined> {
     for (const candidate of candidates) {
         const id = await identity(candidate.command, candidate.args);
-        const result = knownVersion(known, id) ?? (await pythonVersion(candidate));
+        const result = knownVersion(known, id) ?? namedVersion(id) ?? (await pythonVersion(candidate));
         if (typeof result === 'string') {
             tried.push(`${candidate.label}: ${result}`);
             continue;

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { identity, KNOWN_VERSIONS_KEY, KnownVersions, knownVersion, rememberVersion } from '../src/pythons';
+import { identity, KNOWN_VERSIONS_KEY, KnownVersions, knownVersion, namedVersion, rememberVersion } from '../src/pythons';
 
 function memento(): KnownVersions & { writes: number; values: Record<string, unknown> } {
     const values: Record<string, unknown> = {};
@@ -61,4 +61,23 @@ test('a shim script, a launcher with arguments and a missing command are always 
     assert.equal(await identity('py', ['-3'], dir), undefined);
     assert.equal(await identity('nosuch-python', [], dir), undefined);
     assert.equal(knownVersion(memento(), undefined), undefined);
+});
+
+test('an executable whose real file is named for its version is not asked: the name says it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ckp-pythons-'));
+    const real = executable(dir, 'python3.13', Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0]));
+    fs.symlinkSync(real, path.join(dir, 'python3'));
+    assert.deepEqual(namedVersion(await identity('python3', [], dir)), [3, 13]);
+    assert.deepEqual(namedVersion(await identity(real, [])), [3, 13]);
+    executable(dir, 'python3.10.exe', Buffer.from([0x4d, 0x5a, 0, 0]));
+    assert.deepEqual(namedVersion(await identity(path.join(dir, 'python3.10.exe'), [])), [3, 10]);
+    // a file named otherwise (`python`, `python3`, a build's own name) is asked
+    const plain = executable(dir, 'python', Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0]));
+    assert.equal(namedVersion(await identity(plain, [])), undefined);
+    executable(dir, 'python3.12-debug', Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0]));
+    assert.equal(namedVersion(await identity(path.join(dir, 'python3.12-debug'), [])), undefined);
+    // a shim, a launcher with arguments and a missing command have no identity: asked too
+    executable(dir, 'python3.11', '#!/usr/bin/env bash\nexec pyenv exec python3 "$@"\n');
+    assert.equal(namedVersion(await identity(path.join(dir, 'python3.11'), [])), undefined);
+    assert.equal(namedVersion(undefined), undefined);
 });

@@ -11,13 +11,11 @@ Elsewhere the file is read again just before the rename (the window is that rena
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import functools
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -147,6 +145,8 @@ def _write(path: Path, data: bytes, expected: str | None, new_file: bool) -> Non
 def _staged(path: Path, data: bytes, st: os.stat_result | None) -> str:
     """A new file beside ``path`` that holds ``data`` on disk (fsync), with the owner and mode of
     ``st``: what a rename or a swap then puts in ``path``'s place. Removed again if writing it fails."""
+    import tempfile  # here: it imports shutil and the compressors, which a start does not need
+
     name = os.fsencode(path.name)[:_NAME_BYTES].decode("utf-8", "ignore")
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -359,6 +359,8 @@ def _replace_and_detect(tmp: str, path: Path, original: bytes) -> None:
 def _renameat2() -> Callable[..., int] | None:
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes  # here: a start does not write
+
     try:
         fn = ctypes.CDLL(None, use_errno=True).renameat2
     except (OSError, AttributeError):
@@ -375,6 +377,8 @@ def _exchange(a: str, b: str) -> bool:
         return False
     if fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
         return True
+    import ctypes
+
     err = ctypes.get_errno()
     if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
         return False  # the file system does not swap

@@ -529,20 +529,35 @@ def run_vscode(
         config_file = tmp_path / "drive.json"
         config_file.write_text(json.dumps(config))
         t0 = time.monotonic()
-        proc = subprocess.run(
+        drive_proc = subprocess.Popen(
             ["node", str(HERE / "drive.mjs"), str(config_file)],
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            timeout=150,
             cwd=HERE,
             env=env,
         )
+        # The language servers are looked for while the editor runs: once the browser closes, a
+        # graceful disconnect ends the extension host, and its server with it, at once.
+        seen: dict[int, dict] = {}
+        while True:
+            for found in server_processes(pgid):
+                seen.setdefault(found["pid"], found)
+            try:
+                stdout, stderr = drive_proc.communicate(timeout=0.5)
+                break
+            except subprocess.TimeoutExpired:
+                if time.monotonic() - t0 > 150:
+                    drive_proc.kill()
+                    raise
         timings["drive"] = time.monotonic() - t0
-        sys.stderr.write(proc.stderr)
-        lines = proc.stdout.strip().splitlines()
+        sys.stderr.write(stderr)
+        lines = stdout.strip().splitlines()
         result = json.loads(lines[-1]) if lines else {"ok": False, "error": "drive.mjs printed nothing"}
         summary["drive"] = result
-        summary["servers"] = server_processes(pgid)
+        for found in server_processes(pgid):
+            seen.setdefault(found["pid"], found)
+        summary["servers"] = list(seen.values())
     finally:
         try:
             os.killpg(pgid, signal.SIGTERM)
