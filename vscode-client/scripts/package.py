@@ -69,8 +69,7 @@ def main() -> None:
             cmd.append("--offline")
         subprocess.run(cmd, check=True, cwd=CLIENT)
         out = CLIENT / vsix_name(target, version)
-        # activated at start (package.json; vscode-client/README, "Start-up"), which vsce asks about
-        cmd = [str(vsce), "package", "--no-dependencies", "--allow-star-activation", "--out", str(out)]
+        cmd = [str(vsce), "package", "--no-dependencies", "--out", str(out)]
         if target != "universal":
             cmd += ["--target", target]
         print("+", " ".join(cmd), flush=True)

@@ -1,18 +1,17 @@
-// When the extension starts the server. It is activated as the extension host starts (`*`): VS
-// Code's `workspaceContains` activation by a glob waits for its search of the whole workspace,
-// which can end seconds after the user opened a file of a bank, and a bank one folder down is
-// common. It starts the server at once when an open file is in a bank (a folder above it named
-// `memory-bank` or holding an `_index.md`, looked for above the file only) or when a workspace
-// folder or one of its folders is a bank (`bankNearTop`: a few look-ups on disk); otherwise when a
-// file of a bank is opened, or the search (`BANK_GLOBS`) finds one. In a workspace without a
-// bank no server is started.
+// When the extension starts the server. `workspaceContains` activation by a glob waits for a
+// search of the whole workspace, which can end seconds after the user opened a file of a bank;
+// by a plain path (`memory-bank`, `_index.md` at the top of a folder) VS Code only looks whether
+// it exists, as soon as the extension host runs. The extension also activates on opening a
+// Markdown file and starts the server at once when that file is in a bank (the same two markers,
+// looked for above the file only); activated otherwise, it starts the server at once when a
+// workspace folder or one of its folders is a bank (`bankNearTop`), else when the search finds one.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-/** The globs a bank's files match, searched for when no bank is near the top of a folder. */
+/** The globs of package.json's `workspaceContains` activation events. */
 export const BANK_GLOBS = ['**/memory-bank/**', '**/_index.md'];
-/** What marks a bank at the top of a folder (looked up on disk, no search). */
+/** The plain paths of package.json's `workspaceContains` activation events (no search). */
 export const BANK_PATHS = ['memory-bank', '_index.md'];
 /** At most this many entries of a workspace folder are looked into by `bankNearTop`. */
 const NEAR_TOP_ENTRIES = 500;
