@@ -69,15 +69,23 @@ def test_cells_unescape_a_pipe_inside_a_cell() -> None:
     assert cells("|a|b|") == ["a", "b"]
 
 
+def _others() -> list[tuple[str, ast.AST]]:
+    """Every module of the package but ``index_format``, parsed."""
+    package = Path(ckp_lsp.__file__).parent
+    paths = sorted(package.rglob("*.py"))
+    rels = [p.relative_to(package).as_posix() for p in paths]
+    return [
+        (rel, ast.parse(p.read_text(encoding="utf-8")))
+        for rel, p in zip(rels, paths, strict=True)
+        if rel != "core/format/index_format.py"
+    ]
+
+
 def test_no_other_module_looks_for_the_markers_by_itself() -> None:
     # Writing the markers (rendering, messages) is fine; finding them is index_format's alone.
-    package = Path(ckp_lsp.__file__).parent
     found = []
-    for path in sorted(package.rglob("*.py")):
-        rel = path.relative_to(package).as_posix()
-        if rel == "core/format/index_format.py":
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for rel, tree in _others():
+        for node in ast.walk(tree):
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
@@ -107,13 +115,9 @@ SPLITS_ON_PIPES = {"core/language/address.py": "its own word lists, whose altern
 
 
 def test_no_other_module_splits_a_row_into_cells_by_itself() -> None:
-    package = Path(ckp_lsp.__file__).parent
     found = set()
-    for path in sorted(package.rglob("*.py")):
-        rel = path.relative_to(package).as_posix()
-        if rel == "core/format/index_format.py":
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for rel, tree in _others():
+        for node in ast.walk(tree):
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
