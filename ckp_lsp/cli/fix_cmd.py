@@ -72,7 +72,9 @@ def run(args: argparse.Namespace) -> int:
                     refused += 1
                     print(f"ckp: {written.refused}", file=sys.stderr)
                     continue
-            bank.set_file(rel, new)  # with --diff too: the findings counted after are those of the fixes
+            bank.set_file(
+                rel, new, on_disk=not args.diff
+            )  # with --diff too: the findings counted after are those of the fixes
             fixed += count
             files += 1
         if t.with_index:

@@ -61,10 +61,9 @@ def _bank_name(bank: Path, project: Path) -> str:
 def run(args: argparse.Namespace) -> int:
     from ckp_lsp.core.edit.writes import WriteRefused
     from ckp_lsp.core.project.agent_rules import add_rules, agent_rules
-    from ckp_lsp.core.project.init import AlreadyDone, InitError, existing_bank, init_bank
+    from ckp_lsp.core.project.init import AlreadyDone, InitError, existing_bank
     from ckp_lsp.core.project.within import escape
 
-    from ..faces.banks import loader
     from ..faces.clock import today
 
     # What could not be written is said for its file, never as a traceback.
@@ -98,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         bank_dir = bank_dir if bank_dir is not None else (adopted or project / "memory-bank")
         try:
-            result = init_bank(project, bank_dir, today=(day := today()), load=loader(day))
+            result = init_bank(project, bank_dir, today=today())
         except AlreadyDone as exc:
             print(f"{exc}.")
         except failed as exc:
@@ -184,6 +183,37 @@ def _has_knowledge(bank: Path) -> bool:
     from ckp_lsp.core.project.discovery import knowledge_files
 
     return bool(knowledge_files(bank, config_for_bank(bank).exclude))
+
+
+@dataclass
+class InitResult:
+    """What ``init_bank`` wrote."""
+
+    bank: Path
+    file: Path
+    concept: str
+    index_written: bool
+
+
+def init_bank(project_dir: Path, bank_dir: Path | None = None, *, today: CkpDate) -> InitResult:
+    """Start a bank for the project: the file ``core.project.init`` plans, then the index, both
+    written through the bank service (atomically, never over a file that appeared meanwhile, the
+    bank told). Raises ``InitError`` or ``WriteRefused``, having written nothing more."""
+    from ckp_lsp.core.edit.writes import WriteRefused
+    from ckp_lsp.core.project.init import plan_init
+
+    from ..faces.banks import loader, read_bank, write_file, write_index
+
+    plan = plan_init(project_dir, bank_dir, today=today, load=loader(today))
+    plan.file.parent.mkdir(parents=True, exist_ok=True)
+    bank = plan.existing if plan.existing is not None else read_bank(plan.bank, today=today)
+    written = write_file(bank, plan.rel, plan.text, expected=None)
+    if not written.ok:
+        raise WriteRefused(written.refused)
+    index = write_index(bank)
+    if index is not None and not index.ok:
+        raise WriteRefused(index.refused)
+    return InitResult(plan.bank, plan.file, plan.concept, index is not None)
 
 
 @dataclass

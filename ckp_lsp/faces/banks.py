@@ -64,6 +64,13 @@ def read_file(bank: Bank, rel: str) -> tuple[str, bool]:
     return text, bom
 
 
+def read_dates(bank: Bank) -> None:
+    """Git mode: the bank's commit dates read again, now (git runs: the language server reads
+    them on a worker thread and hands them to ``Bank.take_dates`` instead)."""
+    if bank.config.staleness == "git":
+        bank.take_dates(bank.dates.committed(bank.root) if bank.dates is not None else None)
+
+
 @dataclass(frozen=True)
 class OnDisk:
     """A bank's file as the disk has it now: its text, or None when it is gone or not read (``why``)."""
@@ -103,7 +110,7 @@ def take_from_disk(bank: Bank, rel: str) -> tuple[set[str] | None, OnDisk]:
     elif now.text is None:
         affected = bank.remove_file(rel)
     else:
-        affected = bank.set_file(rel, now.text, now.utf8)
+        affected = bank.set_file(rel, now.text, now.utf8, on_disk=True)
     if now.why is not None:
         bank.unreadable[rel] = now.why  # like a deleted file (its old text must not linger), and why
     return affected, now
@@ -135,7 +142,7 @@ def write_file(
     except WriteRefused as exc:
         return Written(rel, new, str(exc))
     if take:
-        bank.set_file(rel, new)
+        bank.set_file(rel, new, on_disk=True)
     return Written(rel, new)
 
 

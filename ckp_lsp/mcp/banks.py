@@ -33,7 +33,7 @@ from ckp_lsp.core.project.discovery import (
 from ckp_lsp.core.project.within import Folder, Outside, escape, regular_inside
 
 from ..core.routing.ranked import RankedRouter
-from ..faces.banks import read_bank, read_file, take_from_disk
+from ..faces.banks import read_bank, read_dates, read_file, take_from_disk
 from ..faces.clock import today
 from ..faces.collector import paused_collection
 from ..faces.poller import Changes, Poller
@@ -153,12 +153,12 @@ class ServedBank:
             if rel == INDEX_NAME or is_knowledge_path(rel, self.bank.config.exclude):
                 take_from_disk(self.bank, rel)
         if moved:
-            self.bank.read_dates()  # git mode: what git reports moves with the disk (a call's thread)
+            read_dates(self.bank)  # git mode: what git reports moves with the disk (a call's thread)
 
     def wrote(self, rel: str) -> None:
         """Take a file the server itself has just written (the bank service gave the bank its text)."""
         if rel != INDEX_NAME:
-            self.bank.read_dates()
+            read_dates(self.bank)
         try:
             st = (self.root / rel).stat()
             self.stats[rel] = (st.st_mtime_ns, st.st_size)

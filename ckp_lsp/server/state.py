@@ -31,7 +31,7 @@ from ckp_lsp.core.project.discovery import (
 from ckp_lsp.core.project.membership import bank_rel
 from ckp_lsp.core.project.within import escape
 
-from ..faces.banks import read_bank, take_from_disk
+from ..faces.banks import on_disk, read_bank, take_from_disk
 from ..faces.clock import today
 from ..faces.collector import paused_collection
 from .client import Settings
@@ -101,6 +101,10 @@ class WorkspaceState:
         # Findings computed as banks were read (``read_bank``): bank root -> (the bank,
         # rel -> findings, the rels changed since, whose findings are no longer known)
         self._known: dict[Path, tuple[Bank, dict[str, list[Finding]], set[str]]] = {}
+        # Git mode: the disk's text of each open document (read once, when first needed, and again
+        # after the disk moved): a text unlike it is an uncommitted change. Kept so that a
+        # keystroke reads no disk; bounded by the open documents, each dropped as it closes.
+        self._disk_texts: dict[tuple[Path, str], str | None] = {}
 
     @property
     def open(self) -> Documents:
@@ -197,6 +201,7 @@ class WorkspaceState:
         self.banks[bank.root] = bank
         dirty = Dirty(indexes={bank.root})
         for opened in self.documents:
+            self._disk_moved(opened.path)  # read afresh, as the bank was
             doc = self.doc(opened.path)
             if doc is not None and doc.bank is bank:
                 dirty.update(self._set_text(doc, opened.text))
@@ -286,11 +291,27 @@ class WorkspaceState:
             return self._changed(Dirty(indexes={doc.bank.root}))
         old = doc.bank.files.get(doc.rel)
         before = row_values(old) if old is not None else None
-        affected = doc.bank.set_file(doc.rel, text, utf8)
+        affected = doc.bank.set_file(doc.rel, text, utf8, on_disk=self._is_on_disk(doc, text))
         dirty = Dirty(files={(doc.bank.root, r) for r in affected})
         if before != row_values(doc.bank.files[doc.rel]):
             dirty.indexes.add(doc.bank.root)
         return self._changed(dirty)
+
+    def _is_on_disk(self, doc: Doc, text: str) -> bool:
+        """Git mode: whether ``text`` is what the disk holds for ``doc`` (the bank service reads it,
+        once until the disk moves); in the other modes it does not matter."""
+        if doc.bank.config.staleness != "git":
+            return False
+        key = (doc.bank.root, doc.rel)
+        if key not in self._disk_texts:
+            self._disk_texts[key] = on_disk(doc.bank, doc.rel).text
+        return self._disk_texts[key] == text
+
+    def _disk_moved(self, path: Path) -> None:
+        """What the disk holds for ``path`` is to be read again when next needed."""
+        doc = self.doc(path)
+        if doc is not None:
+            self._disk_texts.pop((doc.bank.root, doc.rel), None)
 
     def new_day(self, day: CkpDate) -> Dirty:
         """Give every bank the day ``day``: when it is a new one, the findings of every file may
@@ -308,24 +329,29 @@ class WorkspaceState:
     def opened(
         self, path: Path, text: str, bom: bool = False, uri: str | None = None, version: int | None = None
     ) -> Dirty:
-        """The editor opened (or changed) a document; ``text`` without the BOM ``bom`` says it had."""
-        self.documents.put(path, text, bom, uri, version)
-        doc = self.doc(path)
-        return self._set_text(doc, text) if doc is not None else Dirty()
+        """The editor opened a document; ``text`` without the BOM ``bom`` says it had."""
+        self._disk_moved(path)
+        return self.changed(path, text, bom, uri, version)
 
     def changed(
         self, path: Path, text: str, bom: bool = False, uri: str | None = None, version: int | None = None
     ) -> Dirty:
-        return self.opened(path, text, bom, uri, version)
+        """The editor changed an open document (its disk text as known before: no disk is read)."""
+        self.documents.put(path, text, bom, uri, version)
+        doc = self.doc(path)
+        return self._set_text(doc, text) if doc is not None else Dirty()
 
     def closed(self, path: Path) -> Dirty:
         """The editor closed a document: the disk's text is the truth again."""
         self.documents.drop(path)
+        self._disk_moved(path)
         return self.disk_changed(path)
 
     def disk_changed(self, path: Path) -> Dirty:
-        """A file was created or changed on disk (ignored while the editor has it open)."""
+        """A file was created or changed on disk (ignored while the editor has it open, but for
+        what its disk text is)."""
         if path in self.documents:
+            self._disk_moved(path)
             return Dirty()
         doc = self.doc(path)
         if doc is None:
@@ -347,6 +373,7 @@ class WorkspaceState:
         self.version += 1
         dirty = Dirty(files={(bank.root, rel) for rel in bank.take_dates(dates)})
         for path in saved:
+            self._disk_moved(path)
             doc, opened = self.doc(path), self.documents.at(path)
             if doc is not None and doc.bank is bank and not doc.is_index and opened is not None:
                 dirty.update(self._set_text(doc, opened.text))

@@ -47,3 +47,14 @@ def test_every_package_is_in_the_table() -> None:
 def test_a_module_named_that_is_gone_is_caught() -> None:
     text = "| `core/bank/bank.py` | `core/collector.py` | `tests/unit/test_gone.py` | `core/routing/` |"
     assert missing(text) == {"core/collector.py", "tests/unit/test_gone.py"}
+
+
+def test_one_table_of_the_packages_and_a_section_for_each_flow() -> None:
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    heads = [line for line in text.splitlines() if line.startswith("| package |")]
+    assert heads == ["| package | concern | modules |"]
+    sections = [line[3:] for line in text.splitlines() if line.startswith("## ")]
+    assert {"An edit in the editor", "`ckp compile --all`", "An MCP call"} <= set(sections)
+    for flow in ("An edit in the editor", "`ckp compile --all`", "An MCP call"):
+        body = text.split(f"## {flow}\n", 1)[1].split("\n## ", 1)[0]
+        assert len(named_paths(body)) >= 4, flow  # it says which modules the flow goes through

@@ -18,6 +18,7 @@ from ckp_lsp.core.bank.index_checks import check_index
 from ckp_lsp.core.format.dates import CkpDate
 from ckp_lsp.core.format.text import Span
 from ckp_lsp.core.project.config import Config
+from ckp_lsp.faces.banks import read_dates
 from ckp_lsp.faces.updated import DISK
 from tests.unit.builders import SHOP, bank_of_texts, bare_header, git, span_of_text, write_files
 
@@ -311,8 +312,8 @@ def test_git_counts_an_untracked_file_as_today(repo: Path) -> None:
 def test_git_opening_a_file_unchanged_keeps_its_commit_date(repo: Path) -> None:
     bank = Bank.load(repo, Config(staleness="git"), dates=DISK, today=DAY)
     assert stale_dates(bank) == {}
-    # An editor opening redis.md hands the bank the same text: nothing was changed.
-    affected = bank.set_file("redis.md", REDIS)
+    # An editor opening redis.md hands the bank the same text, and the face says it is the disk's.
+    affected = bank.set_file("redis.md", REDIS, on_disk=True)
     assert stale_dates(bank) == {}
     assert "cart.md" in affected
     # Typing in it is an uncommitted change: today, the day the bank was given.
@@ -329,7 +330,7 @@ def test_git_read_dates_sees_a_new_commit(repo: Path) -> None:
     assert stale_dates(bank) == {}
     (repo / "redis.md").write_text(REDIS + "More.\n", encoding="utf-8")
     git(repo, "commit", "-q", "-am", "redis", date="2025-09-02T12:00:00")
-    bank.read_dates()
+    read_dates(bank)  # the bank service asks the dates source again
     assert stale_dates(bank) == {"redis": "2025-09-02"}
 
 
@@ -343,7 +344,7 @@ def test_git_checks_run_no_git_and_use_the_dates_known_until_new_ones_are_taken(
     asked: list[Path] = []
     monkeypatch.setattr(DISK, "committed", lambda root: asked.append(root))
     # The editor saves redis.md (its text is the disk's): the checks still run no git.
-    bank.set_file("redis.md", (repo / "redis.md").read_text(encoding="utf-8"))
+    bank.set_file("redis.md", (repo / "redis.md").read_text(encoding="utf-8"), on_disk=True)
     assert stale_dates(bank) == {}
     assert asked == []
     # The dates a face read elsewhere: the files relating to redis are the ones to check again.

@@ -9,7 +9,11 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+from ckp_lsp.core.format.dates import CkpDate
 from ckp_lsp.faces.banks import compile_offline, on_disk, read_bank, read_file, write_file, write_index
 from tests.unit.builders import bare_header, write_files
 
@@ -93,3 +97,54 @@ def test_a_change_on_disk_is_read_as_text_gone_or_refused_with_why(tmp_path: Pat
     (root / "auth.md").symlink_to(tmp_path / "secret.md")
     linked = on_disk(bank, "auth.md")
     assert linked.text is None and linked.why
+
+
+#: the modules that call ``write_atomic`` themselves, and what they write (never a bank's file)
+WRITES_ITSELF = {
+    "faces/banks.py": "the bank service: every bank file and index every face writes",
+    "faces/git.py": "the repository's .gitattributes, for the index's merge driver",
+    "core/project/agent_rules.py": "the agent file (AGENT.md, CLAUDE.md…) the rules go in",
+    "cli/hooks_cmd.py": "each agent host's hook configuration",
+}
+
+
+def test_only_the_bank_service_writes_a_banks_file() -> None:
+    import ast
+
+    import ckp_lsp
+
+    package = Path(ckp_lsp.__file__).parent
+    writers = set()
+    for path in package.rglob("*.py"):
+        rel = path.relative_to(package).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                f = node.func
+                name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+                if name == "write_atomic":
+                    writers.add(rel)
+    assert writers == set(WRITES_ITSELF)
+
+
+def test_init_writes_through_the_bank_service_never_over_a_file_that_appeared(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ckp_lsp.cli.init_cmd import init_bank
+    from ckp_lsp.core.edit.writes import WriteRefused
+    from ckp_lsp.core.project import init
+
+    project = tmp_path / "shop"
+    write_files(project, {"README.md": "# Shop\n\nA shop.\n", "src/cart.py": "cart = []\n"})
+    real = init.plan_init
+
+    def then_someone_writes(*args: Any, **kwargs: Any) -> init.InitPlan:
+        plan = real(*args, **kwargs)
+        plan.file.parent.mkdir(parents=True, exist_ok=True)
+        plan.file.write_text("Mine.\n", encoding="utf-8")  # written meanwhile, by someone else
+        return plan
+
+    monkeypatch.setattr(init, "plan_init", then_someone_writes)
+    with pytest.raises(WriteRefused):
+        init_bank(project, today=CkpDate(2026, 3, 4))
+    bank = project / "memory-bank"
+    assert [p.read_text(encoding="utf-8") for p in bank.rglob("*.md")] == ["Mine.\n"]  # no index either

@@ -7,6 +7,8 @@ import ast
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import ckp_lsp
 from ckp_lsp.core.format.index import parse_index
@@ -15,6 +17,9 @@ from ckp_lsp.core.format.index_format import (
     INDEX_END,
     INDEX_START,
     cells,
+    first_cell,
+    is_separator,
+    is_separator_line,
     markers,
     route_rows,
     section_lines,
@@ -64,15 +69,23 @@ def test_cells_unescape_a_pipe_inside_a_cell() -> None:
     assert cells("|a|b|") == ["a", "b"]
 
 
+def _others() -> list[tuple[str, ast.AST]]:
+    """Every module of the package but ``index_format``, parsed."""
+    package = Path(ckp_lsp.__file__).parent
+    paths = sorted(package.rglob("*.py"))
+    rels = [p.relative_to(package).as_posix() for p in paths]
+    return [
+        (rel, ast.parse(p.read_text(encoding="utf-8")))
+        for rel, p in zip(rels, paths, strict=True)
+        if rel != "core/format/index_format.py"
+    ]
+
+
 def test_no_other_module_looks_for_the_markers_by_itself() -> None:
     # Writing the markers (rendering, messages) is fine; finding them is index_format's alone.
-    package = Path(ckp_lsp.__file__).parent
     found = []
-    for path in sorted(package.rglob("*.py")):
-        rel = path.relative_to(package).as_posix()
-        if rel == "core/format/index_format.py":
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for rel, tree in _others():
+        for node in ast.walk(tree):
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
@@ -85,3 +98,33 @@ def test_no_other_module_looks_for_the_markers_by_itself() -> None:
             ):
                 found.append(f"{rel}:{node.lineno}")
     assert found == []
+
+
+@given(
+    st.lists(st.text(alphabet="ab |\\-:", max_size=6), min_size=1, max_size=4),
+    st.sampled_from(["", " |", "|"]),
+)
+def test_the_first_cell_and_the_separator_read_a_row_as_its_cells_do(row: list[str], end: str) -> None:
+    line = "|" + "|".join(row) + end
+    assert first_cell(line) == cells(line)[0]
+    assert is_separator_line(line) == is_separator(cells(line))
+
+
+#: the modules that split a text on "|" themselves, and what they split (never an index's row)
+SPLITS_ON_PIPES = {"core/language/address.py": "its own word lists, whose alternatives are written a|b"}
+
+
+def test_no_other_module_splits_a_row_into_cells_by_itself() -> None:
+    found = set()
+    for rel, tree in _others():
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("split", "rsplit", "partition")
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and node.args[0].value == "|"
+            ):
+                found.add(rel)
+    assert found == set(SPLITS_ON_PIPES)

@@ -7,22 +7,21 @@ from pathlib import Path
 
 import pytest
 
+from ckp_lsp.cli.init_cmd import init_bank
 from ckp_lsp.cli.main import main
 from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.bank.checks import check_file
 from ckp_lsp.core.bank.findings import Severity
 from ckp_lsp.core.bank.index_checks import check_index
 from ckp_lsp.core.project.agent_rules import RULES_END, RULES_START, agent_rules, with_rules
-from ckp_lsp.core.project.init import InitError, init_bank
+from ckp_lsp.core.project.init import InitError
 from ckp_lsp.core.project.project import scan_project
-from ckp_lsp.faces.banks import loader
 from ckp_lsp.faces.clock import this_month, today
 from tests.copies import copy_tree
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "init" / "shop"
 REPO = Path(__file__).resolve().parents[2]
 TODAY = today()
-LOAD = loader(TODAY)
 
 
 @pytest.fixture
@@ -80,7 +79,7 @@ def test_scan_skips_the_bank_and_dependency_folders(shop: Path) -> None:
 
 
 def test_init_writes_a_project_file_with_a_full_header(shop: Path) -> None:
-    result = init_bank(shop, today=TODAY, load=LOAD)
+    result = init_bank(shop, today=TODAY)
     assert result.file == shop / "memory-bank" / "projects" / "shop.md"
     text = result.file.read_text()
     header = dict(line.split(":", 1) for line in text.split("\n\n", 1)[0].splitlines())
@@ -93,19 +92,19 @@ def test_init_writes_a_project_file_with_a_full_header(shop: Path) -> None:
 
 
 def test_init_writes_the_index_and_the_bank_checks_clean(shop: Path) -> None:
-    result = init_bank(shop, today=TODAY, load=LOAD)
+    result = init_bank(shop, today=TODAY)
     assert result.index_written
     assert "| shop | projects/shop.md |" in (shop / "memory-bank" / "_index.md").read_text()
     assert errors(shop / "memory-bank") == []
 
 
 def test_init_never_overwrites_and_writes_nothing(shop: Path) -> None:
-    first = init_bank(shop, today=TODAY, load=LOAD)
+    first = init_bank(shop, today=TODAY)
     first.file.write_text(first.file.read_text() + "\nMy own notes.\n")
     before = first.file.read_bytes()
     index_before = (shop / "memory-bank" / "_index.md").read_bytes()
     with pytest.raises(InitError, match="exists already"):
-        init_bank(shop, today=TODAY, load=LOAD)
+        init_bank(shop, today=TODAY)
     assert first.file.read_bytes() == before
     assert (shop / "memory-bank" / "_index.md").read_bytes() == index_before
 
@@ -118,7 +117,7 @@ def test_init_into_an_existing_bank_relates_and_keeps_the_index_prose(shop: Path
         "The cart of the shop holds items until checkout.\n"
     )
     (bank / "_index.md").write_text("Read me first.\n")
-    result = init_bank(shop, today=TODAY, load=LOAD)
+    result = init_bank(shop, today=TODAY)
     assert f"SIMILAR_MID:  cart:{this_month()}" in result.file.read_text()
     index = (bank / "_index.md").read_text()
     assert index.startswith("Read me first.\n")
@@ -131,7 +130,7 @@ def test_init_refuses_a_concept_the_bank_already_has(shop: Path) -> None:
     bank.mkdir()
     (bank / "shop.md").write_text("CONCEPT: shop\nTLDR: Shop.\nANSWERS_WHEN: shop\n\nBody.\n")
     with pytest.raises(InitError, match="already declared"):
-        init_bank(shop, today=TODAY, load=LOAD)
+        init_bank(shop, today=TODAY)
     assert not (bank / "projects").exists()
 
 
@@ -144,7 +143,7 @@ def test_init_on_this_repository_passes_check(tmp_path: Path) -> None:
         shutil.copy2(REPO / name, copy / name)
     for name in ("ckp_lsp", "benchmarks", "samples"):
         copy_tree(REPO / name, copy / name)
-    result = init_bank(copy, today=TODAY, load=LOAD)
+    result = init_bank(copy, today=TODAY)
     assert result.concept == "ckp-lsp"
     assert "Python" in result.file.read_text()
     assert errors(copy / "memory-bank") == []

@@ -14,14 +14,14 @@ from pathlib import Path
 
 from ckp_lsp.core.bank.cache import FileCache
 from ckp_lsp.core.bank.claims import Claims
-from ckp_lsp.core.bank.reading import read_file
+from ckp_lsp.core.bank.reading import read_file, read_index
 from ckp_lsp.core.bank.updated import UpdatedDates
 from ckp_lsp.core.format.dates import CkpDate
 from ckp_lsp.core.format.knowledge import KnowledgeFile, read_knowledge_file
 from ckp_lsp.core.format.limits import CLAIM_LIMIT
 from ckp_lsp.core.format.suggest import NAME_WORD, suggest_concept
 from ckp_lsp.core.project.config import Config
-from ckp_lsp.core.project.discovery import INDEX_NAME, knowledge_files, skip_reason
+from ckp_lsp.core.project.discovery import INDEX_NAME, knowledge_files
 from ckp_lsp.core.project.within import Folder
 
 #: changes remembered for ``changed_since``; who asks about older ones starts over
@@ -114,10 +114,15 @@ class Bank:
             bank._read(rels)
         else:
             bank._read_cached(rels, cache)
-        bank.reload_index()
+        bank.index_text, why = read_index(bank.disk)
+        if why is not None:
+            bank.unreadable[INDEX_NAME] = why
+        else:
+            bank.unreadable.pop(INDEX_NAME, None)
         if cache is not None:
             cache.save()
-        bank.read_dates()
+        if bank.config.staleness == "git":  # the commit dates, from the face's source: a check asks none
+            bank.take_dates(dates.committed(root) if dates is not None else None)
         return bank
 
     def _read_cached(self, rels: list[str], cache: FileCache) -> None:
@@ -153,19 +158,6 @@ class Bank:
     @property
     def index_path(self) -> Path:
         return self.root / INDEX_NAME
-
-    def reload_index(self) -> None:
-        """Read ``_index.md`` from disk (None when it does not exist or is skipped)."""
-        why = skip_reason(self.index_path, self.root)
-        if why is not None:
-            self.unreadable[INDEX_NAME] = why
-            self.index_text = None
-            return
-        self.unreadable.pop(INDEX_NAME, None)
-        try:
-            self.index_text = self.disk.read(self.index_path).text
-        except OSError:
-            self.index_text = None
 
     def concepts(self) -> list[str]:
         """Every concept declared in the bank, sorted (the same list, kept up to date: do not change it)."""
@@ -218,8 +210,10 @@ class Bank:
 
     # --- updates -------------------------------------------------------------------------------
 
-    def set_file(self, rel: str, text: str, utf8: bool = True) -> set[str]:
-        """Replace one file's text; returns the files whose findings may have changed."""
+    def set_file(self, rel: str, text: str, utf8: bool = True, *, on_disk: bool = False) -> set[str]:
+        """Replace one file's text; returns the files whose findings may have changed. ``on_disk``:
+        the face says the text is the disk's (read from it, or just written); in git mode any other
+        text is an uncommitted change (the bank reads no disk to tell)."""
         old = self.files.get(rel)
         before = self._claim_state(old)
         generation = self.generation
@@ -231,7 +225,12 @@ class Bank:
             # The concept left and came back: the set of concepts, and what is cached of it, is as it was.
             self.generation = generation
         if self.config.staleness == "git":
-            self._note_edit(rel, text)
+            # Unlike the disk's, an uncommitted change (dated ``today``); the disk's (opened,
+            # saved) is not: its date is git's again, read again by the face that sees the disk move.
+            if on_disk:
+                self._edited.discard(rel)
+            else:
+                self._edited.add(rel)
         return self._affected(old, new, before, self.generation != generation)
 
     def remove_file(self, rel: str) -> set[str]:
@@ -378,7 +377,7 @@ class Bank:
         if mode == "mtime":
             # No source given: no modification time can be read, as of a file only in memory.
             return self.dates.modified(self.root / kf.path) if self.dates is not None else None
-        # Git mode answers from the dates read before (``read_dates``, ``take_dates``): a check
+        # Git mode answers from the dates the face gave (at ``load``, then ``take_dates``): a check
         # runs no git, so a language server's checks never block its event loop on it.
         dates = self._dates
         if dates is None or not self._in_git:
@@ -401,25 +400,6 @@ class Bank:
         """The staleness mode in effect: ``git`` outside a repository falls back to ``validated``."""
         mode = self.config.staleness
         return "validated" if mode == "git" and not self._in_git else mode
-
-    def _note_edit(self, rel: str, text: str) -> None:
-        """Git mode: a text unlike the disk's is an uncommitted change; one like it (opened, saved) is not."""
-        try:
-            on_disk = self.disk.read(self.root / rel).text == text
-        except OSError:
-            on_disk = False
-        if on_disk:
-            # Its date is git's again. What git reports changes only when the disk does (a save,
-            # another program, a commit): the face that sees that reads the dates again.
-            self._edited.discard(rel)
-        else:
-            self._edited.add(rel)
-
-    def read_dates(self) -> None:
-        """Git mode: ask the dates source for the commit dates now (git runs: a language server
-        calls ``take_dates`` with dates it read on a worker thread instead)."""
-        if self.config.staleness == "git":
-            self.take_dates(self.dates.committed(self.root) if self.dates is not None else None)
 
     def take_dates(self, dates: Mapping[str, CkpDate] | None) -> set[str]:
         """Git mode: adopt the commit dates of the bank's files (None: not in a git repository);

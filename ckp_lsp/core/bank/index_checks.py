@@ -21,7 +21,7 @@ from ckp_lsp.core.format.index import (
     row_values,
     section_count,
 )
-from ckp_lsp.core.format.index_format import INDEX_END, INDEX_START, is_table_line, markers
+from ckp_lsp.core.format.index_format import INDEX_END, INDEX_START, markers, table_head
 from ckp_lsp.core.format.knowledge import KnowledgeFile
 from ckp_lsp.core.format.text import Span, split_lines, utf16_len
 
@@ -255,7 +255,7 @@ def _table_layout(text: str) -> tuple[list[str], int, int, int] | None:
     if start is None:
         return None
     end = len(lines) if end is None else end
-    head = next((i for i in range(start + 1, end) if is_table_line(lines[i])), None)
+    head = table_head(lines, start + 1, end)
     if head is None or lines[head] != TABLE_HEAD[0]:
         return None
     return lines, start, head, end

@@ -4,6 +4,7 @@ read by ``within.Folder.read``, which never reads outside the bank)."""
 from __future__ import annotations
 
 from ckp_lsp.core.format.knowledge import KnowledgeFile, read_knowledge_file
+from ckp_lsp.core.project.discovery import INDEX_NAME, skip_reason
 from ckp_lsp.core.project.within import Folder
 
 
@@ -14,3 +15,16 @@ def read_file(folder: Folder, rel: str) -> KnowledgeFile | tuple[str, str]:
     except OSError as exc:
         return rel, f"cannot be read: {exc.strerror or exc}"
     return read_knowledge_file(rel, text, utf8)
+
+
+def read_index(folder: Folder) -> tuple[str | None, str | None]:
+    """The text of the bank's ``_index.md`` (None when it does not exist or is skipped), and why it
+    is skipped (None when it is not)."""
+    path = folder.root / INDEX_NAME
+    why = skip_reason(path, folder.root)
+    if why is not None:
+        return None, why
+    try:
+        return folder.read(path).text, None
+    except OSError:
+        return None, None

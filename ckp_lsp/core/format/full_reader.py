@@ -254,21 +254,28 @@ def _read_keywords(kf: KnowledgeFile, f: Field) -> None:
                 Finding.of("CKP030", item.span, f"keyword '{item.text}' appears twice: remove it")
             )
         seen.add(norm)
-    if len(f.items) > MAX_KEYWORDS:
-        span = _span_over(f.items[MAX_KEYWORDS:])
+    _over_cap(
+        kf,
+        f.items,
+        MAX_KEYWORDS,
+        "CKP031",
+        f"keywords: keep at most {MAX_KEYWORDS} (the ones a question would use)",
+    )
+
+
+def _over_cap(kf: KnowledgeFile, items: list[Item], cap: int, code: str, says: str, key: str = "") -> None:
+    """The finding ``code`` of a field of more than ``cap`` ``items``, over the entries past the cap:
+    "[KEY has ]N ``says``" (a relationship field's finding names its field and cap in its data)."""
+    if len(items) <= cap:
+        return
+    first, last = items[cap].span, items[-1].span
+    span = Span(first.start_line, first.start_col, last.end_line, last.end_col)
+    if key:
         kf.local.append(
-            Finding.of(
-                "CKP031",
-                span,
-                f"{len(f.items)} keywords: keep at most {MAX_KEYWORDS} (the ones a question would use)",
-            )
+            Finding.of(code, span, f"{key} has {len(items)} {says.format(cap=cap)}", cap=cap, field=key)
         )
-
-
-def _span_over(items: list[Item]) -> Span:
-    """One span from the first of ``items`` to the last: the entries over a cap."""
-    first, last = items[0].span, items[-1].span
-    return Span(first.start_line, first.start_col, last.end_line, last.end_col)
+    else:
+        kf.local.append(Finding.of(code, span, f"{len(items)} {says}"))
 
 
 def _read_tier(kf: KnowledgeFile, f: Field) -> None:
@@ -279,17 +286,7 @@ def _read_tier(kf: KnowledgeFile, f: Field) -> None:
         if rel is not None:
             rels.append(rel)
     cap = TIER_CAPS[tier]
-    if len(f.items) > cap:
-        span = _span_over(f.items[cap:])
-        kf.local.append(
-            Finding.of(
-                "CKP045",
-                span,
-                f"{f.key} has {len(f.items)} entries: keep at most {cap}, the most important first",
-                cap=cap,
-                field=f.key,
-            )
-        )
+    _over_cap(kf, f.items, cap, "CKP045", "entries: keep at most {cap}, the most important first", f.key)
     kf.relationships.extend(rels)
 
 

@@ -128,16 +128,6 @@ def render_section(rows: list[dict[str, str]], form: str, nl: str = "\n") -> str
     return nl.join(out)
 
 
-def write_index(bank: Bank, text: str) -> None:
-    """Writes ``text`` as the bank's ``_index.md``: refused (``WriteRefused``) if the file changed
-    on disk since the bank read it, or appeared there when the bank had none."""
-    from ckp_lsp.core.edit.writes import write_atomic
-
-    write_atomic(
-        bank.index_path, text, expected=bank.index_text, new_file=bank.index_text is None, within=bank.root
-    )
-
-
 def update_index_text(existing: str | None, bank: Bank, form: str | None = None) -> str:
     """``_index.md`` with its generated section regenerated; everything outside the markers kept."""
     form = form or bank.config.index_format

@@ -8,7 +8,14 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from ckp_lsp.core.format.index import index_lines
-from ckp_lsp.core.format.index_format import BLOCK_KEY, CELL_SPLIT, SEPARATOR, is_table_line, section_lines
+from ckp_lsp.core.format.index_format import (
+    BLOCK_KEY,
+    CELL_SPLIT,
+    SEPARATOR,
+    is_table_line,
+    section_lines,
+    table_head,
+)
 from ckp_lsp.core.format.text import Span, line_offsets, span_of
 
 _TIERS = ("SIMILAR_HIGH", "SIMILAR_MID")
@@ -27,9 +34,9 @@ class IndexCell:
 
 def index_cells(text: str) -> list[IndexCell]:
     """The CONCEPT, FILE and relationship cells of every generated row of ``_index.md``."""
-    lines, lo, hi, table = _layout(text)
+    lines, lo, hi, table = index_layout(text)
     if table:
-        return _table_cells(lines, lo, hi)
+        return table_cells(lines, lo, hi)
     return _block_cells(lines, lo, hi)
 
 
@@ -39,7 +46,7 @@ def index_cells_naming(text: str, names: Collection[str]) -> list[IndexCell]:
     In a table only the lines that contain one of the names are read: a large bank's index has
     thousands of rows, and a rename or a references request names one concept.
     """
-    lines, lo, hi, table = _layout(text)
+    lines, lo, hi, table = index_layout(text)
     if not table:
         return [c for c in _block_cells(lines, lo, hi) if c.text in names]
     if lo >= hi:
@@ -60,7 +67,7 @@ def index_cells_naming(text: str, names: Collection[str]) -> list[IndexCell]:
                 found.add(n)
                 at = text.find(name, starts[n + 1]) if n + 1 < len(starts) else -1
         only = sorted(found)
-    return [c for c in _table_cells(lines, lo, hi, only) if c.text in names]
+    return [c for c in table_cells(lines, lo, hi, only) if c.text in names]
 
 
 @functools.lru_cache(maxsize=2)
@@ -70,18 +77,19 @@ def _line_starts(text: str) -> list[int]:
 
 
 @functools.lru_cache(maxsize=2)
-def _layout(text: str) -> tuple[list[str], int, int, bool]:
+def index_layout(text: str) -> tuple[list[str], int, int, bool]:
     """The lines of ``_index.md``, its section's bounds and whether the section is a table."""
     lines = index_lines(text)
     lo, hi = section_lines(lines)
     return lines, lo, hi, any(is_table_line(lines[n]) for n in range(lo, hi))
 
 
-def _table_cells(lines: list[str], lo: int, hi: int, only: Iterable[int] | None = None) -> list[IndexCell]:
+def table_cells(lines: list[str], lo: int, hi: int, only: Iterable[int] | None = None) -> list[IndexCell]:
     """The cells of the table's rows (of the lines ``only``, when given)."""
     columns: list[str] | None = None
     out: list[IndexCell] = []
-    head = next((n for n in range(lo, hi) if is_table_line(lines[n])), hi)
+    head = table_head(lines, lo, hi)
+    head = hi if head is None else head
     for n in range(lo, hi) if only is None else [head, *(n for n in only if n > head)]:
         line = lines[n]
         if not is_table_line(line):
@@ -173,6 +181,6 @@ def _block_cells(lines: list[str], lo: int, hi: int) -> list[IndexCell]:
 
 def index_cell_at(text: str, line: int, col: int) -> IndexCell | None:
     """The index cell at (line, UTF-16 col), if any."""
-    lines, lo, hi, table = _layout(text)
-    cells = _table_cells(lines, lo, hi, [line]) if table else _block_cells(lines, lo, hi)
+    lines, lo, hi, table = index_layout(text)
+    cells = table_cells(lines, lo, hi, [line]) if table else _block_cells(lines, lo, hi)
     return next((c for c in cells if c.span.contains(line, col)), None)

@@ -37,6 +37,26 @@ def is_table_line(line: str) -> bool:
     return line.lstrip().startswith("|")
 
 
+def table_head(lines: list[str], lo: int, hi: int) -> int | None:
+    """The first table line of ``lines[lo:hi]``, the table's head row (None: no table there)."""
+    return next((n for n in range(lo, hi) if is_table_line(lines[n])), None)
+
+
+def first_cell(line: str) -> str:
+    """The first cell of a table line, trimmed ("" when the line has none): fast, for the rows of
+    a table read by their first column (a row with an escaped pipe is read cell by cell)."""
+    if "\\|" in line:
+        row = cells(line)
+        return row[0] if row and is_table_line(line) else ""
+    parts = line.split("|", 2)
+    return parts[1].strip() if len(parts) > 1 else ""
+
+
+def is_separator_line(line: str) -> bool:
+    """Whether the table line ``line`` is a separator row (``|---|:--|``)."""
+    return set(line.replace("|", "")) <= SEPARATOR
+
+
 def markers(lines: list[str]) -> tuple[int | None, int | None]:
     """The line of the first start marker, and of the first end marker after it (None: missing)."""
     start = next((i for i, line in enumerate(lines) if line.strip() == INDEX_START), None)

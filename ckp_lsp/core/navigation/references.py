@@ -16,12 +16,12 @@ from ckp_lsp.core.bank.index_checks import kept_index_lines
 from ckp_lsp.core.format.fields import CONCEPT_RE
 from ckp_lsp.core.format.index_cells import (
     IndexCell,
-    _layout,
-    _table_cells,
     index_cell_at,
     index_cells_naming,
+    index_layout,
+    table_cells,
 )
-from ckp_lsp.core.format.index_format import SEPARATOR, is_table_line
+from ckp_lsp.core.format.index_format import first_cell, is_separator_line, is_table_line, table_head
 from ckp_lsp.core.format.knowledge import KnowledgeFile
 from ckp_lsp.core.format.text import Span
 from ckp_lsp.core.navigation.locate import at
@@ -129,22 +129,22 @@ def index_declarations(bank: Bank, concept: str) -> list[Mention]:
     text = bank.index_text
     if text is None:
         return []
-    lines, lo, hi, table = _layout(text)
-    head = next((n for n in range(lo, hi) if is_table_line(lines[n])), None) if table else None
-    if head is None or _first_cell(lines[head]).upper() != "CONCEPT":
+    lines, lo, hi, table = index_layout(text)
+    head = table_head(lines, lo, hi) if table else None
+    if head is None or first_cell(lines[head]).upper() != "CONCEPT":
         return [m for m in index_mentions(bank, concept) if m.kind == "index-concept"]
     rows = _sorted_rows(text)
     if rows is None:
-        only = [n for n in range(head + 1, hi) if concept in lines[n] and _first_cell(lines[n]) == concept]
+        only = [n for n in range(head + 1, hi) if concept in lines[n] and first_cell(lines[n]) == concept]
     else:
         only = []
-        n = bisect_left(range(*rows), concept, key=lambda n: _first_cell(lines[n])) + rows[0]
-        while n < rows[1] and _first_cell(lines[n]) == concept:
+        n = bisect_left(range(*rows), concept, key=lambda n: first_cell(lines[n])) + rows[0]
+        while n < rows[1] and first_cell(lines[n]) == concept:
             only.append(n)
             n += 1
     return [
         Mention(INDEX_NAME, c.span, "index-concept")
-        for c in _table_cells(lines, lo, hi, only)
+        for c in table_cells(lines, lo, hi, only)
         if c.column == "CONCEPT" and c.text == concept
     ]
 
@@ -154,29 +154,23 @@ def _sorted_rows(text: str) -> tuple[int, int] | None:
     """The lines [first, end) of the rows of an index table whose first column is CONCEPT, when
     they are all rows and sorted by it, as ``ckp index`` writes them; None otherwise (a table edited
     by hand is read line by line)."""
-    lines, lo, hi, table = _layout(text)
-    head = next((n for n in range(lo, hi) if is_table_line(lines[n])), None) if table else None
-    if head is None or _first_cell(lines[head]).upper() != "CONCEPT":
+    lines, lo, hi, table = index_layout(text)
+    head = table_head(lines, lo, hi) if table else None
+    if head is None or first_cell(lines[head]).upper() != "CONCEPT":
         return None
     first = head + 1
-    if first < hi and set(lines[first].replace("|", "")) <= SEPARATOR:
+    if first < hi and is_separator_line(lines[first]):
         first += 1
     before = ""
     for n in range(first, hi):
         line = lines[n]
         if not is_table_line(line):
             return None
-        cell = _first_cell(line)
+        cell = first_cell(line)
         if cell < before:
             return None
         before = cell
     return first, hi
-
-
-def _first_cell(line: str) -> str:
-    """The first cell of a table line, trimmed ("" when the line has none)."""
-    parts = line.split("|", 2)
-    return parts[1].strip() if len(parts) > 1 else ""
 
 
 def index_mentions(bank: Bank, concept: str) -> list[Mention]:
@@ -211,8 +205,8 @@ def _index_cells_of(bank: Bank, names: Collection[str], files: Iterable[str]) ->
     only = kept_index_lines(bank, files)
     if only is None:
         return index_cells_naming(text, names)
-    lines, lo, hi, _ = _layout(text)
-    return [c for c in _table_cells(lines, lo, hi, only) if c.text in names]
+    lines, lo, hi, _ = index_layout(text)
+    return [c for c in table_cells(lines, lo, hi, only) if c.text in names]
 
 
 def target_files(bank: Bank, token: Token) -> list[KnowledgeFile]:

@@ -12,9 +12,7 @@ from pathlib import Path
 
 from ckp_lsp.core.bank.bank import Bank, Loader
 from ckp_lsp.core.compile.model import Answer, ConceptSummary
-from ckp_lsp.core.edit.writes import write_atomic
 from ckp_lsp.core.format.dates import CkpDate
-from ckp_lsp.core.format.index import update_index_text, write_index
 from ckp_lsp.core.project.config import config_for_bank
 from ckp_lsp.core.project.project import project_answer, project_body, scan_project
 from ckp_lsp.core.project.within import escape
@@ -29,13 +27,20 @@ class AlreadyDone(InitError):
 
 
 @dataclass
-class InitResult:
-    """What ``init_bank`` wrote."""
+class InitPlan:
+    """What ``ckp init`` writes to start a bank: the file ``rel`` of the bank at ``bank`` (its
+    text, declaring ``concept``), then the bank's index; ``existing``, the bank read before (None
+    when there was none)."""
 
     bank: Path
-    file: Path
+    rel: str
     concept: str
-    index_written: bool
+    text: str
+    existing: Bank | None
+
+    @property
+    def file(self) -> Path:
+        return self.bank / self.rel
 
 
 # --- the knowledge file -------------------------------------------------------------------------
@@ -56,9 +61,10 @@ def header_text(concept: str, answer: Answer, month: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def init_bank(project_dir: Path, bank_dir: Path | None = None, *, today: CkpDate, load: Loader) -> InitResult:
-    """Create ``<bank>/projects/<concept>.md`` for the project (VALIDATED the month of ``today``)
-    and regenerate ``_index.md``; the bank is read by ``load`` (the face's bank service).
+def plan_init(project_dir: Path, bank_dir: Path | None = None, *, today: CkpDate, load: Loader) -> InitPlan:
+    """What starts a bank for the project: ``<bank>/projects/<concept>.md`` (VALIDATED the month of
+    ``today``), then the index; the bank is read by ``load`` (the face's bank service, which writes
+    the plan through its one write path).
 
     Raises InitError, writing nothing, when that file exists already.
     """
@@ -69,7 +75,8 @@ def init_bank(project_dir: Path, bank_dir: Path | None = None, *, today: CkpDate
     if why is not None:
         raise InitError(why)
     project = scan_project(project_dir, skip=bank_root)
-    target = bank_root / "projects" / f"{project.concept}.md"
+    rel = f"projects/{project.concept}.md"
+    target = bank_root / rel
     if target.exists():
         raise AlreadyDone(
             f"{target} exists already: nothing was written (edit it, or remove it to start again)"
@@ -87,19 +94,7 @@ def init_bank(project_dir: Path, bank_dir: Path | None = None, *, today: CkpDate
     ]
     body = project_body(project)
     text = header_text(project.concept, project_answer(project, others), today.month_text()) + "\n" + body
-    target.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(target, text, new_file=True, within=bank_root)
-    bank = load(bank_root, config_for_bank(bank_root), None)
-    return InitResult(bank_root, target, project.concept, _write_index(bank))
-
-
-def _write_index(bank: Bank) -> bool:
-    """Brings the bank's ``_index.md`` up to date; whether it had to be written."""
-    index = update_index_text(bank.index_text, bank)
-    if index == bank.index_text:
-        return False
-    write_index(bank, index)
-    return True
+    return InitPlan(bank_root, rel, project.concept, text, existing)
 
 
 def existing_bank(project_dir: Path) -> Path | None:

@@ -352,7 +352,7 @@ def subset(bank: Bank, paths: Iterable[str]) -> Bank:
             text, utf8, _ = bank.disk.read(bank.root / rel)
         except OSError:
             continue
-        sub.set_file(rel, text, utf8)
+        sub.set_file(rel, text, utf8, on_disk=True)
     return sub
 
 

@@ -178,12 +178,10 @@ class Snapshot:
     def for_bank(cls, root: Path, within: list[Path] | None = None) -> Snapshot | None:
         """The snapshot of the bank at ``root``; None when the cache is turned off. It is written
         where the bank's cache may be (``cache.cache_place``: inside one of the folders ``within``)."""
-        from ckp_lsp.core.bank.cache import cache_disabled, cache_place
+        from ckp_lsp.core.routing.store import kept_place
 
-        if cache_disabled():
-            return None
-        place = cache_place(root, within, _FILE)
-        return cls(place.path, place.in_bank, root, place.writable)
+        place = kept_place(root, within, _FILE)
+        return cls(place.path, place.in_bank, root, place.writable) if place is not None else None
 
     def load(self, key: tuple[Any, ...]) -> RankedRouter | None:
         """The router kept for ``key``, or None (none kept, another key, or anything unexpected)."""

@@ -13,10 +13,13 @@ from __future__ import annotations
 import marshal
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ckp_lsp.core.bank.cache import _stamp, cache_disabled, cache_place, open_cache, save_cache
 from ckp_lsp.core.format.records import Frozen
+
+if TYPE_CHECKING:
+    from ckp_lsp.core.bank.cache import Place
 
 _FILE = "route.marshal"
 #: bump when what an entry holds changes
@@ -75,10 +78,8 @@ class RouteStore:
     def for_bank(cls, root: Path, within: list[Path] | None = None) -> RouteStore | None:
         """The store of the bank at ``root``; None when the cache is turned off. It is written
         where the bank's cache may be (``cache.cache_place``: inside one of the folders ``within``)."""
-        if cache_disabled():
-            return None
-        place = cache_place(root, within, _FILE)
-        return cls(place.path, place.in_bank, place.writable)
+        place = kept_place(root, within, _FILE)
+        return cls(place.path, place.in_bank, place.writable) if place is not None else None
 
     def load(self) -> None:
         try:
@@ -117,3 +118,9 @@ class RouteStore:
         ):
             return
         self._old, self._changed = self._new, False
+
+
+def kept_place(root: Path, within: list[Path] | None, file: str) -> Place | None:
+    """Where the bank at ``root`` keeps its cache file ``file`` (``cache.cache_place``: written only
+    inside one of the folders ``within``); None when the cache is turned off."""
+    return None if cache_disabled() else cache_place(root, within, file)

@@ -71,41 +71,28 @@ def _report(
 ) -> tuple[list[types.WorkspaceDocumentDiagnosticReport], bool]:
     """The report of every document with findings or asked about; whether any is new to the client."""
     items: list[types.WorkspaceDocumentDiagnosticReport] = []
-    changed = False
     answered: set[str] = set()
     version_of = ls.session.documents.version_of
     for doc in ls.session.state.all_docs():
         uri = uri_of(doc.bank.root / doc.rel)
         answered.add(uri)
         diags = ls.publisher.diagnostics(doc)
-        if not diags and uri not in previous:
-            continue
-        rid = result_id(diags)
-        version = version_of(uri)
-        if previous.get(uri) == rid:
-            items.append(
-                types.WorkspaceUnchangedDocumentDiagnosticReport(uri=uri, version=version, result_id=rid)
-            )
-        else:
-            changed = True
-            items.append(
-                types.WorkspaceFullDocumentDiagnosticReport(
-                    uri=uri, version=version, items=diags, result_id=rid
-                )
-            )
+        if diags or uri in previous:
+            items.append(_document_report(uri, version_of(uri), diags, previous.get(uri)))
     # Every document the client asked about is answered: one that is gone (deleted, moved by a
     # rename, or no longer in a bank) gets an empty report, or the client keeps its old findings.
-    empty = result_id([])
     for uri in previous.keys() - answered:
-        if previous[uri] == empty:
-            items.append(
-                types.WorkspaceUnchangedDocumentDiagnosticReport(uri=uri, version=None, result_id=empty)
-            )
-        else:
-            changed = True
-            items.append(
-                types.WorkspaceFullDocumentDiagnosticReport(
-                    uri=uri, version=version_of(uri), items=[], result_id=empty
-                )
-            )
+        known = previous[uri] == result_id([])
+        items.append(_document_report(uri, None if known else version_of(uri), [], previous[uri]))
+    changed = any(isinstance(i, types.WorkspaceFullDocumentDiagnosticReport) for i in items)
     return items, changed
+
+
+def _document_report(
+    uri: str, version: int | None, diags: list[types.Diagnostic], previous: str | None
+) -> types.WorkspaceDocumentDiagnosticReport:
+    """One document's report: unchanged when the client's result id is that of ``diags``."""
+    rid = result_id(diags)
+    if previous == rid:
+        return types.WorkspaceUnchangedDocumentDiagnosticReport(uri=uri, version=version, result_id=rid)
+    return types.WorkspaceFullDocumentDiagnosticReport(uri=uri, version=version, items=diags, result_id=rid)

@@ -156,19 +156,25 @@ def tune(trials: list[Trial], claims: dict[str, int], claim_limit: int, work: in
     trials stop once ``work`` passages have been judged."""
     bank = _Bank(trials)
     for _ in range(_ROUNDS):
-        changed = False
-        for i, t in enumerate(trials):
-            if not t.free:
-                continue
-            for _ in range(_SWAPS):
-                if bank.work >= work:
-                    return [[shown for shown, _ in t.chosen] for t in trials]
-                if not _step(bank, i, t, claims, claim_limit):
-                    break
-                changed = True
-        if not changed:
+        if not _round(bank, trials, claims, claim_limit, work):
             break
     return [[shown for shown, _ in t.chosen] for t in trials]
+
+
+def _round(bank: _Bank, trials: list[Trial], claims: dict[str, int], claim_limit: int, work: int) -> bool:
+    """Up to ``_SWAPS`` changes to each free file; whether another round may change more (one
+    changed something, and ``work`` is not spent)."""
+    changed = False
+    for i, t in enumerate(trials):
+        if not t.free:
+            continue
+        for _ in range(_SWAPS):
+            if bank.work >= work:
+                return False
+            if not _step(bank, i, t, claims, claim_limit):
+                break
+            changed = True
+    return changed
 
 
 def _step(bank: _Bank, i: int, t: Trial, claims: dict[str, int], claim_limit: int) -> bool:
@@ -181,11 +187,11 @@ def _step(bank: _Bank, i: int, t: Trial, claims: dict[str, int], claim_limit: in
     ]
     if not spare:
         return False
-    best = max(spare, key=lambda s: (bank.gain(i, None, s[2]), -s[0]))
+    gained, _, best = max((bank.gain(i, None, s[2]), -s[0], s) for s in spare)
     weakest = t.chosen[-_WEAKEST:]
     if len(t.chosen) + len(t.fixed) < MAX_KEYWORDS:
         out: tuple[str, frozenset[str]] | None = None
-        if bank.gain(i, None, best[2]) <= 0:
+        if gained <= 0:
             return False
     elif weakest:
         # the one of the eight whose loss costs fewest passages; on a tie the first, the highest
