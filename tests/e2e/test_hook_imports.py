@@ -82,19 +82,24 @@ def imported(project: Path, prompt: str) -> tuple[set[str], str]:
             "prompt": prompt,
         }
     )
+    modules, out = run_listed(["hook", "claude-code", "UserPromptSubmit"], project, env, stdin)
+    assert "ckp_lsp.cli.hook_cmd" in modules  # the listing is read
+    return modules, out
+
+
+def run_listed(argv: list[str], cwd: Path, env: dict[str, str], stdin: str = "") -> tuple[set[str], str]:
+    """The modules ``ckp *argv`` (run as ``SCRIPT``) imports, listed in ``env["MODULES"]``, and its output."""
     done = subprocess.run(
-        [sys.executable, "-c", SCRIPT, "hook", "claude-code", "UserPromptSubmit"],
+        [sys.executable, "-c", SCRIPT, *argv],
         input=stdin,
-        cwd=project,
+        cwd=cwd,
         env=env,
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    modules = set(Path(env["MODULES"]).read_text(encoding="utf-8").split())
-    assert "ckp_lsp.cli.hook_cmd" in modules  # the listing is read
-    return modules, done.stdout
+    return set(Path(env["MODULES"]).read_text(encoding="utf-8").split()), done.stdout
 
 
 def test_a_prompt_routed_from_the_snapshot_imports_only_what_routing_needs(project: Path) -> None:
