@@ -185,6 +185,16 @@ def run_ckp(
     )
 
 
+def run_python(code: str, env: Mapping[str, str] | None = None) -> str:
+    """What ``python -c code`` prints, run in this checkout (``env``: the whole environment)."""
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=root, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
 def alone(bank: Path) -> Path:
     """``bank``, once sure no folder above it is a bank: a command run on it would take that one
     (an ``_index.md`` left at ``/`` makes the whole machine one bank)."""

@@ -29,7 +29,7 @@ from ckp_lsp.faces.banks import loader
 from ckp_lsp.faces.clock import today
 from ckp_lsp.mcp.banks import ServedBanks
 from ckp_lsp.server.state import WorkspaceState
-from tests.unit.builders import bare_header, run_cli, write_files
+from tests.unit.builders import bare_header, run_cli, run_python, write_files
 
 REPO = Path(__file__).resolve().parents[2]
 LOAD = loader(today())
@@ -75,6 +75,26 @@ def test_root_home_and_temporary_folder_are_never_banks(tmp_path: Path) -> None:
     never = never_banks(tmp_path)
     assert Path(tmp_path.anchor) in never and Path.home().resolve() in never
     assert Path(tempfile.gettempdir()).resolve() in never
+
+
+@pytest.mark.parametrize("tmpdir", [None, "given", "missing", "a file"])
+def test_the_temporary_folder_is_tempfiles_without_importing_it(tmp_path: Path, tmpdir: str | None) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("TMPDIR", "TEMP", "TMP")}
+    (tmp_path / "a file").write_text("x", encoding="utf-8")
+    if tmpdir is not None:
+        env["TMPDIR"] = str(tmp_path if tmpdir == "given" else tmp_path / tmpdir)
+    code = (
+        "import sys\n"
+        "from ckp_lsp.core.project.within import temp_folder\n"
+        "found = temp_folder()\n"
+        "imported = 'tempfile' in sys.modules\n"
+        "import tempfile\n"
+        "print(imported, found == tempfile.gettempdir(), found)\n"
+    )
+    imported, same, found = run_python(code, env).split(maxsplit=2)
+    assert (imported, same) == ("False", "True"), found
+    assert (found.strip() == str(tmp_path)) == (tmpdir == "given")
+    assert os.listdir(tmp_path) == ["a file"]  # the file it tried the folder with is gone
 
 
 def test_a_bank_far_above_a_project_with_git_is_not_taken(machine: Path) -> None:

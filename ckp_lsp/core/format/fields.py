@@ -8,9 +8,9 @@ of a half-typed header, the offline compiler and the router (where a body starts
 from __future__ import annotations
 
 import functools
-import re
 from typing import TYPE_CHECKING, Literal
 
+from ckp_lsp.core.format.patterns import lazy
 from ckp_lsp.core.format.records import Record
 from ckp_lsp.core.format.text import Span, span_of
 
@@ -38,19 +38,19 @@ TIER_FIELDS = {"SIMILAR_HIGH": "HIGH", "SIMILAR_MID": "MID"}
 #: a concept's name (SPEC §2), unanchored: what an entry's or a row's concept is written as
 CONCEPT_NAME = r"[a-z0-9][a-z0-9._-]*"
 CONCEPT_PATTERN = f"^{CONCEPT_NAME}$"
-CONCEPT_RE = re.compile(CONCEPT_PATTERN)
+CONCEPT_RE = lazy(CONCEPT_PATTERN)
 CONFIDENCES = ("high", "medium", "low")
 
 #: a header key as a bare header writes it (SPEC §2: a header line matches ``^[A-Z][A-Z0-9_]*:``)
 KEY_NAME = r"[A-Z][A-Z0-9_]*"
 #: a bare header line's key, up to and with its colon; the key is group 1
-BARE_KEY = re.compile(f"({KEY_NAME}):")
+BARE_KEY = lazy(f"({KEY_NAME}):")
 #: the bare header at the top of a text: the run of leading ``KEY: value`` lines and their newlines
-BARE_HEADER = re.compile(rf"(?:{KEY_NAME}:[^\n]*\n)*")
+BARE_HEADER = lazy(rf"(?:{KEY_NAME}:[^\n]*\n)*")
 #: a front-matter key that is a CKP field or meant as one (CKP003); any other key is the user's
-FIELD_KEY = re.compile(f"^{KEY_NAME}$")
+FIELD_KEY = lazy(f"^{KEY_NAME}$")
 #: a front-matter key line as it is being typed: a YAML key (group 1), blanks, a colon
-TYPED_KEY = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?=\s|$)")
+TYPED_KEY = lazy(r"([A-Za-z_][\w.-]*)[ \t]*:(?=\s|$)")
 
 
 def bare_header_end(lines: list[str], start: int = 0) -> int:
@@ -71,7 +71,7 @@ def token_estimate(chars: int) -> int:
 
 
 #: where a TLDR's first sentence ends and a second begins
-_SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z0-9])")
+_SENTENCE_END = lazy(r"[.!?](?=\s+[A-Z0-9])")
 
 
 Form = Literal["bare", "frontmatter"]

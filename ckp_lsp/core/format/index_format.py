@@ -14,18 +14,18 @@ is regenerated, merged and routed from, so a marker written mid-line is still re
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from ckp_lsp.core.format.fields import KEY_NAME
+from ckp_lsp.core.format.patterns import lazy
 
 INDEX_START = "<!-- ckp:index:start -->"
 INDEX_END = "<!-- ckp:index:end -->"
 
 #: a line of a header block: ``KEY: value``
-BLOCK_KEY = re.compile(rf"^({KEY_NAME}):[ \t]*(.*)$")
+BLOCK_KEY = lazy(rf"^({KEY_NAME}):[ \t]*(.*)$")
 #: a pipe that separates cells (``\|`` is a pipe inside a cell)
-CELL_SPLIT = re.compile(r"(?<!\\)\|")
+CELL_SPLIT = lazy(r"(?<!\\)\|")
 #: what a table's separator row is made of
 SEPARATOR = frozenset("-: ")
 #: what routing reads of a row, after FILE

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
-import re
 from typing import NamedTuple
+
+from ckp_lsp.core.format.patterns import lazy
 
 BOM = "\ufeff"
 
@@ -72,7 +73,7 @@ def split_lines(text: str) -> list[str]:
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
-_LINE_END = re.compile(r"\r\n|\r|\n")
+_LINE_END = lazy(r"\r\n|\r|\n")
 
 
 def newline_of(text: str) -> str:
@@ -114,7 +115,7 @@ def decode(data: bytes) -> tuple[str, bool]:
 
 #: C0 and C1 controls but tab and newline, DEL, bidirectional overrides and isolates, and a
 #: carriage return inside a line: shown as ``\uXXXX`` wherever bank text reaches a person
-CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n)")
+CONTROLS = lazy(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n)")
 
 
 def visible_controls(text: str) -> str:

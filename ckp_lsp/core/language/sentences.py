@@ -11,11 +11,13 @@ import functools
 import re
 from collections.abc import Callable, Iterable
 
+from ckp_lsp.core.format.patterns import lazy
+
 from .libraries import LOAD_ERRORS, failed
 from .scripts import CJK_RUN, is_japanese
 
 # Abbreviations that sentencex's rules split after (`Dr. Who`, `approx. 5 pm`).
-_ABBREVIATION = re.compile(
+_ABBREVIATION = lazy(
     r"(?:^|[\s(])(?:dr|prof|approx|incl|resp|esp|st|vol|ca|jr|sr|inc|ltd|vs|cf|no|nr|bzw|usw|ca)\.$",
     re.IGNORECASE,
 )
@@ -63,7 +65,7 @@ def _segment() -> Callable[[str, str], Iterable[str]]:
 
 
 # A full stop and its closing quotes or brackets: `.!?` before a space or the end, `。！？` anywhere.
-_STOP = re.compile(r"[.!?][\"'”’)\]]*(?=\s|$)|[。！？][」』”’）]*")
+_STOP = lazy(r"[.!?][\"'”’)\]]*(?=\s|$)|[。！？][」』”’）]*")
 
 
 def _plain_split(language: str, text: str) -> list[str]:

@@ -8,11 +8,11 @@ imported nothing is stemmed (a query then matches the forms a keyword is written
 
 from __future__ import annotations
 
+import _thread
 import functools
 import importlib
 import importlib.util
 import sys
-import threading
 from collections.abc import Callable
 from types import ModuleType
 
@@ -89,7 +89,7 @@ def _stemmer(code: str) -> Callable[[str], str] | None:
 
 
 #: held while an algorithm is imported (below): no other thread sees the package half made
-_LOADING = threading.Lock()
+_LOADING = _thread.allocate_lock()  # (``threading.Lock``, without importing ``threading``)
 
 
 def _algorithm(algorithm: str) -> ModuleType:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ckp_lsp.core.format.patterns import lazy
 from ckp_lsp.core.format.records import Frozen
 from ckp_lsp.core.project.within import Folder, inside, listing, project_root
 
@@ -25,13 +26,11 @@ RULES_FILES = (
 RULES_READ = 65536
 #: words that say a line of a rules file speaks of the agent's memory, in the path or around it
 #: (not "docs" or "context" alone: a rules file points at documentation too, which is no bank)
-MEMORY_WORDS = re.compile(r"memor|\bbank\b|knowledge|\bkb\b", re.IGNORECASE)
+MEMORY_WORDS = lazy(r"memor|\bbank\b|knowledge|\bkb\b", re.IGNORECASE)
 #: the names of folders that look like a place for an agent's memory
-LOOKALIKE_NAMES = re.compile(
-    r"memor|bank|knowledge|\bkb\b|\bcontext\b|\bnotes?\b|\bwiki\b|brain", re.IGNORECASE
-)
+LOOKALIKE_NAMES = lazy(r"memor|bank|knowledge|\bkb\b|\bcontext\b|\bnotes?\b|\bwiki\b|brain", re.IGNORECASE)
 #: a relative folder path as rules files write one: ``docs/memory/``, ``./notes/kb``, `` `kb/` ``
-_PATH = re.compile(r"(?<![\w.:/@~-])(?:\./)?((?:[\w.-]+/)+[\w.-]*)")
+_PATH = lazy(r"(?<![\w.:/@~-])(?:\./)?((?:[\w.-]+/)+[\w.-]*)")
 #: the files of Cline's memory bank: two of them in a folder make it look like a bank
 CLINE_CORE = frozenset(
     {

@@ -22,7 +22,7 @@ from ckp_lsp.core.project.config import (
     banks_named_in,
     configured_banks,
 )
-from ckp_lsp.core.project.within import Folder, escape, listing, never_projects
+from ckp_lsp.core.project.within import Folder, escape, listing, never_projects, temp_folder
 from ckp_lsp.core.project.within import project_root as within_project_root
 
 INDEX_NAME = "_index.md"
@@ -159,9 +159,7 @@ def never_banks(path: Path) -> frozenset[Path]:
     """Folders never taken for a bank found upward from ``path``: its file system's root, the home
     folder (``never_projects``) and the temporary folder. A stray ``_index.md`` there would make
     every file below it one bank, and a fix run anywhere would rewrite them all."""
-    import tempfile
-
-    return never_projects(path) | {Path(tempfile.gettempdir()).resolve()}
+    return never_projects(path) | {Path(temp_folder()).resolve()}
 
 
 def bank_of(path: Path, configured: Iterable[Path] = (), problems: list[str] | None = None) -> Path | None:

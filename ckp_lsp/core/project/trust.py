@@ -9,7 +9,6 @@ real path and by a fingerprint of the trust-sensitive settings its ``.ckp.toml``
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sys
 from collections.abc import Mapping
@@ -66,6 +65,8 @@ def sensitive_settings(data: Mapping[str, Any]) -> dict[str, Any]:
 
 def fingerprint(settings: Mapping[str, Any]) -> str:
     """A digest of trust-sensitive settings: a change to any of them voids an earlier trust."""
+    import json  # (imported where a store or settings are read: not by a route from the snapshot)
+
     canonical = json.dumps(settings, sort_keys=True, ensure_ascii=True, default=str)
     import hashlib  # (OpenSSL's start: only when a bank's settings are judged)
 
@@ -92,6 +93,8 @@ class TrustStore:
 
     def entries(self) -> dict[str, TrustEntry]:
         """Trusted folders by real path; an unreadable store trusts nothing."""
+        import json
+
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, ValueError):
@@ -139,6 +142,7 @@ class TrustStore:
         }
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # Written whole then renamed: a crash never leaves a half store (which would trust nothing).
+        import json
         import tempfile  # only when the store is written
 
         fd, tmp = tempfile.mkstemp(prefix=".trusted-", dir=self.path.parent)

@@ -8,15 +8,16 @@ holds only one piece of a compound holds it as any word (`Archive` for `Kontext-
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Sequence
+
+from ckp_lsp.core.format.patterns import lazy
 
 from .analysis import QueryWord
 from .postings import Postings
 
 #: a compound of words of two letters or more (`cross-encoder`, `Parquet-Dateien`; not `a-t-on`);
 #: it starts only where no word or hyphen precedes, so the search is linear
-COMPOUND = re.compile(r"(?<![\w-])[^\W\d_]{2,}(?:-[^\W\d_]{2,})+(?![\w-])")
+COMPOUND = lazy(r"(?<![\w-])[^\W\d_]{2,}(?:-[^\W\d_]{2,})+(?![\w-])")
 
 
 def held_apart(

@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from ckp_lsp.core.format.fields import BARE_HEADER
+from ckp_lsp.core.format.patterns import lazy
 from ckp_lsp.core.format.records import Frozen
 from ckp_lsp.core.project.within import Folder
 
@@ -20,7 +21,7 @@ from .store import Analysed
 #: the fields, in the order of their weights
 HEADER, HEADINGS, BODY = 0, 1, 2
 FIELD_NAMES = ("header", "headings", "body")
-_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_HEADING = lazy(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 #: characters of each file read to tell its languages
 _SAMPLE = 2000
 
@@ -55,7 +56,7 @@ def read_file_text(disk: Folder, path: str, concept: str, tldr: str, keywords: I
     return FileText(path, head, text[body_offset(text) :], text)
 
 
-_FRONT_MATTER_END = re.compile(r"\n---[ \t]*(?:\r?\n|$)")
+_FRONT_MATTER_END = lazy(r"\n---[ \t]*(?:\r?\n|$)")
 
 
 def body_offset(text: str) -> int:

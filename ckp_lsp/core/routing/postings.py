@@ -10,12 +10,12 @@ counted as one term's.
 from __future__ import annotations
 
 import math
-import re
 from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from functools import cached_property
 
+from ckp_lsp.core.format.patterns import lazy
 from ckp_lsp.core.format.records import Frozen, Record
 
 from .analysis import QueryWord, fold
@@ -29,7 +29,7 @@ MIN_STEM = 3
 #: a number written with an ending (``404ing``, ``500ms``, ``1990s``): where the bank holds the word
 #: nowhere it stands for the number. Three digits at least: a code, a port, a size; a shorter
 #: number (``2nd``, ``3x``) is in too many files to say anything
-_NUMBER_WITH_ENDING = re.compile(r"([0-9]{3,})[a-z]+")
+_NUMBER_WITH_ENDING = lazy(r"([0-9]{3,})[a-z]+")
 
 
 class Hit(Frozen):

@@ -8,8 +8,10 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from ckp_lsp.core.format.patterns import lazy
+
 #: a word: letters and digits
-WORD = re.compile(r"[^\W_]+")
+WORD = lazy(r"[^\W_]+")
 #: words shorter than this, and stems, are not matched by their stem
 MIN_STEM = 3
 #: letters of an ending a word may add to another word's stem (see ``ends``)
