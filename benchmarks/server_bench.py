@@ -92,7 +92,19 @@ class Bench:
         expected = expected_published(self.bank)
         command = [*tool("ckp-lsp"), "--stdio"]
         if self.profile is not None:
-            command = [sys.executable, "-m", "cProfile", "-o", str(self.profile), "-m", "ckp_lsp", "--stdio"]
+            # -P with --code: the working directory (this repository) must not come before the other tree
+            where = ["-P"] if command[1:2] == ["-P"] else []
+            command = [
+                sys.executable,
+                *where,
+                "-m",
+                "cProfile",
+                "-o",
+                str(self.profile),
+                "-m",
+                "ckp_lsp",
+                "--stdio",
+            ]
         # Warm: with the cache the previous start left (a start fills it first).
         drop_cache(self.bank)
         for _ in range(2):
