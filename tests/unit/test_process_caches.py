@@ -94,6 +94,10 @@ CACHES: dict[str, tuple[str, str]] = {
     "core/language/stopwords.py:languages_of_word": ("one value", "the process: a table made once"),
     "core/navigation/references.py:_sorted_rows": ("maxsize=2", "the index texts read last"),
     "core/project/discovery.py:_globs": ("maxsize=64", "the process: the exclude patterns configured"),
+    "core/project/within.py:_found_temp_folder": (
+        "one value",
+        "the process: the temporary folder, found once as tempfile finds it",
+    ),
     "core/routing/analysis.py:_cjk": ("one value", "the process: a pattern compiled once"),
     "core/routing/analysis.py:fold": ("maxsize=4096", "the process: the words folded"),
     "core/routing/korean.py:_suffix": ("one value", "the process: a pattern compiled once"),

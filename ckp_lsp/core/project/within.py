@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import stat
 import sys
@@ -288,11 +289,18 @@ def temp_folder() -> str:
     imports shutil's archive modules and ``random``: a twentieth of a ``ckp route``): the first of
     ``TMPDIR``, ``TEMP``, ``TMP``, ``/tmp``, ``/var/tmp``, ``/usr/tmp`` and the working folder in
     which a file can be created and written. ``tempfile``'s own answer on Windows, or once it is
-    imported (a process may have set ``tempfile.tempdir``)."""
+    imported (a process may have set ``tempfile.tempdir``). Found once, as ``tempfile`` keeps its
+    answer: every bank looked for asks it."""
     if os.name == "nt" or "tempfile" in sys.modules:
         import tempfile
 
         return tempfile.gettempdir()
+    return _found_temp_folder()
+
+
+@functools.cache
+def _found_temp_folder() -> str:
+    """The first folder of ``temp_folder``'s list in which a file can be created and written."""
     tried = [d for d in (os.getenv(n) for n in ("TMPDIR", "TEMP", "TMP")) if d]
     tried += ["/tmp", "/var/tmp", "/usr/tmp"]
     try:
