@@ -224,9 +224,11 @@ def climbs(rel: str) -> bool:
 
 
 def listing(folder: Path | str) -> list[os.DirEntry[str]]:
-    """The entries of ``folder``, a folder judged by itself (``Folder.entries``): its own files
-    are what is listed, wherever it is."""
-    return Folder(folder).entries(folder)
+    """The entries of ``folder``, a folder listed as itself: its own files are what is listed,
+    wherever it is, so there is nothing to judge (``Folder.entries`` judges a folder against the
+    bank or project it lies in; each reader judges what it opens)."""
+    with os.scandir(folder) as found:
+        return list(found)
 
 
 def config_text(path: Path | str, root: Path | str | None) -> str:
