@@ -77,11 +77,13 @@ def run(args: argparse.Namespace) -> int:
 
 def _over_budget(bank: Any, text: str, form: str | None) -> None:
     """Says when the index is over its budget (CKP071), and what the compact form would make it."""
+    from ckp_lsp.core.bank.index_checks import over_budget
     from ckp_lsp.core.format.fields import token_estimate
 
-    used, budget = token_estimate(len(text)), bank.config.index_budget_tokens
-    if used <= budget:
+    over = over_budget(bank, text)
+    if over is None:
         return
+    used, budget = over
     compact = ""
     if (form or bank.config.index_format) != "compact":
         smaller = token_estimate(len(update_index_text(bank.index_text, bank, "compact")))

@@ -107,11 +107,17 @@ def conflict_marker(text: str) -> Span | None:
     return None
 
 
+def over_budget(bank: Bank, text: str) -> tuple[int, int] | None:
+    """The index text ``text``'s estimated tokens and the bank's budget for it, when over it (CKP071)."""
+    used, budget = token_estimate(len(text)), bank.config.index_budget_tokens
+    return (used, budget) if used > budget else None
+
+
 def _budget(bank: Bank, text: str, anchor: Span, out: list[Finding]) -> list[Finding]:
     """CKP071 added to ``out``, and the user's severities applied."""
-    used = token_estimate(len(text))
-    budget = bank.config.index_budget_tokens
-    if used > budget:
+    over = over_budget(bank, text)
+    if over is not None:
+        used, budget = over
         out.append(
             Finding.of(
                 "CKP071",
