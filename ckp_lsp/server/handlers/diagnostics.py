@@ -81,8 +81,9 @@ def _report(
             items.append(_document_report(uri, version_of(uri), diags, previous.get(uri)))
     # Every document the client asked about is answered: one that is gone (deleted, moved by a
     # rename, or no longer in a bank) gets an empty report, or the client keeps its old findings.
+    empty = result_id([])
     for uri in previous.keys() - answered:
-        known = previous[uri] == result_id([])
+        known = previous[uri] == empty
         items.append(_document_report(uri, None if known else version_of(uri), [], previous[uri]))
     changed = any(isinstance(i, types.WorkspaceFullDocumentDiagnosticReport) for i in items)
     return items, changed
