@@ -207,6 +207,16 @@ class CkpProtocol(LanguageServerProtocol):
         self._shutdown = True
         return None
 
+    def _handle_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
+        """The client's answer to a request of the server's that ``shutdown`` cancelled meanwhile
+        (``workspace/configuration`` while the banks are first read): pygls would set the result of
+        the cancelled future, an InvalidStateError and a traceback. Nobody waits for it."""
+        future = self._request_futures.get(msg_id)
+        if APPLIES and future is not None and future.done():
+            self._request_futures.pop(msg_id, None)
+            return
+        super()._handle_response(msg_id, result, error)
+
     def _send_data(self, data: Any) -> None:
         """After ``exit`` pygls closes stdout, then ends the loop: a task still running then (a
         publish on its debounce, an answer being cancelled) would log "I/O operation on closed
