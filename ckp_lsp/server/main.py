@@ -34,7 +34,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from . import methods_cache
 
     with methods_cache.kept():  # attrs's methods of the protocol's classes, compiled at a start before
-        from . import pygls_compat
+        from . import pygls_compat, stdio
         from .factory import create_server
 
         pygls_compat.install()
@@ -47,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             p.error("--tcp takes HOST:PORT, e.g. 127.0.0.1:2087")
         server.start_tcp(host or "127.0.0.1", int(port))
     else:
-        pygls_compat.serve_stdio(server, reads_pipe())
+        stdio.serve_stdio(server, reads_pipe())
     # LSP: exit code 0 after a shutdown request, 1 when the client exits (or goes away) without one.
     return 0 if pygls_compat.shut_down_cleanly(server) else 1
 

@@ -10,11 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
 import re
-import sys
-import threading
 from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import Any
@@ -23,12 +20,9 @@ from lsprotocol import types
 from pygls.capabilities import ServerCapabilitiesBuilder
 from pygls.exceptions import (
     JsonRpcException,
-    JsonRpcInvalidParams,
     JsonRpcInvalidRequest,
-    JsonRpcParseError,
     JsonRpcServerNotInitialized,
 )
-from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.workspace.text_document import TextDocument
@@ -303,111 +297,3 @@ def wait_for(event: asyncio.Event) -> Generator[Any, Any, None]:
     """
     if not event.is_set():
         yield _wait, (event,), {}
-
-
-# --- reading stdin ----------------------------------------------------------------------------------
-
-
-#: the longest header line read whole; a longer one is skipped (pygls's reader dies on it)
-HEADER_LIMIT = 1 << 16
-
-
-def serve_stdio(server: LanguageServer, stdin_is_pipe: bool) -> None:
-    """Serve over stdio, reading stdin on the event loop when it is a pipe.
-
-    pygls reads stdin on a worker thread, one hand-off per header line and per body: most of a
-    request's round trip on a small machine. Where stdin is a pipe the event loop reads it itself
-    (``read_messages``); elsewhere (a file, Windows) pygls's own reader serves.
-    """
-    if not (APPLIES and stdin_is_pipe):
-        server.start_io()
-        return
-    stop = server._stop_event = threading.Event()
-
-    async def serve() -> None:
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader(limit=HEADER_LIMIT)
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
-        await read_messages(reader, server.protocol, stop)
-
-    server.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
-    try:
-        asyncio.run(serve())
-    except BrokenPipeError:
-        logging.getLogger("pygls").error("Connection to the client is lost! Shutting down the server.")
-    except (KeyboardInterrupt, SystemExit, asyncio.IncompleteReadError):
-        pass
-    finally:
-        server.shutdown()
-
-
-async def read_messages(
-    reader: asyncio.StreamReader, protocol: LanguageServerProtocol, stop: threading.Event
-) -> None:
-    """Read framed messages until the input ends, handing each to ``protocol``.
-
-    Unlike pygls's reader: an over-long header line is skipped, not fatal; the first
-    ``Content-Length`` counts (as where the first message is read at start); header names are
-    case-insensitive; and a request whose params do not fit its method gets an InvalidParams
-    answer instead of none.
-    """
-    while not stop.is_set():
-        length: int | None = None
-        while True:  # the header
-            line = await _header_line(reader)
-            if line is None:
-                return
-            if not line.strip():
-                if length is not None:
-                    break
-                continue  # a blank line before any header, or a header without a length
-            name, _, value = line.partition(b":")
-            if length is None and name.strip().lower() == b"content-length" and value.strip().isdigit():
-                length = int(value.strip())
-        try:
-            body = await reader.readexactly(length)
-        except asyncio.IncompleteReadError:
-            return
-        _handle_body(protocol, body)
-
-
-async def _header_line(reader: asyncio.StreamReader) -> bytes | None:
-    """The next header line; None when the input ended. A line over the limit is read past and
-    answered as a blank line's worth of nothing (``b"-"``)."""
-    skipped = False
-    while True:
-        try:
-            line = await reader.readuntil(b"\n")
-        except asyncio.IncompleteReadError:
-            return None
-        except asyncio.LimitOverrunError as exc:
-            await reader.readexactly(max(exc.consumed, 1))
-            if not skipped:
-                _log.warning("ckp-lsp: a header line longer than %d bytes was skipped", HEADER_LIMIT)
-            skipped = True
-            continue
-        return b"-" if skipped else line
-
-
-def _handle_body(protocol: LanguageServerProtocol, body: bytes) -> None:
-    try:
-        data = json.loads(body)
-    except ValueError as exc:
-        _log.warning("ckp-lsp: a message that is not JSON was skipped (%s)", exc)
-        protocol._send_response(None, error=JsonRpcParseError(str(exc)).to_response_error())  # type: ignore[arg-type]
-        return
-    if not isinstance(data, dict):
-        protocol._send_response(None, error=JsonRpcInvalidRequest("not a JSON object").to_response_error())  # type: ignore[arg-type]
-        return
-    try:
-        message = protocol.structure_message(data)
-    except JsonRpcException:
-        _log.warning("ckp-lsp: %s %s: its params do not fit the method", data.get("method"), data.get("id"))
-        if "id" in data and "method" in data:
-            error = JsonRpcInvalidParams(f"{data['method']}: the params do not fit the method")
-            protocol._send_response(data["id"], error=error.to_response_error())
-        return
-    try:
-        protocol.handle_message(message)
-    except Exception:
-        _log.exception("ckp-lsp: a message could not be handled")
