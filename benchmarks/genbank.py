@@ -29,6 +29,8 @@ import shutil
 import sys
 from pathlib import Path
 
+from ckp_lsp.faces.banks import load_bank
+
 #: bump when the output changes, so cached banks are generated again
 VERSION = 2
 BANKS = Path(__file__).resolve().parent / ".banks"
@@ -240,10 +242,9 @@ def prepare(n: int, seed: int = 0, bodies: str = "uniform") -> Path:
         return bank
     shutil.rmtree(home, ignore_errors=True)
     generate(bank, n, seed, bodies)
-    from ckp_lsp.core.bank.bank import Bank
     from ckp_lsp.core.format.index import update_index_text
 
-    loaded = Bank.load(bank)
+    loaded = load_bank(bank)
     (bank / "_index.md").write_text(update_index_text(None, loaded), encoding="utf-8")
     marker.touch()
     return bank

@@ -22,6 +22,7 @@ from typing import IO, Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ckp_lsp.core.format.fields import KEY_NAME
+from ckp_lsp.faces.banks import load_bank
 from tests.lsp_driver import Server
 
 RUNS = 3
@@ -152,13 +153,12 @@ def machine() -> dict[str, str]:
 
 def expected_published(bank: Path) -> set[str]:
     """URIs of every document with findings, as ``ckp check`` finds them (in this process)."""
-    from ckp_lsp.core.bank.bank import Bank
     from ckp_lsp.core.bank.checks import check_file
     from ckp_lsp.core.bank.index_checks import check_index
     from ckp_lsp.core.project.config import config_for_bank
     from ckp_lsp.faces.clock import today
 
-    loaded = Bank.load(bank, config_for_bank(bank), today=today())
+    loaded = load_bank(bank, config_for_bank(bank), today=today())
     out = {(bank / rel).as_uri() for rel in loaded.files if check_file(loaded, rel)}
     if check_index(loaded):
         out.add(loaded.index_path.as_uri())

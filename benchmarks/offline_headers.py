@@ -19,9 +19,9 @@ from pathlib import Path
 
 import yaml
 
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.project.config import config_for_bank
 from ckp_lsp.core.routing.index_pattern import Router
+from ckp_lsp.faces.banks import load_bank
 
 
 def root_of(questions: Path) -> str:
@@ -50,7 +50,7 @@ def main(argv: list[str]) -> int:
     for name in names:
         root = prepare(banks, questions, work, name)
         subprocess.run([sys.executable, "-m", "ckp_lsp.cli.main", "compile", "--all", str(root)], check=False)
-        bank = Bank.load(root, config_for_bank(root))
+        bank = load_bank(root, config_for_bank(root))
         router = Router(bank)
         hits = total = 0
         for q in yaml.safe_load((questions / f"{name}.yaml").read_text(encoding="utf-8")):

@@ -21,16 +21,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from genbank import prepare
 
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.compile.candidates import DEFAULT_CANDIDATES, candidates
 from ckp_lsp.core.compile.compiler import compile_input
 from ckp_lsp.core.compile.prompt import build_prompt
 from ckp_lsp.core.format.fields import token_estimate
+from ckp_lsp.faces.banks import load_bank
 
 
 def measure(n: int, files: int) -> tuple[list[int], list[int], list[float]]:
     """Prompt tokens with candidates and with the whole bank, and seconds to choose, per file."""
-    bank = Bank.load(prepare(n))
+    bank = load_bank(prepare(n))
     rels = sorted(bank.files)[1 : 1 + files]  # the first is the hub every file names
     bounded, whole, seconds = [], [], []
     for rel in rels:

@@ -28,6 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from genbank import generate
 
+from ckp_lsp.faces.banks import load_bank
+
 QUERIES = (
     "How does the billing ledger reconcile invoice payments?",
     "Which service retries failed webhook deliveries to partners?",
@@ -58,12 +60,11 @@ def prepare(folder: Path, files: int) -> Path:
 
 def _in_process(bank: Path, runs: int) -> None:
     """p50 and p99 of one routing by a built router (ranked, index) and by the BM25 peer."""
-    from ckp_lsp.core.bank.bank import Bank
     from ckp_lsp.core.routing.index_pattern import Router
     from ckp_lsp.core.routing.peer import PlainBM25
     from ckp_lsp.core.routing.ranked import RankedRouter
 
-    loaded = Bank.load(bank)
+    loaded = load_bank(bank)
     start = time.perf_counter()
     ranked = RankedRouter(loaded)
     built = (time.perf_counter() - start) * 1000

@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from genbank import prepare
 
 from ckp_lsp.core.agent.secrets import find_secrets
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.format import knowledge
+from ckp_lsp.faces.banks import load_bank
 from ckp_lsp.faces.collector import paused_collection
 from tests.secret_corpus import fake_secrets, look_alikes, placements
 
@@ -124,7 +124,7 @@ def throughput(peer: Any, n: int) -> None:
 
     def load() -> None:
         with paused_collection():  # as the faces read a bank
-            Bank.load(root)
+            load_bank(root)
 
     with_scan = median_time(load)
     knowledge.secret_findings = lambda text: []  # type: ignore[assignment]

@@ -18,6 +18,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ckp_lsp.faces.banks import load_bank
+
 _ROOT = re.compile(r"^#\s*root:\s*(\S+)", re.MULTILINE)
 
 
@@ -28,7 +30,6 @@ def _ckp() -> list[str]:
 
 def bench_bank(bank: Path, questions: Path, work: Path) -> dict[str, Any] | str:
     """The bench figures of one bank, adopted in ``work``; a message when it cannot be benched."""
-    from ckp_lsp.core.bank.bank import Bank
     from ckp_lsp.core.routing.bench import load_queries, run_bench
 
     found = _ROOT.search(questions.read_text(encoding="utf-8"))
@@ -40,7 +41,7 @@ def bench_bank(bank: Path, questions: Path, work: Path) -> dict[str, Any] | str:
         return f"no folder {root}"
     compiled = subprocess.run([*_ckp(), "compile", "--all", str(target)], capture_output=True, text=True)
     subprocess.run([*_ckp(), "index", str(target)], capture_output=True, text=True)
-    loaded = Bank.load(target)
+    loaded = load_bank(target)
     if not loaded.files:
         return f"{root}: no knowledge files (*.md)"
     report = run_bench(loaded, load_queries(questions))

@@ -7,6 +7,7 @@ The bank itself does no I/O of its own here: this module says what is on disk, t
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,11 +15,14 @@ from typing import TYPE_CHECKING
 
 from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.bank.cache import FileCache
+from ckp_lsp.core.bank.reading import read_file as read_knowledge
+from ckp_lsp.core.bank.reading import read_index
+from ckp_lsp.core.bank.updated import UpdatedDates
 from ckp_lsp.core.edit.writes import WriteRefused, refusal, write_atomic
 from ckp_lsp.core.format.dates import CkpDate
 from ckp_lsp.core.format.index import update_index_text
 from ckp_lsp.core.project.config import Config, config_for_bank
-from ckp_lsp.core.project.discovery import INDEX_NAME, skip_reason
+from ckp_lsp.core.project.discovery import INDEX_NAME, knowledge_files, skip_reason
 
 from .clock import today as clock_today
 from .collector import paused_collection
@@ -29,13 +33,56 @@ if TYPE_CHECKING:  # the compiler is imported when a bank is compiled, not when 
     from ckp_lsp.core.compile.offline.bank import Progress
 
 
+def load_bank(
+    root: Path,
+    config: Config | None = None,
+    cache: FileCache | None = None,
+    dates: UpdatedDates | None = None,
+    today: CkpDate | None = None,
+) -> Bank:
+    """The bank at ``root`` read from disk, the one place a bank is read: with a ``cache``,
+    unchanged files are taken from it (and the cache is saved with what was read); ``dates`` serves
+    the git and mtime staleness sources (in git mode the commit dates are read here too: a check
+    never asks for them), ``today`` is the day (see ``Bank``)."""
+    bank = Bank(root, config, dates, today)
+    disk = bank.disk
+    rels = knowledge_files(root, bank.config.exclude, bank.unreadable)
+    if cache is None:
+        for rel in rels:
+            bank.take_read(read_knowledge(disk, rel))
+    else:
+        for rel in rels:
+            try:
+                st = os.stat(disk.base + rel)
+            except OSError:
+                bank.take_read(read_knowledge(disk, rel))  # says why it cannot be read
+                continue
+            kept = cache.get(rel, st)
+            if kept is not None:
+                bank.take_read(kept)
+                continue
+            got = read_knowledge(disk, rel)
+            if not isinstance(got, tuple):
+                cache.put(rel, st, got)
+            bank.take_read(got)
+    bank.index_text, why = read_index(disk)
+    if why is not None:
+        bank.unreadable[INDEX_NAME] = why
+    else:
+        bank.unreadable.pop(INDEX_NAME, None)
+    if cache is not None:
+        cache.save()
+    read_dates(bank)
+    return bank
+
+
 def read_bank(
     root: Path, config: Config | None = None, cache: FileCache | None = None, today: CkpDate | None = None
 ) -> Bank:
     """The bank at ``root`` (its own ``.ckp.toml`` unless ``config`` is given), through ``cache``,
     dated by the disk (or git) on ``today`` (the clock's day unless given)."""
     with paused_collection():
-        return Bank.load(
+        return load_bank(
             root,
             config if config is not None else config_for_bank(root),
             cache,
@@ -54,7 +101,7 @@ def read_headers(root: Path, config: Config, cache: FileCache | None = None) -> 
     its files and index through ``cache``, undated and on no day (routing asks neither, and git is
     not run for it)."""
     with paused_collection():
-        return Bank.load(root, config, cache)
+        return load_bank(root, config, cache)
 
 
 def read_file(bank: Bank, rel: str) -> tuple[str, bool]:
@@ -65,8 +112,8 @@ def read_file(bank: Bank, rel: str) -> tuple[str, bool]:
 
 
 def read_dates(bank: Bank) -> None:
-    """Git mode: the bank's commit dates read again, now (git runs: the language server reads
-    them on a worker thread and hands them to ``Bank.take_dates`` instead)."""
+    """Git mode: the bank's commit dates read from its dates source, now (git runs: the language
+    server reads them again on a worker thread and hands them to ``Bank.take_dates`` instead)."""
     if bank.config.staleness == "git":
         bank.take_dates(bank.dates.committed(bank.root) if bank.dates is not None else None)
 

@@ -3,7 +3,7 @@
 A hypothesis state machine opens, edits (whole texts and incremental changes), saves, closes,
 renames and deletes files of a small generated bank, and writes files behind the editor's back.
 After every step the diagnostics the editor shows (pushed, or pulled for open documents of a
-pulling client) must equal those of ``Bank.load`` + ``check_file``/``check_index`` over a folder
+pulling client) must equal those of ``load_bank`` + ``check_file``/``check_index`` over a folder
 holding exactly the texts the editor sees, and every request must be answered without a failure.
 
 One server per client flavour serves every example; each example gets a fresh bank, swapped in
@@ -29,13 +29,13 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 from lsprotocol import types
 
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.bank.checks import check_file
 from ckp_lsp.core.bank.index_checks import check_index
 from ckp_lsp.core.format.index import update_index_text
 from ckp_lsp.core.format.text import decode, utf16_len
 from ckp_lsp.core.project.config import Config
 from ckp_lsp.core.project.discovery import INDEX_NAME
+from ckp_lsp.faces.banks import load_bank
 from ckp_lsp.faces.clock import today
 
 from .harness import HANG, Session, document_requests
@@ -314,7 +314,7 @@ class EditorAndServer(RuleBasedStateMachine):
             target.write_bytes(text.encode("utf-8", "surrogatepass"))
         if (self.bank / INDEX_NAME).exists():
             shutil.copyfile(self.bank / INDEX_NAME, ref / INDEX_NAME)
-        bank = Bank.load(ref, Config().merged({"staleness": "validated"}), today=today())
+        bank = load_bank(ref, Config().merged({"staleness": "validated"}), today=today())
         out = {}
         for rel in bank.files:
             out[self.uri(rel)] = shown(_as_diagnostics(check_file(bank, rel)))
@@ -386,7 +386,7 @@ class EditorAndServer(RuleBasedStateMachine):
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(disk_bytes(text, mangle))
         if with_index:
-            bank = Bank.load(self.bank)
+            bank = load_bank(self.bank)
             (self.bank / INDEX_NAME).write_text(update_index_text(None, bank))
         self.driver.swap_folder(self._old)
         self.swapped = True

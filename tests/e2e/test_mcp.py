@@ -17,13 +17,13 @@ from mcp.client.stdio import stdio_client
 
 from ckp_lsp.cli.main import main as ckp
 from ckp_lsp.core.agent.agent_text import BANK_NOTE, quote_file
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.format.fields import token_estimate
 from ckp_lsp.core.format.index import update_index_text
 from ckp_lsp.core.project.config import config_for_bank
 from ckp_lsp.core.routing.bench import tool_tokens
 from ckp_lsp.core.routing.index_pattern import Router
 from ckp_lsp.core.routing.ranked import RankedRouter
+from ckp_lsp.faces.banks import load_bank
 from tests.copies import copy_tree
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -124,7 +124,7 @@ async def test_the_answer_text_is_the_compact_json_ckp_bench_counts(workspace: P
     text = getattr(result.content[0], "text", None)
     assert text == json.dumps(result.structured_content, ensure_ascii=False, separators=(",", ":"))
     bank = workspace / MENTAT
-    routed = RankedRouter(Bank.load(bank, config_for_bank(bank))).route(query)
+    routed = RankedRouter(load_bank(bank, config_for_bank(bank))).route(query)
     call = json.dumps({"name": "ckp_route", "arguments": {"query": query}}, separators=(",", ":"))
     assert tool_tokens(routed) == token_estimate(len(call)) + token_estimate(len(text)) + routed.tokens.loaded
 
@@ -138,7 +138,7 @@ async def test_route_ranks_files_by_their_body_and_names_the_words_it_matched(wo
     assert auth["keywords"] == [] and {"rotated", "refresh"} <= set(auth["words"])
     assert "patterns/auth.md via rotated" in routed["declaration"]
     bank = workspace / MENTAT
-    index = Router(Bank.load(bank, config_for_bank(bank))).route("How are refresh tokens rotated?")
+    index = Router(load_bank(bank, config_for_bank(bank))).route("How are refresh tokens rotated?")
     assert "patterns/auth.md" not in [e.file for e in index.loaded]
 
 
@@ -346,7 +346,7 @@ async def test_index_regenerates_the_index(workspace: Path) -> None:
         assert got["changed"] is True and got["concepts"] == 11
         assert (await call(s, "ckp_check"))["diagnostics"] == []
         assert (await call(s, "ckp_index"))["changed"] is False
-    fresh = Bank.load(bank, config_for_bank(bank))
+    fresh = load_bank(bank, config_for_bank(bank))
     assert index.read_text(encoding="utf-8") == update_index_text(fresh.index_text, fresh)
 
 
@@ -410,7 +410,7 @@ async def test_resources_are_the_index_and_each_concepts_file_and_a_prompt_has_t
         prompts = (await s.list_prompts()).prompts
         rules = await s.get_prompt("ckp_routing_rules")
     uris = {str(r.uri) for r in resources}
-    concepts = {kf.concept for kf in Bank.load(bank, config_for_bank(bank)).files.values()}
+    concepts = {kf.concept for kf in load_bank(bank, config_for_bank(bank)).files.values()}
     assert uris == {"ckp://index"} | {f"ckp://concept/{c}" for c in concepts}
     assert getattr(index.contents[0], "text", None) == (bank / "_index.md").read_text(encoding="utf-8")
     assert getattr(database.contents[0], "text", None) == (bank / "stack/database.md").read_text(

@@ -13,6 +13,7 @@ from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.bank.checks import check_file
 from ckp_lsp.core.bank.findings import Severity
 from ckp_lsp.core.bank.index_checks import check_index
+from ckp_lsp.faces.banks import load_bank
 from tests.copies import copy_tree
 from tests.edits import apply_text_edits, apply_to_disk
 
@@ -62,7 +63,7 @@ async def test_rename_updates_entries_index_and_file_consistently(client: Langua
     ws = client.workspace_path
     await wait_indexed(client)
     bank_root = ws / MENTAT
-    before = codes(Bank.load(bank_root.resolve()))
+    before = codes(load_bank(bank_root.resolve()))
     assert not before & {"CKP041", "CKP070"}
     jwt = bank_root / "patterns/jwt.md"
     uri = open_doc(client, jwt, version=3)
@@ -84,7 +85,7 @@ async def test_rename_updates_entries_index_and_file_consistently(client: Langua
     assert edit.document_changes[0] is renames[0]  # the file moves first, text edits address it after
 
     apply_to_disk(edit)
-    after = Bank.load(bank_root.resolve())
+    after = load_bank(bank_root.resolve())
     assert after.by_concept["json-web-token"] == ["patterns/json-web-token.md"]
     assert "jwt" not in after.by_concept and "jwt" not in after.backlinks
     assert after.backlinks["json-web-token"] == {"patterns/auth.md", "patterns/oauth2.md"}
@@ -128,7 +129,7 @@ async def test_a_rename_applied_part_by_part_never_leaves_the_bank_broken_on_dis
     ws = client.workspace_path
     await wait_indexed(client)
     bank_root = ws / MENTAT
-    before = errors(Bank.load(bank_root.resolve()))
+    before = errors(load_bank(bank_root.resolve()))
     jwt = bank_root / "patterns/jwt.md"
     uri = open_doc(client, jwt)
     edit = await client.text_document_rename_async(
@@ -139,10 +140,10 @@ async def test_a_rename_applied_part_by_part_never_leaves_the_bank_broken_on_dis
     for change in edit.document_changes or []:
         apply_like_neovim(change, buffers)
         # After each part, the bank on disk has no error a part of the rename caused.
-        assert errors(Bank.load(bank_root.resolve())) == before, change
+        assert errors(load_bank(bank_root.resolve())) == before, change
     for path, text in buffers.items():  # :wa
         path.write_text(text)
-    after = Bank.load(bank_root.resolve())
+    after = load_bank(bank_root.resolve())
     assert errors(after) == before and "json-web-token" in after.by_concept and "jwt" not in after.by_concept
 
 

@@ -13,6 +13,7 @@ from ckp_lsp.core.compile.compiler import compile_header
 from ckp_lsp.core.edit.fixes import Edit
 from ckp_lsp.core.edit.header_changes import MINUS, describe, header_diff
 from ckp_lsp.core.format.text import Span
+from ckp_lsp.faces.banks import load_bank
 from ckp_lsp.faces.clock import today
 from ckp_lsp.server.client import ClientCapabilities
 from ckp_lsp.server.features.actions import (
@@ -31,7 +32,7 @@ URI = "file:///bank/domain/geography.md"
 @pytest.fixture
 def mentat(tmp_path: Path) -> Bank:
     copy_tree(SAMPLES / "mentat" / "memory-bank", tmp_path / "memory-bank")
-    return Bank.load(tmp_path / "memory-bank", today=today())
+    return load_bank(tmp_path / "memory-bank", today=today())
 
 
 def test_describe_names_each_changed_field_with_counts() -> None:
@@ -83,7 +84,7 @@ def test_recompile_that_would_change_nothing_is_disabled_with_the_reason(mentat:
     rel = "patterns/jwt.md"
     text = compile_header(mentat, rel, (mentat.root / rel).read_text()).text
     (mentat.root / rel).write_text(text)
-    bank = Bank.load(mentat.root, today=today())
+    bank = load_bank(mentat.root, today=today())
     action = recompile_action(bank, rel, URI, text, 0, offline=True)  # a second run changes nothing
     assert action is not None and action.title == "Recompile header: no change"
     assert action.disabled is not None and action.command is None
@@ -91,7 +92,7 @@ def test_recompile_that_would_change_nothing_is_disabled_with_the_reason(mentat:
 
 def test_the_index_offers_one_regenerate_action(tmp_path: Path) -> None:
     copy_tree(SAMPLES / "broken" / "memory-bank", tmp_path / "memory-bank")
-    bank = Bank.load(tmp_path / "memory-bank")
+    bank = load_bank(tmp_path / "memory-bank")
     drift = types.Diagnostic(
         range=types.Range(start=types.Position(line=2, character=0), end=types.Position(line=2, character=5)),
         message="the index is missing rate-limiting",
@@ -173,7 +174,7 @@ def test_what_is_kept_of_a_bank_goes_with_it_and_is_bounded(
     rel = "stack/database.md"
     text = (mentat.root / rel).read_text()
     # Another bank of the same files, at the same revision: its titles are its own, not the first's.
-    other = Bank.load(copy_tree(mentat.root, tmp_path / "other" / "memory-bank"), today=today())
+    other = load_bank(copy_tree(mentat.root, tmp_path / "other" / "memory-bank"), today=today())
     other_root = other.root
     assert other.revision == mentat.revision
     recompile_action(mentat, rel, URI, text, 0, offline=True)

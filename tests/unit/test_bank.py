@@ -18,7 +18,7 @@ from ckp_lsp.core.bank.index_checks import check_index
 from ckp_lsp.core.format.dates import CkpDate
 from ckp_lsp.core.format.text import Span
 from ckp_lsp.core.project.config import Config
-from ckp_lsp.faces.banks import read_dates
+from ckp_lsp.faces.banks import load_bank, read_dates
 from ckp_lsp.faces.updated import DISK
 from tests.unit.builders import SHOP, bank_of_texts, bare_header, git, span_of_text, write_files
 
@@ -49,7 +49,7 @@ def all_findings(bank: Bank) -> dict[str, list[Finding]]:
 
 
 def test_load_reads_every_knowledge_file_and_the_index() -> None:
-    bank = Bank.load(SHOP)
+    bank = load_bank(SHOP)
     assert sorted(bank.files) == SHOP_FILES  # README.md (excluded) and _index.md are not knowledge files
     assert bank.concepts() == ["billing", "cart", "deploy", "http-headers", "jwt", "oauth2", "redis"]
     assert bank.index_text is not None and bank.index_text.startswith("# Shop memory bank")
@@ -60,7 +60,7 @@ def test_load_reads_every_knowledge_file_and_the_index() -> None:
 
 
 def test_a_healthy_bank_has_no_findings() -> None:
-    bank = Bank.load(SHOP)
+    bank = load_bank(SHOP)
     assert all_findings(bank) == {rel: [] for rel in SHOP_FILES}
     assert check_index(bank) == []
 
@@ -68,7 +68,7 @@ def test_a_healthy_bank_has_no_findings() -> None:
 def test_load_reports_non_utf8_and_strips_a_bom(tmp_path: Path) -> None:
     bom = b"\xef\xbb\xbf" + bare_header(CONCEPT="bom").encode("utf-8")
     latin1 = bare_header(CONCEPT="latin", TLDR="Caf\xe9 tokens.").encode("latin-1")
-    bank = Bank.load(write_files(tmp_path / "memory-bank", {"bom.md": bom, "latin.md": latin1}))
+    bank = load_bank(write_files(tmp_path / "memory-bank", {"bom.md": bom, "latin.md": latin1}))
     assert codes(bank, "bom.md") == []
     assert bank.files["bom.md"].concept_span == Span(0, 9, 0, 12)
     (bad,) = [f for f in check_file(bank, "latin.md") if f.code == "CKP009"]
@@ -80,7 +80,7 @@ def test_load_reports_non_utf8_and_strips_a_bom(tmp_path: Path) -> None:
 
 
 def test_editing_validated_makes_relationships_to_it_stale() -> None:
-    bank = Bank.load(SHOP)
+    bank = load_bank(SHOP)
     affected = bank.set_file("redis.md", shop_text("redis.md").replace("2025-06", "2025-08"))
     assert affected == {"redis.md", "cart.md", "infra/deploy.md"}
     (stale,) = [f for f in check_file(bank, "cart.md") if f.code == "CKP050"]
@@ -89,13 +89,13 @@ def test_editing_validated_makes_relationships_to_it_stale() -> None:
 
 
 def test_editing_what_no_other_file_depends_on_affects_that_file_alone() -> None:
-    bank = Bank.load(SHOP)
+    bank = load_bank(SHOP)
     text = shop_text("redis.md").replace("holds carts", "keeps carts").replace("One Redis", "A Redis")
     assert bank.set_file("redis.md", text) == {"redis.md"}
 
 
 def test_adding_a_file_with_a_concept_fixes_unknown_concepts_naming_it() -> None:
-    bank = Bank.load(SHOP)
+    bank = load_bank(SHOP)
     cart = shop_text("cart.md").replace(
         "SIMILAR_MID:  billing:2025-06", "SIMILAR_MID:  billing:2025-06, payments:2025-06"
     )
@@ -108,7 +108,7 @@ def test_adding_a_file_with_a_concept_fixes_unknown_concepts_naming_it() -> None
 
 
 def test_removing_a_file_makes_relationships_to_it_unknown() -> None:
-    bank = Bank.load(SHOP)
+    bank = load_bank(SHOP)
     assert bank.remove_file("redis.md") == {"cart.md", "infra/deploy.md"}
     assert "redis.md" not in bank.files
     assert "CKP041" in codes(bank, "cart.md")
@@ -118,7 +118,7 @@ def test_removing_a_file_makes_relationships_to_it_unknown() -> None:
 
 
 def test_duplicate_concept_appears_and_disappears_on_both_files() -> None:
-    bank = Bank.load(SHOP)
+    bank = load_bank(SHOP)
     affected = bank.set_file("auth/jwt-copy.md", bare_header(CONCEPT="jwt"))
     assert affected == {"auth/jwt-copy.md", "jwt.md", "oauth2.md"}  # oauth2.md relates to jwt
     assert "CKP011" in codes(bank, "jwt.md")
@@ -128,7 +128,7 @@ def test_duplicate_concept_appears_and_disappears_on_both_files() -> None:
 
 
 def test_renaming_a_concept_affects_both_names() -> None:
-    bank = Bank.load(SHOP)
+    bank = load_bank(SHOP)
     affected = bank.set_file(
         "redis.md", shop_text("redis.md").replace("CONCEPT:      redis", "CONCEPT:      cache")
     )
@@ -140,7 +140,7 @@ def test_renaming_a_concept_affects_both_names() -> None:
 
 
 def test_a_fourth_claimer_makes_a_keyword_ambiguous_for_every_claimer() -> None:
-    bank = Bank.load(SHOP)
+    bank = load_bank(SHOP)
     for name in ("alpha", "beta"):
         bank.set_file(f"{name}.md", bare_header(CONCEPT=name, ANSWERS_WHEN="cache"))
     affected = bank.set_file("gamma.md", bare_header(CONCEPT="gamma", ANSWERS_WHEN="Cache"))
@@ -211,7 +211,7 @@ def test_updates_report_every_file_whose_findings_change_and_end_as_a_fresh_load
         assert affected <= set(bank.files)
         before = after
     with tempfile.TemporaryDirectory() as tmp:
-        fresh = Bank.load(write_files(Path(tmp) / "memory-bank", texts))
+        fresh = load_bank(write_files(Path(tmp) / "memory-bank", texts))
         assert all_findings(fresh) == before
         assert fresh.by_concept == bank.by_concept
 
@@ -260,7 +260,7 @@ def test_mtime_uses_the_modification_day(tmp_path: Path, modified: dt.date, stal
     for rel in ("cart.md", "billing.md"):
         _set_mtime(root / rel, dt.date(2025, 6, 1))
     _set_mtime(root / "redis.md", modified)
-    bank = Bank.load(root, Config(staleness="mtime"), dates=DISK)
+    bank = load_bank(root, Config(staleness="mtime"), dates=DISK)
     assert stale_dates(bank) == stale
     if stale:
         (finding,) = [f for f in check_file(bank, "cart.md") if f.code == "CKP050"]
@@ -284,10 +284,10 @@ def repo(tmp_path: Path) -> Path:
 
 
 def test_git_uses_the_last_commit_that_touched_the_file(repo: Path) -> None:
-    assert stale_dates(Bank.load(repo, Config(staleness="git"), dates=DISK, today=DAY)) == {}
+    assert stale_dates(load_bank(repo, Config(staleness="git"), dates=DISK, today=DAY)) == {}
     (repo / "redis.md").write_text(REDIS + "More body.\n", encoding="utf-8")
     git(repo, "commit", "-q", "-am", "redis", date="2025-08-01T12:00:00")
-    bank = Bank.load(repo, Config(staleness="git"), dates=DISK, today=DAY)
+    bank = load_bank(repo, Config(staleness="git"), dates=DISK, today=DAY)
     assert stale_dates(bank) == {"redis": "2025-08-01"}
     (finding,) = [f for f in check_file(bank, "cart.md") if f.code == "CKP050"]
     assert "'redis' was last committed on 2025-08-01" in finding.message
@@ -295,7 +295,7 @@ def test_git_uses_the_last_commit_that_touched_the_file(repo: Path) -> None:
 
 def test_git_counts_an_uncommitted_change_as_today(repo: Path) -> None:
     (repo / "billing.md").write_text(BILLING + "Edited, not committed.\n", encoding="utf-8")
-    bank = Bank.load(repo, Config(staleness="git"), dates=DISK, today=DAY)
+    bank = load_bank(repo, Config(staleness="git"), dates=DISK, today=DAY)
     assert stale_dates(bank) == {"billing": str(DAY)}
 
 
@@ -305,12 +305,12 @@ def test_git_counts_an_untracked_file_as_today(repo: Path) -> None:
         CART.replace("billing:2025-06", "billing:2025-06, new:2025-06"), encoding="utf-8"
     )
     git(repo, "commit", "-q", "-am", "cart", date="2025-06-11T12:00:00")
-    bank = Bank.load(repo, Config(staleness="git"), dates=DISK, today=DAY)
+    bank = load_bank(repo, Config(staleness="git"), dates=DISK, today=DAY)
     assert stale_dates(bank) == {"new": str(DAY)}
 
 
 def test_git_opening_a_file_unchanged_keeps_its_commit_date(repo: Path) -> None:
-    bank = Bank.load(repo, Config(staleness="git"), dates=DISK, today=DAY)
+    bank = load_bank(repo, Config(staleness="git"), dates=DISK, today=DAY)
     assert stale_dates(bank) == {}
     # An editor opening redis.md hands the bank the same text, and the face says it is the disk's.
     affected = bank.set_file("redis.md", REDIS, on_disk=True)
@@ -326,7 +326,7 @@ def test_git_opening_a_file_unchanged_keeps_its_commit_date(repo: Path) -> None:
 
 
 def test_git_read_dates_sees_a_new_commit(repo: Path) -> None:
-    bank = Bank.load(repo, Config(staleness="git"), dates=DISK, today=DAY)
+    bank = load_bank(repo, Config(staleness="git"), dates=DISK, today=DAY)
     assert stale_dates(bank) == {}
     (repo / "redis.md").write_text(REDIS + "More.\n", encoding="utf-8")
     git(repo, "commit", "-q", "-am", "redis", date="2025-09-02T12:00:00")
@@ -337,7 +337,7 @@ def test_git_read_dates_sees_a_new_commit(repo: Path) -> None:
 def test_git_checks_run_no_git_and_use_the_dates_known_until_new_ones_are_taken(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    bank = Bank.load(repo, Config(staleness="git"), dates=DISK)
+    bank = load_bank(repo, Config(staleness="git"), dates=DISK)
     (repo / "redis.md").write_text(REDIS + "More.\n", encoding="utf-8")
     git(repo, "commit", "-q", "-am", "redis", date="2025-09-02T12:00:00")
     fresh = DISK.committed(repo)
@@ -357,7 +357,7 @@ def test_git_reads_non_ascii_file_names(repo: Path) -> None:
     (repo / "redis.md").rename(repo / "café.md")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "rename", date="2025-06-12T12:00:00")
-    bank = Bank.load(repo, Config(staleness="git"), dates=DISK, today=DAY)
+    bank = load_bank(repo, Config(staleness="git"), dates=DISK, today=DAY)
     redis = bank.file_of("redis")
     assert redis is not None and redis.path == "café.md"
     assert bank.updated_date(redis) == CkpDate(2025, 6, 12)
@@ -366,7 +366,7 @@ def test_git_reads_non_ascii_file_names(repo: Path) -> None:
 
 def test_git_outside_a_repository_falls_back_to_validated(tmp_path: Path) -> None:
     root = write_files(tmp_path / "memory-bank", {"redis.md": REDIS, "cart.md": CART, "billing.md": BILLING})
-    bank = Bank.load(root, Config(staleness="git"), dates=DISK)
+    bank = load_bank(root, Config(staleness="git"), dates=DISK)
     assert stale_dates(bank) == {}
     bank.set_file("redis.md", bare_header(CONCEPT="redis", VALIDATED="2025-07"))
     assert stale_dates(bank) == {"redis": "2025-07"}

@@ -1,4 +1,4 @@
-"""The bank does no I/O of its own: once read (``Bank.load``, the loader a face calls), it is told
+"""The bank does no I/O of its own: read by the bank service (``faces.banks.load_bank``), it is told
 what is on disk by the face (the index text, the commit dates, whether a text is the disk's) and
 never reads the disk itself. A keystroke in git mode reads no disk in the language server's state.
 """
@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 import ckp_lsp
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.bank.checks import check_file
 from ckp_lsp.core.bank.updated import GivenDates
 from ckp_lsp.core.format.dates import CkpDate
 from ckp_lsp.core.project.config import Config
 from ckp_lsp.core.project.within import Folder
+from ckp_lsp.faces.banks import load_bank
 from ckp_lsp.server.state import WorkspaceState
 from tests.unit.builders import bare_header, git, write_files
 
@@ -27,8 +27,9 @@ INDEX = "# Index\n"
 DAY = CkpDate(2026, 3, 4)
 
 BANK_PY = Path(ckp_lsp.__file__).parent / "core" / "bank" / "bank.py"
-#: the methods of ``Bank`` that read the disk: the loader a face calls, and its helpers
-LOADERS = {"load", "_read", "_read_cached"}
+#: the methods of ``Bank`` that read the disk: none (the bank service reads a bank and hands it
+#: each file, ``Bank.take_read``)
+LOADERS: set[str] = set()
 #: what reads the disk, or asks a face's source to
 IO_NAMES = {"open", "read_file", "read_index", "knowledge_files", "skip_reason", "stat_tree"}
 IO_ATTRIBUTES = {"read", "bytes_of", "stat", "committed", "read_text", "read_bytes", "scandir", "listdir"}
@@ -95,7 +96,7 @@ def test_no_method_of_the_bank_but_its_loader_reads_the_disk() -> None:
 def test_a_bank_once_read_never_reads_the_disk_nor_asks_for_dates(tmp_path: Path) -> None:
     root = write_files(tmp_path / "memory-bank", {"redis.md": REDIS, "cart.md": CART, "_index.md": INDEX})
     dates = CountingDates({"redis.md": CkpDate(2025, 6, 1), "cart.md": CkpDate(2025, 6, 1)})
-    bank = Bank.load(root, Config(staleness="git"), dates=dates, today=DAY)
+    bank = load_bank(root, Config(staleness="git"), dates=dates, today=DAY)
     assert bank.index_text == INDEX and dates.asked == 1  # the loader read the index and asked once
     bank.disk = CountingFolder(root)
     CountingFolder.reads = 0

@@ -22,6 +22,7 @@ from ckp_lsp.core.routing.bench import (
     tool_tokens,
 )
 from ckp_lsp.core.routing.ranked import RankedRouter
+from ckp_lsp.faces.banks import load_bank
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "route"
 BANK = DATA / "memory-bank"
@@ -31,7 +32,7 @@ SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "mentat"
 
 @pytest.fixture(scope="module")
 def bank() -> Bank:
-    return Bank.load(BANK)
+    return load_bank(BANK)
 
 
 # --- the queries file ----------------------------------------------------------------------------

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.bank.stat_scan import stat_tree
 from ckp_lsp.core.project.discovery import knowledge_files, shown_name
+from ckp_lsp.faces.banks import load_bank
 from tests.unit.builders import bare_header
 
 
@@ -38,7 +38,7 @@ def test_files_and_folders_named_in_other_bytes_are_skipped_with_the_reason(tmp_
 
 
 def test_a_bank_with_such_names_loads_and_every_value_is_text(tmp_path: Path) -> None:
-    loaded = Bank.load(odd_bank(tmp_path))
+    loaded = load_bank(odd_bank(tmp_path))
     assert sorted(loaded.by_concept) == ["cafe", "good"]
     assert set(loaded.unreadable) == {"\\xff.md", "caf\\xe9"}
     for rel in [*loaded.files, *loaded.unreadable]:

@@ -16,6 +16,8 @@ from ckp_lsp.core.bank.cache import FOLDER, FileCache, cache_path
 from ckp_lsp.core.bank.checks import check_file
 from ckp_lsp.core.bank.index_checks import check_index
 from ckp_lsp.core.format.brief import brief
+from ckp_lsp.faces import banks
+from ckp_lsp.faces.banks import load_bank
 from tests.unit.builders import SHOP, copy_bank
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,7 +40,7 @@ def same_bank(a: Bank, b: Bank) -> None:
 def cached(root: Path) -> tuple[Bank, FileCache]:
     cache = FileCache.for_bank(root)
     assert cache is not None
-    return Bank.load(root, None, cache), cache
+    return load_bank(root, None, cache), cache
 
 
 @pytest.fixture(autouse=True)
@@ -58,8 +60,8 @@ def test_a_bank_read_through_its_cache_is_the_bank_read_from_disk(tmp_path: Path
     second, cache = cached(root)
     clean = [rel for rel, kf in first.files.items() if brief(kf) is not None]
     assert cache.hits == len(clean) > 0
-    same_bank(Bank.load(root), first)
-    same_bank(Bank.load(root), second)
+    same_bank(load_bank(root), first)
+    same_bank(load_bank(root), second)
 
 
 def test_the_cache_folder_is_ignored_by_git_and_holds_one_file(tmp_path: Path) -> None:
@@ -88,7 +90,7 @@ def test_a_changed_added_or_deleted_file_is_read_again(tmp_path: Path) -> None:
     after, cache = cached(root)
     assert after.files[rel].size == before.files[rel].size + len("\nMore body.\n")
     assert "new-note.md" in after.files and gone not in after.files
-    same_bank(Bank.load(root), after)
+    same_bank(load_bank(root), after)
     assert cache.hits == len([kf for kf in after.files.values() if brief(kf) is not None]) - 2
 
 
@@ -104,9 +106,9 @@ def test_an_entry_whose_date_is_not_valid_is_read_again(tmp_path: Path) -> None:
     cache._changed = True
     cache.save()
     again, cache = cached(root)
-    assert again.files[rel].validated_text == Bank.load(root).files[rel].validated_text != "2025-13"
+    assert again.files[rel].validated_text == load_bank(root).files[rel].validated_text != "2025-13"
     assert cache.hits == len(cache._old) - 1 - sum(e[2] is None for e in cache._old.values())
-    same_bank(Bank.load(root), again)
+    same_bank(load_bank(root), again)
 
 
 @pytest.mark.parametrize(
@@ -122,7 +124,7 @@ def test_a_broken_or_foreign_cache_is_ignored_and_written_anew(tmp_path: Path, c
     path.write_bytes(data[: len(data) // 2] if content is None else content)
     bank, cache = cached(root)
     assert cache.hits == 0
-    same_bank(Bank.load(root), bank)
+    same_bank(load_bank(root), bank)
     assert cached(root)[1].hits > 0  # written anew
 
 
@@ -140,7 +142,7 @@ def test_an_entry_of_another_shape_is_ignored(tmp_path: Path, shape: str) -> Non
     cache.save()
     bank, cache = cached(root)
     assert cache.hits == 0
-    same_bank(Bank.load(root), bank)
+    same_bank(load_bank(root), bank)
 
 
 def test_ckp_check_twice_finds_the_same_and_sees_a_change(
@@ -243,8 +245,8 @@ def test_a_second_ckp_check_of_an_unchanged_bank_does_not_read_it(
     ckp(["check", str(root)])
     expected = capsys.readouterr().out
     loads: list[Path] = []
-    load = Bank.load.__func__  # type: ignore[attr-defined]
-    monkeypatch.setattr(Bank, "load", classmethod(lambda cls, r, *a: loads.append(r) or load(cls, r, *a)))
+    load = banks.load_bank
+    monkeypatch.setattr(banks, "load_bank", lambda r, *a: loads.append(r) or load(r, *a))
     ckp(["check", str(root)])
     assert capsys.readouterr().out == expected
     assert loads == []
@@ -288,7 +290,7 @@ def test_entries_kept_unchanged_are_written_with_their_fields(tmp_path: Path) ->
     cache.save()
     again, cache = cached(root)
     assert cache.hits == len([kf for kf in first.files.values() if brief(kf) is not None]) > 0
-    same_bank(Bank.load(root), again)
+    same_bank(load_bank(root), again)
 
 
 def test_a_cache_replaced_after_it_was_opened_gives_no_fields(tmp_path: Path) -> None:

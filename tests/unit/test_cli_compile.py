@@ -11,12 +11,12 @@ import pytest
 
 from ckp_lsp.cli import compile_cmd
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.bank.checks import check_file
 from ckp_lsp.core.bank.findings import Severity
 from ckp_lsp.core.edit.rewrite import body_of
 from ckp_lsp.core.format.header import parse_header
 from ckp_lsp.core.format.text import BOM
+from ckp_lsp.faces.banks import load_bank
 from tests.fake_llm import FakeLLM, Reply, every_time
 from tests.unit.builders import COMPILE, copy_to_cwd, edit_on_disk_during, snapshot_files
 
@@ -75,7 +75,7 @@ def test_compile_all_force_recompiles_every_file_and_leaves_the_bank_valid(bank:
     assert len(compiled) == len(before) - 1
     for name in compiled:
         assert split_bytes(after[name])[1] == split_bytes(before[name])[1], name
-    loaded = Bank.load(bank)
+    loaded = load_bank(bank)
     errors = [f for rel in loaded.files for f in check_file(loaded, rel) if f.severity == Severity.ERROR]
     assert errors == []
 

@@ -8,10 +8,10 @@ import pytest
 
 from ckp_lsp.cli import fix_cmd
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.bank.checks import check_file
 from ckp_lsp.core.bank.index_checks import check_index
 from ckp_lsp.core.edit.rewrite import body_of
+from ckp_lsp.faces.banks import load_bank
 from tests.unit.builders import copy_to_cwd, edit_on_disk_during, snapshot_files
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "compile"
@@ -30,7 +30,7 @@ def clean(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def findings_of(root: Path) -> dict[str, list[str]]:
-    bank = Bank.load(root)
+    bank = load_bank(root)
     out = {rel: [f.code for f in check_file(bank, rel)] for rel in sorted(bank.files)}
     out["_index.md"] = [f.code for f in check_index(bank)]
     return out

@@ -15,7 +15,7 @@ from ckp_lsp.core.format.index import COMPACT_HEAD, parse_index, update_index_te
 from ckp_lsp.core.project.config import Config, load_config
 from ckp_lsp.core.routing.index_pattern import Router
 from ckp_lsp.core.routing.route_table import read_route_table
-from ckp_lsp.faces.banks import read_headers
+from ckp_lsp.faces.banks import load_bank, read_headers
 from tests.copies import copy_tree
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "mentat"
@@ -30,7 +30,7 @@ def bank_dir(tmp_path: Path) -> Path:
 
 
 def load(root: Path) -> Bank:
-    return Bank.load(root, load_config(root.parent))
+    return load_bank(root, load_config(root.parent))
 
 
 def write_index(root: Path) -> Bank:

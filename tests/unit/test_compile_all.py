@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.bank.checks import check_file
 from ckp_lsp.core.bank.findings import Severity
 from ckp_lsp.core.compile.compile_all import compile_all
@@ -17,6 +16,7 @@ from ckp_lsp.core.compile.offline import BankFile, compile_bank
 from ckp_lsp.core.edit.rewrite import body_of
 from ckp_lsp.core.format.knowledge import read_knowledge_file
 from ckp_lsp.core.format.text import decode
+from ckp_lsp.faces.banks import load_bank
 from tests.unit.builders import copy_to_cwd, snapshot_files
 
 SOURCE = Path(__file__).resolve().parent.parent / "data" / "compile_all"
@@ -30,7 +30,7 @@ def bank(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def texts_of(root: Path) -> dict[str, str]:
-    loaded = Bank.load(root)
+    loaded = load_bank(root)
     return {rel: decode((root / rel).read_bytes())[0] for rel in sorted(loaded.files)}
 
 
@@ -38,7 +38,7 @@ def run_all(root: Path, force: bool = False, order: list[str] | None = None) -> 
     """The new texts of a bank after compile_all, the files given in `order`."""
     texts = texts_of(root)
     ordered = {rel: texts[rel] for rel in (order or list(texts))}
-    return {o.rel: o.new for o in compile_all(Bank.load(root), ordered, MONTH, force=force)}
+    return {o.rel: o.new for o in compile_all(load_bank(root), ordered, MONTH, force=force)}
 
 
 def header(text: str) -> dict[str, str]:
@@ -103,7 +103,7 @@ def test_fill_gives_every_file_a_valid_header_and_keeps_the_bodies(bank: Path) -
     for rel, text in after.items():
         assert text.endswith(body_of(before[rel])), rel  # the body, byte for byte
         assert header(text)["CONCEPT"] and header(text)["TLDR"] and header(text)["ANSWERS_WHEN"], rel
-    loaded = Bank.load(bank)
+    loaded = load_bank(bank)
     errors = [f for rel in loaded.files for f in check_file(loaded, rel) if f.severity == Severity.ERROR]
     assert errors == []
 
@@ -235,7 +235,7 @@ def test_a_file_with_broken_front_matter_fails_alone(
     assert "CKP041" not in err
     assert "3 file(s): 2 filled, 1 failed" in err
     assert (root / "geography.md").read_text(encoding="utf-8") == _MENTIONED["geography.md"]
-    loaded = Bank.load(root)
+    loaded = load_bank(root)
     for rel in ("routing.md", "maps.md"):
         kf = loaded.files[rel]
         assert kf.concept == rel.removesuffix(".md")

@@ -10,6 +10,7 @@ from ckp_lsp.core.compile.offline import MAX_KEYWORDS, BankFile, compile_bank
 from ckp_lsp.core.compile.offline.keywords import Term, choose_keywords, ranked
 from ckp_lsp.core.compile.offline.terms import Corpus
 from ckp_lsp.core.format.limits import MAX_KEYWORDS as SPEC_MAX_KEYWORDS
+from ckp_lsp.faces.banks import load_bank
 
 
 def _keywords(files: list[BankFile], rel: str) -> list[str]:
@@ -95,7 +96,6 @@ def test_the_index_pattern_routes_a_question_by_a_word_of_the_name(tmp_path: Pat
     import io
 
     from ckp_lsp.cli.main import main as cli
-    from ckp_lsp.core.bank.bank import Bank
     from ckp_lsp.core.routing import route
 
     bank = tmp_path / "memory-bank"
@@ -117,7 +117,7 @@ def test_the_index_pattern_routes_a_question_by_a_word_of_the_name(tmp_path: Pat
         for args in (["compile", "--all", str(bank)], ["index", str(bank)]):
             with contextlib.suppress(SystemExit):
                 cli(args)
-    result = route(Bank.load(bank), "Why does a player get a permission error?", mode="index")
+    result = route(load_bank(bank), "Why does a player get a permission error?", mode="index")
     assert [e.file for e in result.loaded] == ["socket-permissions.md"]
 
 

@@ -23,6 +23,7 @@ from ckp_lsp.core.format.header import parse_header
 from ckp_lsp.core.format.knowledge import read_knowledge_file
 from ckp_lsp.core.format.text import decode
 from ckp_lsp.core.project.config import LlmConfig
+from ckp_lsp.faces.banks import load_bank
 from ckp_lsp.faces.clock import this_month, today
 from ckp_lsp.faces.llm.providers import provider_for
 from tests.fake_llm import FakeLLM, Received, Reply, every_time
@@ -53,7 +54,7 @@ pytestmark = pytest.mark.usefixtures("empty_compile_cache")
 
 @pytest.fixture(scope="module")
 def bank() -> Bank:
-    return Bank.load(BANK, today=today())
+    return load_bank(BANK, today=today())
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ from lsprotocol import types
 
 from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.format.text import index_of_utf16, split_lines
+from ckp_lsp.faces.banks import load_bank
 from ckp_lsp.server.features.completion import LIMIT, complete, resolve
 
 MONTH = "2026-11"
@@ -213,7 +214,7 @@ def test_a_display_name_is_never_offered() -> None:
 
 
 def test_mentat_bank_offers_a_misspelt_concept() -> None:
-    bank = Bank.load(MENTAT)
+    bank = load_bank(MENTAT)
     text = (MENTAT / "patterns/auth.md").read_text()
     text = text.replace("frontend:2026-11", "frontend:2026-11, geogrphy")
     _, result = complete_at(bank, "patterns/auth.md", text, "geogrphy")
@@ -223,7 +224,7 @@ def test_mentat_bank_offers_a_misspelt_concept() -> None:
 
 @pytest.mark.parametrize(("typed", "offered"), [("istat", "mentat-istat"), ("hub", "travelguidehub")])
 def test_a_concept_matches_anywhere_in_its_name(typed: str, offered: str) -> None:
-    bank = Bank.load(MENTAT)
+    bank = load_bank(MENTAT)
     text = (MENTAT / "patterns/auth.md").read_text().replace("frontend:2026-11", f"frontend:2026-11, {typed}")
     lines, result = complete_at(bank, "patterns/auth.md", text, typed)
     assert labels(result)[0] == offered

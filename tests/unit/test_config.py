@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.bank.checks import check_file
 from ckp_lsp.core.bank.findings import Severity
 from ckp_lsp.core.bank.index_checks import check_index
@@ -18,6 +17,7 @@ from ckp_lsp.core.project.config import (
     config_for_bank,
     load_config,
 )
+from ckp_lsp.faces.banks import load_bank
 from tests.unit.builders import SHOP, bank_of_texts, bare_header, copy_bank, write_files
 
 
@@ -78,22 +78,22 @@ def test_staleness_setting_selects_the_source(tmp_path: Path) -> None:
 def test_index_format_setting_selects_the_form(tmp_path: Path) -> None:
     config = load_config(toml(tmp_path, 'index_format = "blocks"\n'))
     assert config.index_format == "blocks"
-    bank = Bank.load(SHOP, config)
+    bank = load_bank(SHOP, config)
     assert parse_index(update_index_text(None, bank)).form == "blocks"
 
 
 def test_index_budget_setting_is_the_ckp071_limit(tmp_path: Path) -> None:
     config = load_config(toml(tmp_path, "index_budget_tokens = 50\n"))
     assert config.index_budget_tokens == 50
-    assert [f.code for f in check_index(Bank.load(SHOP, config))] == ["CKP071"]
+    assert [f.code for f in check_index(load_bank(SHOP, config))] == ["CKP071"]
 
 
 def test_exclude_globs_leave_files_out_of_the_bank(tmp_path: Path) -> None:
     root = copy_bank(SHOP, tmp_path / "memory-bank")
     write_files(root, {"drafts/idea.md": "not yet a knowledge file\n"})
-    assert "drafts/idea.md" in Bank.load(root).files
+    assert "drafts/idea.md" in load_bank(root).files
     config = load_config(toml(root, 'exclude = ["README.md", "drafts/*", "infra/*.md"]\n'))
-    files = set(Bank.load(root, config).files)
+    files = set(load_bank(root, config).files)
     assert "drafts/idea.md" not in files and "infra/deploy.md" not in files and "README.md" not in files
     assert "jwt.md" in files
 

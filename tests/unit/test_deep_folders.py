@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.project.discovery import MAX_DEPTH, find_banks, knowledge_files
+from ckp_lsp.faces.banks import load_bank
 from tests.unit.builders import bare_header, remove_nested
 
 
@@ -61,4 +61,4 @@ def test_a_banks_files_below_the_depth_are_skipped_with_the_reason(tmp_path: Pat
     skipped: dict[str, str] = {}
     assert knowledge_files(bank, (), skipped) == ["good.md"]
     assert skipped == {"d/" * MAX_DEPTH + "d": f"a folder nested more than {MAX_DEPTH} levels deep"}
-    assert sorted(Bank.load(bank).by_concept) == ["good"]
+    assert sorted(load_bank(bank).by_concept) == ["good"]

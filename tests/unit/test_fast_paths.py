@@ -20,6 +20,7 @@ from ckp_lsp.core.format.index_cells import index_cell_at, index_cells, index_ce
 from ckp_lsp.core.format.knowledge import KnowledgeFile, _read_clean, _read_full, read_knowledge_file
 from ckp_lsp.core.format.suggest import closest
 from ckp_lsp.core.format.text import decode
+from ckp_lsp.faces.banks import load_bank
 from ckp_lsp.server.convert import uri_in, uri_of
 from tests.unit.builders import SHOP
 
@@ -257,7 +258,7 @@ def index_findings(bank: Bank) -> list[tuple[str, object, str, object]]:
 def test_the_index_drift_check_reads_the_same_line_by_line(
     mutate: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    bank = Bank.load(SHOP)
+    bank = load_bank(SHOP)
     assert callable(mutate)
     bank.index_text = mutate(update_index_text(None, bank))
     fast = index_findings(bank)
@@ -266,7 +267,7 @@ def test_the_index_drift_check_reads_the_same_line_by_line(
 
 
 def test_a_changed_file_is_compared_with_its_new_row(tmp_path: Path) -> None:
-    bank = Bank.load(SHOP)
+    bank = load_bank(SHOP)
     bank.index_text = update_index_text(None, bank)
     assert not [f for f in check_index(bank) if f.code == "CKP070"]
     rel = next(r for r, kf in bank.files.items() if kf.concept == "deploy")
@@ -276,7 +277,7 @@ def test_a_changed_file_is_compared_with_its_new_row(tmp_path: Path) -> None:
 
 
 def test_a_small_bank_suggests_the_closest_of_all_its_concepts() -> None:
-    bank = Bank.load(SHOP)
+    bank = load_bank(SHOP)
     for name in ("biling", "deplyo", "zzz", "oauth", "x-billing"):
         assert bank.suggest(name) == closest(name, bank.concepts())
 
@@ -285,7 +286,7 @@ def test_a_small_bank_suggests_the_closest_of_all_its_concepts() -> None:
 
 
 def test_cells_naming_a_concept_are_those_of_the_whole_index() -> None:
-    bank = Bank.load(SHOP)
+    bank = load_bank(SHOP)
     for text in (update_index_text(None, bank), SHOP_INDEX):
         cells = index_cells(text)
         for names in ({"billing"}, {"cart", "infra/deploy.md"}, {"nothing"}):
@@ -320,7 +321,7 @@ def test_the_index_drift_check_follows_edits_one_file_at_a_time(
     finally:
         sys.path.pop(0)
     generate(tmp_path, 60, seed=5)
-    bank = Bank.load(tmp_path)
+    bank = load_bank(tmp_path)
     bank.index_text = update_index_text(None, bank)
     paths = sorted(bank.files)
     texts = {p: (tmp_path / p).read_text(encoding="utf-8") for p in paths}

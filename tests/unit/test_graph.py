@@ -10,6 +10,7 @@ from ckp_lsp.cli.main import main
 from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.navigation.graph import Edge, Graph, Node, build_graph, to_dot, to_mermaid
 from ckp_lsp.core.project.config import Config
+from ckp_lsp.faces.banks import load_bank
 from ckp_lsp.faces.updated import DISK
 
 BANK = Path(__file__).resolve().parent.parent / "data" / "graph" / "memory-bank"
@@ -17,7 +18,7 @@ BANK = Path(__file__).resolve().parent.parent / "data" / "graph" / "memory-bank"
 
 @pytest.fixture(scope="module")
 def bank() -> Bank:
-    return Bank.load(BANK)
+    return load_bank(BANK)
 
 
 def test_nodes_are_concepts_and_unknown_targets_are_missing(bank: Bank) -> None:
@@ -41,7 +42,7 @@ def test_edges_keep_tier_date_and_staleness(bank: Bank) -> None:
 
 def test_staleness_follows_the_configured_source() -> None:
     # With modification times as the updated date, every target changed today: all stale.
-    bank = Bank.load(BANK, Config(staleness="mtime"), dates=DISK)
+    bank = load_bank(BANK, Config(staleness="mtime"), dates=DISK)
     assert all(e.stale for e in build_graph(bank).edges if e.target != "billing")
 
 

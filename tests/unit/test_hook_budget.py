@@ -13,12 +13,12 @@ from ckp_lsp.cli import hook_cmd
 from ckp_lsp.core.agent.agent_text import quote_file
 from ckp_lsp.core.agent.hooks import HookError, parse_input, render
 from ckp_lsp.core.agent.memory_text import prompt_context
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.project.config import config_for_bank
 from ckp_lsp.core.project.within import Folder
 from ckp_lsp.core.routing import route
 from ckp_lsp.core.routing.budget import declaration, fit, split_file
 from ckp_lsp.core.routing.result import RouteResult
+from ckp_lsp.faces.banks import load_bank
 from tests.copies import copy_tree
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,7 +27,7 @@ QUESTION = "How do the JWT guards protect NestJS routes?"
 
 
 def _routed() -> tuple[RouteResult, dict[str, str]]:
-    bank = Bank.load(MENTAT, config_for_bank(MENTAT))
+    bank = load_bank(MENTAT, config_for_bank(MENTAT))
     result = route(bank, QUESTION)
     texts = {e.file: (MENTAT / e.file).read_text(encoding="utf-8") for e in result.loaded}
     return result, texts
@@ -124,7 +124,7 @@ def test_a_file_that_cannot_be_read_is_left_out_and_the_declaration_names_it(
 
     reading = {"now": False}
     monkeypatch.setattr(Folder, "bytes_of", bytes_of)
-    monkeypatch.setattr(hook_cmd, "_read_bank", lambda root: Bank.load(root, config_for_bank(root)))
+    monkeypatch.setattr(hook_cmd, "_read_bank", lambda root: load_bank(root, config_for_bank(root)))
     original = hook_cmd._texts
 
     def texts(root: Path, files: list[str]) -> dict[str, str]:

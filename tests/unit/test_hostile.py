@@ -21,6 +21,7 @@ from ckp_lsp.core.bank.findings import Finding
 from ckp_lsp.core.bank.index_checks import check_index
 from ckp_lsp.core.format.text import Span, decode, split_lines, utf16_len
 from ckp_lsp.core.project.within import Folder
+from ckp_lsp.faces.banks import load_bank
 from tests.unit.builders import assert_inside, bank_of_texts, bare_header, write_files
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -163,7 +164,7 @@ def test_a_fifty_megabyte_file_is_read_and_checked(tmp_path: Path) -> None:
         tmp_path / "memory-bank",
         {"huge.md": bare_header(CONCEPT="huge", ANSWERS_WHEN="huge, huge") + body, "headless.md": body},
     )
-    bank = Bank.load(bank_dir)
+    bank = load_bank(bank_dir)
     assert findings(bank, "huge.md") == [("CKP030", Span(2, 20, 2, 24))]
     assert findings(bank, "headless.md") == [("CKP001", Span(0, 0, 0, len(line) - 1))]
     assert bank.files["huge.md"].size > 50_000_000
@@ -199,7 +200,7 @@ SKIPPED = {
 
 
 def test_pipes_loops_broken_links_and_links_out_of_the_bank_are_skipped_with_a_reason(odd_bank: Path) -> None:
-    bank = finishes(lambda: Bank.load(odd_bank))  # a reader of the pipe would block forever
+    bank = finishes(lambda: load_bank(odd_bank))  # a reader of the pipe would block forever
     assert sorted(bank.files) == ["good.md", "x.md/inner.md"]
     assert bank.unreadable == SKIPPED
     assert "secret" not in bank.by_concept
@@ -236,7 +237,7 @@ def test_an_unreadable_file_is_skipped_with_the_reason(
         return real(self, path)
 
     monkeypatch.setattr(Folder, "bytes_of", bytes_of)
-    bank = Bank.load(bank_dir)
+    bank = load_bank(bank_dir)
     assert sorted(bank.files) == ["good.md"]
     assert bank.unreadable == {"locked.md": "cannot be read: Permission denied"}
     assert main(["check", str(bank_dir)]) == 0
@@ -248,7 +249,7 @@ def test_an_index_that_leads_outside_the_bank_is_not_read(tmp_path: Path) -> Non
     outside.write_text("<!-- ckp:index:start -->\n| CONCEPT | FILE |\n|---|---|\n| secret | x.md |\n")
     bank_dir = write_files(tmp_path / "memory-bank", {"good.md": bare_header(CONCEPT="good")})
     (bank_dir / "_index.md").symlink_to(outside)
-    bank = Bank.load(bank_dir)
+    bank = load_bank(bank_dir)
     assert bank.index_text is None
     assert bank.unreadable == {"_index.md": "a symbolic link that leads outside the bank"}
 
@@ -264,7 +265,7 @@ def test_ten_thousand_concepts_claiming_one_keyword_each_get_one_clear_finding(t
         (bank_dir / f"c{i:05}.md").write_text(
             f"CONCEPT: c{i:05}\nTLDR: Concept {i}.\nANSWERS_WHEN: shared\nVALIDATED: 2025-05\n"
         )
-    bank = Bank.load(bank_dir)
+    bank = load_bank(bank_dir)
     first = check_file(bank, "c00000.md")
     assert [f.code for f in first] == ["CKP032"]
     assert first[0].message.startswith(

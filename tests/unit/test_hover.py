@@ -13,11 +13,12 @@ from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.format.dates import CkpDate
 from ckp_lsp.core.format.knowledge import KnowledgeFile
 from ckp_lsp.core.format.text import split_lines
+from ckp_lsp.faces.banks import load_bank
 from ckp_lsp.server.features.hover import hover, hover_in, relative
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
-MENTAT = Bank.load(SAMPLES / "mentat" / "memory-bank")
-BROKEN = Bank.load(SAMPLES / "broken" / "memory-bank")
+MENTAT = load_bank(SAMPLES / "mentat" / "memory-bank")
+BROKEN = load_bank(SAMPLES / "broken" / "memory-bank")
 
 
 def hover_on(

@@ -19,6 +19,7 @@ from ckp_lsp.core.format.index import (
 from ckp_lsp.core.format.index_format import INDEX_END, INDEX_START
 from ckp_lsp.core.format.text import Span
 from ckp_lsp.core.project.config import Config
+from ckp_lsp.faces.banks import load_bank
 from tests.unit.builders import SHOP, bank_of_texts, bare_header
 
 SHOP_INDEX = (SHOP / "_index.md").read_text(encoding="utf-8")
@@ -27,7 +28,7 @@ LISTS = ("ANSWERS_WHEN", "SIMILAR_HIGH", "SIMILAR_MID")
 
 
 def shop(config: Config | None = None, index: str | None = SHOP_INDEX) -> Bank:
-    bank = Bank.load(SHOP, config)
+    bank = load_bank(SHOP, config)
     bank.index_text = index
     return bank
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.bank.index_checks import check_index
 from ckp_lsp.core.format.index import update_index_text
 from ckp_lsp.core.format.index_format import INDEX_END, INDEX_START
+from ckp_lsp.faces.banks import load_bank
 from tests.unit.builders import alone, bank_of_texts, bare_header, write_files
 
 HOSTILE = {
@@ -45,4 +45,4 @@ def test_ckp_index_on_disk_stays_the_same_size(tmp_path: Path, monkeypatch: pyte
         assert main(["index", str(bank)]) == 0
         assert main(["index", "--check", str(bank)]) == 0
     assert (bank / "_index.md").stat().st_size == size
-    assert not [f for f in check_index(Bank.load(bank)) if f.code == "CKP070"]
+    assert not [f for f in check_index(load_bank(bank)) if f.code == "CKP070"]

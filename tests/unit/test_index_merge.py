@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.format.index import update_index_text
 from ckp_lsp.core.format.index_merge import merge_index
 from ckp_lsp.core.project.config import config_for_bank
+from ckp_lsp.faces.banks import load_bank
 from tests.unit.builders import bare_header, run_cli
 
 FILES = {
@@ -66,7 +66,7 @@ def write(bank: Path, rel: str, text: str | None, capsys: pytest.CaptureFixture[
 
 
 def expected_index(bank: Path) -> str:
-    b = Bank.load(bank, config_for_bank(bank))
+    b = load_bank(bank, config_for_bank(bank))
     return update_index_text(b.index_text, b)
 
 

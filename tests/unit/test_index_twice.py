@@ -8,10 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.bank.index_checks import check_index
 from ckp_lsp.core.format.index import update_index_text
 from ckp_lsp.core.format.index_format import INDEX_END, INDEX_START
+from ckp_lsp.faces.banks import load_bank
 from tests.unit.builders import bare_header
 
 
@@ -44,7 +44,7 @@ def test_two_generated_sections_are_ckp070_on_the_second(tmp_path: Path) -> None
     bank = doubled(tmp_path)
     text = (bank / "_index.md").read_text(encoding="utf-8")
     second = text.splitlines().index(INDEX_START, text.splitlines().index(INDEX_START) + 1)
-    found = [f for f in check_index(Bank.load(bank)) if "generated sections" in f.message]
+    found = [f for f in check_index(load_bank(bank)) if "generated sections" in f.message]
     assert [(f.code, f.span.start_line) for f in found] == [("CKP070", second)]
     assert "2 generated sections" in found[0].message
 
@@ -68,7 +68,7 @@ def test_the_users_text_around_both_sections_is_kept(tmp_path: Path) -> None:
         INDEX_END + "\n\n" + INDEX_START, INDEX_END + "\n\nBetween.\n\n" + INDEX_START
     )
     mine += "\nAfter.\n"
-    again = update_index_text(mine, Bank.load(bank))
+    again = update_index_text(mine, load_bank(bank))
     assert again.startswith("My own notes.\n\n") and "Between.\n" in again and again.endswith("After.\n")
     assert again.count(INDEX_START) == 1
-    assert update_index_text(again, Bank.load(bank)) == again
+    assert update_index_text(again, load_bank(bank)) == again

@@ -9,13 +9,13 @@ import pytest
 
 from ckp_lsp.cli.init_cmd import init_bank
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.bank.checks import check_file
 from ckp_lsp.core.bank.findings import Severity
 from ckp_lsp.core.bank.index_checks import check_index
 from ckp_lsp.core.project.agent_rules import RULES_END, RULES_START, agent_rules, with_rules
 from ckp_lsp.core.project.init import InitError
 from ckp_lsp.core.project.project import scan_project
+from ckp_lsp.faces.banks import load_bank
 from ckp_lsp.faces.clock import this_month, today
 from tests.copies import copy_tree
 
@@ -31,7 +31,7 @@ def shop(tmp_path: Path) -> Path:
 
 def errors(bank_root: Path) -> list[str]:
     """Error-level findings of every file of the bank and of its index."""
-    bank = Bank.load(bank_root)
+    bank = load_bank(bank_root)
     found = [f for rel in bank.files for f in check_file(bank, rel)] + check_index(bank)
     return [f"{f.code} {f.message}" for f in found if f.severity == Severity.ERROR]
 

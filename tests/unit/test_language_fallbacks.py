@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.language import libraries, missing_libraries, names, segment, slug, stems, stopwords, words
 from ckp_lsp.core.language import sentences as split_sentences
 from ckp_lsp.core.project.discovery import find_banks
 from ckp_lsp.core.routing import route
+from ckp_lsp.faces.banks import load_bank
 from ckp_lsp.server import native
 from tests.unit.builders import run_cli
 
@@ -117,7 +117,7 @@ def test_routing_a_chinese_query_still_loads_the_right_file(
     without(*hidden)
     sample = SAMPLES / "cline-zh"
     (root,) = find_banks([sample])
-    bank = Bank.load(root)
+    bank = load_bank(root)
     queries = yaml.safe_load((sample / "queries.yaml").read_text(encoding="utf-8"))
     assert queries
     for q in queries:
@@ -187,7 +187,7 @@ def test_russian_without_snowballstemmer_the_index_matches_only_the_forms_writte
     without: Callable[..., None],
 ) -> None:
     (root,) = find_banks([SAMPLES / "cline-ru"])
-    bank = Bank.load(root)
+    bank = load_bank(root)
     without("snowballstemmer")
     assert stems.stem("записей", "ru") == "записей"
     assert route(bank, "Какие известные ошибки и когда дата релиза?", mode="index").concepts == ["progress"]

@@ -16,6 +16,7 @@ from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.compile import compiler
 from ckp_lsp.core.compile.compiler import Compiled, compile_header
 from ckp_lsp.core.compile.job import Job
+from ckp_lsp.faces.banks import load_bank
 from ckp_lsp.faces.llm.providers import AnthropicProvider, OpenAIProvider, Provider, ProviderError
 from tests.fake_llm import FakeLLM, Received, Reply
 from tests.unit.builders import COMPILE, TODAY
@@ -43,7 +44,7 @@ def bank_with_jwt(tmp_path: Path, others: int) -> Bank:
     root = generated(tmp_path / f"bank{others}" / "memory-bank", others)
     for name in ("jwt.md", "oauth2.md"):
         shutil.copy(SOURCE / name, root / name)
-    return Bank.load(root, today=TODAY)
+    return load_bank(root, today=TODAY)
 
 
 def provider_for(flavour: str, fake: FakeLLM) -> Provider:
@@ -112,7 +113,7 @@ def test_the_prompt_asks_for_the_files_language(tmp_path: Path) -> None:
         "ainsi que la date d'expiration avant de répondre. Les jetons sont renouvelés toutes les heures.\n"
     )
     (bank.root / "jeton.md").write_text(text)
-    bank = Bank.load(bank.root, today=TODAY)
+    bank = load_bank(bank.root, today=TODAY)
     with FakeLLM() as fake:
         compile_header(bank, "jeton.md", text, provider_for("openai", fake), 10)
         compile_jwt(bank, provider_for("openai", fake))
@@ -211,7 +212,7 @@ def test_candidates_come_from_evidence_both_ways(tmp_path: Path) -> None:
         "CONCEPT: quarry-ledger\nTLDR: Quarry ledger rows.\nANSWERS_WHEN: quarry ledger\n"
         "SIMILAR_MID: jwt:2026-10\n\n# Quarry ledger\n\nRows of the quarry.\n"
     )
-    _, request = compile_once(Bank.load(bank.root, today=TODAY))
+    _, request = compile_once(load_bank(bank.root, today=TODAY))
     listed = [line.split(" |")[0] for line in user_text(request).splitlines() if line.startswith("- ")]
     assert "- quarry-ledger" in listed  # its header lists jwt: the other way
     assert "- oauth2" in listed  # jwt's header and body name it: this way

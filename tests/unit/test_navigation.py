@@ -11,6 +11,7 @@ from ckp_lsp.core.format.index import parse_index, update_index_text
 from ckp_lsp.core.format.index_cells import index_cell_at, index_cells
 from ckp_lsp.core.format.text import Span, split_lines, utf16_len
 from ckp_lsp.core.navigation.references import bank_file, token_at
+from ckp_lsp.faces.banks import load_bank
 from ckp_lsp.server.convert import uri_of
 from ckp_lsp.server.features.definition import definition
 from ckp_lsp.server.features.folding import folding_ranges
@@ -28,7 +29,7 @@ BROKEN = ROOT / "samples" / "broken" / "memory-bank"
 
 @pytest.fixture(scope="module")
 def bank() -> Bank:
-    return Bank.load(CLEAN.resolve())
+    return load_bank(CLEAN.resolve())
 
 
 def where(bank: Bank, rel: str, needle: str, nth: int = 0, offset: int = 0) -> tuple[int, int]:
@@ -116,12 +117,12 @@ def test_index_cell_at_finds_the_cell_under_the_cursor(bank: Bank):
     "file", ["../../etc/passwd", "/etc/passwd", "C:\\Windows\\win.ini", "./../jwt.md", "nosuch.md", ""]
 )
 def test_bank_file_refuses_anything_outside_the_bank(file: str):
-    bank = Bank.load(ESCAPE.resolve())
+    bank = load_bank(ESCAPE.resolve())
     assert bank_file(bank, file) is None
 
 
 def test_bank_file_accepts_a_file_of_the_bank():
-    bank = Bank.load(ESCAPE.resolve())
+    bank = load_bank(ESCAPE.resolve())
     kf = bank_file(bank, "./jwt.md")
     assert kf is not None and kf.path == "jwt.md"
 
@@ -169,7 +170,7 @@ def test_definition_into_a_front_matter_file_lands_on_its_concept_value(bank: Ba
 
 
 def test_definition_of_an_unknown_concept_is_none():
-    broken = Bank.load(BROKEN.resolve())
+    broken = load_bank(BROKEN.resolve())
     text = (BROKEN / "logging.md").read_text()
     line = next(i for i, x in enumerate(text.splitlines()) if x.startswith("SIMILAR_MID"))
     col = text.splitlines()[line].index("oauth:")
@@ -188,13 +189,13 @@ def test_definition_outside_an_entry_is_none(bank: Bank):
     ["../../etc/passwd", "| jwt |", "/etc/passwd", "| absolute |", "C:\\Windows", "./../jwt.md", "nosuch.md"],
 )
 def test_definition_never_leaves_the_bank(needle: str):
-    bank = Bank.load(ESCAPE.resolve())
+    bank = load_bank(ESCAPE.resolve())
     line, col = where(bank, "_index.md", needle, offset=3)
     assert definition(Doc(bank, "_index.md"), line, col) is None
 
 
 def test_definition_from_the_one_safe_row_of_the_escape_bank():
-    bank = Bank.load(ESCAPE.resolve())
+    bank = load_bank(ESCAPE.resolve())
     line, col = where(bank, "_index.md", "| jwt.md |", offset=3)
     got = definition(Doc(bank, "_index.md"), line, col)
     assert got is not None and as_tuples(got) == [concept_loc(bank, "jwt.md")]
@@ -259,13 +260,13 @@ def _cols(bank: Bank, rel: str, concept: str) -> tuple[int, int]:
 
 
 def test_no_link_for_an_unknown_concept():
-    broken = Bank.load(BROKEN.resolve())
+    broken = load_bank(BROKEN.resolve())
     targets = [x.target for x in document_links(Doc(broken, "logging.md"))]
     assert targets == [uri_of(broken.root / "logging.md")]  # logging:…, not the unknown oauth:…
 
 
 def test_index_file_cells_link_to_files_of_the_bank_only():
-    bank = Bank.load(ESCAPE.resolve())
+    bank = load_bank(ESCAPE.resolve())
     links = document_links(Doc(bank, "_index.md"))
     assert [x.target for x in links] == [uri_of(bank.root / "jwt.md")]
     line, _ = where(bank, "_index.md", "| listed |")
@@ -344,7 +345,7 @@ def test_token_at_names_the_concept_and_its_tight_span(bank: Bank):
 @pytest.mark.parametrize("form", ["table", "blocks"])
 @pytest.mark.parametrize("root", [CLEAN, ESCAPE, BROKEN, ROOT / "samples" / "mentat" / "memory-bank"])
 def test_index_cells_read_the_rows_parse_index_reads(root: Path, form: str):
-    bank = Bank.load(root.resolve())
+    bank = load_bank(root.resolve())
     text = bank.index_text if form == "table" else update_index_text(None, bank, form="blocks")
     assert text is not None
     rows = parse_index(text).rows

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.format.dates import CkpDate
 from ckp_lsp.core.project.config import Config
+from ckp_lsp.faces.banks import load_bank
 from ckp_lsp.faces.clock import today
 from ckp_lsp.mcp.banks import ServedBanks
 from ckp_lsp.server.diagnostics import DEBOUNCE, Publisher
@@ -54,7 +54,7 @@ def test_a_new_day_reaches_every_bank_and_every_file_is_checked_again(tmp_path: 
 
 def test_a_bank_read_as_the_day_changed_is_given_the_new_day(tmp_path: Path) -> None:
     state, root = served(tmp_path, EVE)
-    read_before_midnight = Bank.load(root, Config(), today=EVE)
+    read_before_midnight = load_bank(root, Config(), today=EVE)
     state.new_day(NEW_YEAR)
     state.reload_all([read_before_midnight])
     assert state.banks[root].today == NEW_YEAR and future(state, root / "a.md") == []

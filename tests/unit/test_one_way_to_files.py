@@ -143,27 +143,25 @@ def test_the_scan_finds_each_way_of_opening_a_file() -> None:
     assert _file_calls(ast.parse("disk.entries(p)\ndisk.head(p, 9)\nlisting(p)\nshutil.which('git')")) == []
 
 
-#: the one module that reads a bank from disk (``Bank.load``): the bank service every face uses
+#: the one module that reads a bank from disk (``load_bank``): the bank service every face uses
 BANK_SERVICE = "faces/banks.py"
 
 
 def _bank_loads(tree: ast.AST) -> list[int]:
-    """The lines calling ``Bank.load`` (or ``load`` on anything named ``Bank``: ``bank.Bank.load``)."""
+    """The lines calling ``load_bank`` (by its name or as an attribute: ``banks.load_bank``)."""
     return [
         node.lineno
         for node in ast.walk(tree)
         if isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "load"
         and (
-            (isinstance(node.func.value, ast.Name) and node.func.value.id == "Bank")
-            or (isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "Bank")
+            (isinstance(node.func, ast.Name) and node.func.id == "load_bank")
+            or (isinstance(node.func, ast.Attribute) and node.func.attr == "load_bank")
         )
     ]
 
 
 def test_only_the_bank_service_loads_a_bank() -> None:
-    # A face (or the core) that called Bank.load itself would read a bank without the service's
+    # A face (or the core) that called load_bank itself would read a bank without the service's
     # configuration, cache, dates or day: each is given a loader instead.
     found = [f"{rel}:{line}" for rel, tree in _modules() if rel != BANK_SERVICE for line in _bank_loads(tree)]
     assert found == [], "load a bank through faces.banks (read_bank, loader, read_headers)"
@@ -171,7 +169,7 @@ def test_only_the_bank_service_loads_a_bank() -> None:
 
 
 def test_the_bank_load_scan_finds_each_spelling() -> None:
-    source = "Bank.load(root)\nbank.Bank.load(root, config)\nself._bank = Bank.load(r, c, cache, d, t)"
+    source = "load_bank(root)\nbanks.load_bank(root, config)\nself._bank = load_bank(r, c, cache, d, t)"
     assert len(_bank_loads(ast.parse(source))) == 3
     assert _bank_loads(ast.parse("yaml.load(text)\nload(root, config, cache)\nbank.reload_index()")) == []
 

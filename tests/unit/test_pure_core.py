@@ -13,6 +13,7 @@ from ckp_lsp.core.bank.checks import check_file
 from ckp_lsp.core.bank.updated import GivenDates, parse_git_dates
 from ckp_lsp.core.format.dates import CkpDate
 from ckp_lsp.core.project.config import Config
+from ckp_lsp.faces.banks import load_bank
 from tests.unit.builders import bank_of_texts, bare_header, write_files
 
 CORE = Path(__file__).resolve().parents[2] / "ckp_lsp" / "core"
@@ -29,12 +30,12 @@ def test_git_staleness_uses_the_commit_dates_it_is_given(tmp_path: Path) -> None
     # tmp_path is no git repository: the dates can only come from the caller.
     root = write_files(tmp_path / "memory-bank", {"redis.md": REDIS, "cart.md": CART})
     given = GivenDates(committed={"redis.md": CkpDate(2025, 8, 1), "cart.md": CkpDate(2025, 6, 1)})
-    bank = Bank.load(root, Config(staleness="git"), dates=given)
+    bank = load_bank(root, Config(staleness="git"), dates=given)
     assert stale(bank) == {"redis": "2025-08-01"}
     (finding,) = [f for f in check_file(bank, "cart.md") if f.code == "CKP050"]
     assert "'redis' was last committed on 2025-08-01" in finding.message
     same_month = GivenDates(committed={"redis.md": CkpDate(2025, 6, 20), "cart.md": CkpDate(2025, 6, 1)})
-    assert stale(Bank.load(root, Config(staleness="git"), dates=same_month)) == {}
+    assert stale(load_bank(root, Config(staleness="git"), dates=same_month)) == {}
 
 
 def test_mtime_staleness_uses_the_modification_days_it_is_given() -> None:
@@ -47,7 +48,7 @@ def test_mtime_staleness_uses_the_modification_days_it_is_given() -> None:
 
 def test_git_without_a_repository_falls_back_to_validated(tmp_path: Path) -> None:
     root = write_files(tmp_path / "memory-bank", {"redis.md": REDIS, "cart.md": CART})
-    bank = Bank.load(root, Config(staleness="git"), dates=GivenDates(committed=None))
+    bank = load_bank(root, Config(staleness="git"), dates=GivenDates(committed=None))
     assert stale(bank) == {}
     assert bank.staleness_source == "validated"
 
@@ -62,7 +63,7 @@ def test_git_dates_an_uncommitted_change_with_the_day_given(tmp_path: Path) -> N
     # cart.md has no commit date (new, or changed since): it is dated the bank's day.
     root = write_files(tmp_path / "memory-bank", {"redis.md": REDIS, "cart.md": CART})
     given = GivenDates(committed={"cart.md": CkpDate(2025, 6, 1)})
-    bank = Bank.load(root, Config(staleness="git"), dates=given, today=CkpDate(2025, 9, 3))
+    bank = load_bank(root, Config(staleness="git"), dates=given, today=CkpDate(2025, 9, 3))
     assert bank.updated_date(bank.files["redis.md"]) == CkpDate(2025, 9, 3)
     assert stale(bank) == {"redis": "2025-09-03"}
     # An edit in the editor is uncommitted too; a snapshot carries the day.

@@ -18,6 +18,7 @@ from ckp_lsp.core.routing.peer import PlainBM25
 from ckp_lsp.core.routing.postings import Postings
 from ckp_lsp.core.routing.ranked import MAX_LOADED, RankedRouter
 from ckp_lsp.core.routing.store import RouteStore
+from ckp_lsp.faces.banks import load_bank
 from tests.unit.builders import write_files
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
@@ -35,7 +36,7 @@ def header(concept: str, keywords: str, high: str = "", mid: str = "") -> str:
 
 def bank(tmp_path: Path, files: dict[str, str]) -> Bank:
     root = write_files(tmp_path / "memory-bank", files)
-    return Bank.load(root)
+    return load_bank(root)
 
 
 def test_a_word_in_the_header_outranks_the_same_word_in_a_body(tmp_path: Path) -> None:
@@ -149,7 +150,7 @@ def test_relationships_never_go_past_the_budget_of_files(
 @pytest.mark.parametrize("sample", sorted(p.parent.name for p in SAMPLES.glob("*/queries.yaml")))
 def test_on_a_compiled_sample_the_ranked_router_finds_every_file_the_index_pattern_finds(sample: str) -> None:
     (root,) = find_banks([SAMPLES / sample])
-    b = Bank.load(root)
+    b = load_bank(root)
     router, index = RankedRouter(b), Router(b)
     for item in yaml.safe_load((SAMPLES / sample / "queries.yaml").read_text(encoding="utf-8")):
         q = item["query"]
@@ -198,7 +199,7 @@ def test_the_analysis_is_kept_and_only_a_changed_file_is_analysed_again(
     path = b.root / "a.md"
     path.write_text(header("alpha", "alpha") + "reconciliation\n", encoding="utf-8")
     os.utime(path, ns=(1, 1))
-    fresh = Bank.load(b.root)
+    fresh = load_bank(b.root)
     router = RankedRouter(fresh, store=RouteStore.for_bank(b.root))
     assert analysed == ["a.md"]
     assert router.route("reconciliation").primaries[0].file == "a.md"
@@ -227,7 +228,7 @@ def test_a_name_whose_whole_the_bank_lacks_is_unknown_though_one_of_its_pieces_i
     from ckp_lsp.core.routing.ranked import RankedRouter
 
     (bank,) = find_banks([SAMPLES / "claude-code"])
-    router = RankedRouter(Bank.load(bank))
+    router = RankedRouter(load_bank(bank))
     found = router.ranking("How do I configure Terraform state locking with DynamoDB?")
     assert "DynamoDB" in found.unknown_names
     assert router.route("How do I configure Terraform state locking with DynamoDB?").out_of_domain

@@ -18,6 +18,7 @@ from ckp_lsp.core.edit.header_changes import describe, header_diff
 from ckp_lsp.core.format.knowledge import read_knowledge_file
 from ckp_lsp.core.format.text import decode
 from ckp_lsp.core.routing.bench import load_queries, run_bench
+from ckp_lsp.faces.banks import load_bank
 from ckp_lsp.faces.clock import today
 from tests.copies import copy_tree
 
@@ -61,7 +62,7 @@ def bank(tmp_path: Path) -> Bank:
     (root / "jwt.md").write_text(JWT)
     (root / "oauth2.md").write_text(OAUTH)
     compiler._CACHE.clear()
-    return Bank.load(root, today=today())
+    return load_bank(root, today=today())
 
 
 def test_a_complete_header_keeps_every_keyword_relationship_and_confidence(bank: Bank) -> None:
@@ -127,7 +128,7 @@ def test_mentat_recompiled_offline_with_force_keeps_its_bench(tmp_path: Path) ->
         assert {(c, t) for c, t, _, _ in old.relations} <= {(c, t) for c, t, _, _ in new.relations}, path
         assert new.confidence == old.confidence and new.tldr == old.tldr, path
     queries = load_queries(SAMPLE / "queries.yaml")
-    report = run_bench(Bank.load(root, today=today()), queries, (), None)
+    report = run_bench(load_bank(root, today=today()), queries, (), None)
     met = [o for o in report.outcomes if o.ok]
     assert len(queries) == len(yaml.safe_load((SAMPLE / "queries.yaml").read_text())) == 11
     assert len(met) == 11, [o.query for o in report.outcomes if not o.ok]

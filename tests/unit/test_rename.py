@@ -19,6 +19,7 @@ from ckp_lsp.core.format.index import update_index_text
 from ckp_lsp.core.format.text import split_lines, utf16_len
 from ckp_lsp.core.navigation.references import plan_rename, rename_problem
 from ckp_lsp.core.project.discovery import INDEX_NAME
+from ckp_lsp.faces.banks import load_bank
 from ckp_lsp.server.client import ClientCapabilities
 from ckp_lsp.server.convert import uri_of
 from ckp_lsp.server.features.rename import RenameRejected, prepare_rename, rename
@@ -45,7 +46,7 @@ def copy(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def bank() -> Bank:
-    return Bank.load(CLEAN.resolve())
+    return load_bank(CLEAN.resolve())
 
 
 def where(root: Path, rel: str, needle: str, offset: int = 0) -> tuple[int, int]:
@@ -106,7 +107,7 @@ def test_prepare_rejects_other_positions(bank: Bank, rel: str, needle: str, offs
 
 
 def test_prepare_rejects_an_unknown_concept():
-    broken = Bank.load(BROKEN.resolve())
+    broken = load_bank(BROKEN.resolve())
     line, col = where(BROKEN, "logging.md", "oauth:2026-10", 1)
     assert prepare_rename(Doc(broken, "logging.md"), line, col) is None
 
@@ -130,7 +131,7 @@ def test_existing_name_is_rejected_naming_its_file(bank: Bank):
 
 def test_a_file_in_the_way_is_rejected(copy: Path):
     (copy / "tokens" / "token.md").write_text("Not a knowledge file yet.\n")
-    bank = Bank.load(copy)
+    bank = load_bank(copy)
     assert rename_problem(bank, "jwt", "token") is not None
     assert "tokens/token.md already exists" in (rename_problem(bank, "jwt", "token") or "")
     assert rename_problem(bank, "jwt", "token", move_files=False) is None
@@ -204,14 +205,14 @@ def test_a_file_not_named_after_its_concept_is_not_renamed(bank: Bank):
 def test_applying_the_edit_renames_everywhere_and_leaves_the_bank_consistent(
     copy: Path, rel: str, needle: str, new: str, moved: tuple[str, str] | None
 ):
-    bank = Bank.load(copy)
+    bank = load_bank(copy)
     assert findings(bank) == []
     line, col = where(copy, rel, needle, offset=len(needle) - 1 if needle.startswith("CONCEPT") else 3)
     old = prepare_rename(Doc(bank, rel), line, col)
     assert old is not None
     bodies = {p: body(copy / p, bank.files[p].header) for p in bank.files}
     apply_to_disk(rename(Doc(bank, rel), line, col, new, VSCODE))
-    after = Bank.load(copy)
+    after = load_bank(copy)
     assert findings(after) == []  # no unknown concept, no index drift
     assert old.placeholder not in after.by_concept and old.placeholder not in after.backlinks
     assert sorted(after.backlinks.get(new, ())) == sorted(
@@ -226,19 +227,19 @@ def test_applying_the_edit_renames_everywhere_and_leaves_the_bank_consistent(
 
 
 def test_applying_plain_changes_keeps_the_bank_consistent(copy: Path):
-    bank = Bank.load(copy)
+    bank = load_bank(copy)
     apply_to_disk(rename(Doc(bank, "tokens/jwt.md"), 0, 15, "token", PLAIN))
-    after = Bank.load(copy)
+    after = load_bank(copy)
     assert findings(after) == []
     assert after.by_concept["token"] == ["tokens/jwt.md"]
 
 
 def test_rename_edits_a_blocks_index_too(copy: Path):
-    bank = Bank.load(copy)
+    bank = load_bank(copy)
     (copy / INDEX_NAME).write_text(update_index_text(None, bank, form="blocks"))
-    bank = Bank.load(copy)
+    bank = load_bank(copy)
     apply_to_disk(rename(Doc(bank, "tokens/jwt.md"), 0, 15, "token", VSCODE))
-    after = Bank.load(copy)
+    after = load_bank(copy)
     assert check_index(after) == []
     text = (copy / INDEX_NAME).read_text()
     assert "CONCEPT: token" in text and "FILE: tokens/token.md" in text and "jwt:" not in text

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.format.fields import token_estimate
 from ckp_lsp.core.format.index import update_index_text
 from ckp_lsp.core.project.config import Config
@@ -18,7 +17,7 @@ from ckp_lsp.core.routing.index_pattern import Router
 from ckp_lsp.core.routing.result import RouteResult
 from ckp_lsp.core.routing.route_table import RouteTable, read_route_table
 from ckp_lsp.core.routing.words import words
-from ckp_lsp.faces.banks import read_headers
+from ckp_lsp.faces.banks import load_bank, read_headers
 from tests.copies import copy_tree
 
 BANK = Path(__file__).resolve().parent.parent / "data" / "route" / "memory-bank"
@@ -26,7 +25,7 @@ BANK = Path(__file__).resolve().parent.parent / "data" / "route" / "memory-bank"
 
 @pytest.fixture(scope="module")
 def router() -> Router:
-    return Router(Bank.load(BANK))
+    return Router(load_bank(BANK))
 
 
 def loaded(result: RouteResult) -> dict[str, str]:
@@ -171,14 +170,14 @@ def test_declaration_names_files_relative_to_the_bank(tmp_path: Path) -> None:
     bank = tmp_path / "memory-bank"
     (bank / "stack").mkdir(parents=True)
     (bank / "stack" / "db.md").write_text("CONCEPT: database\nTLDR: Db.\nANSWERS_WHEN: schema\n\nBody.\n")
-    assert route(Bank.load(bank), "schema", mode="index").declaration == (
+    assert route(load_bank(bank), "schema", mode="index").declaration == (
         "[CKP: loaded 1/1 files — match: stack/db.md via schema]"
     )
 
 
 def test_first_and_later_queries_route_alike() -> None:
     # The first query scans the keywords, later ones use an index built on the second.
-    fresh = Router(Bank.load(BANK))
+    fresh = Router(load_bank(BANK))
     first = [fresh.route(q).as_dict() for q in QUERIES]
     again = [fresh.route(q).as_dict() for q in QUERIES]
     assert first == again
@@ -216,7 +215,7 @@ def test_tokens_are_characters_over_four_rounded_up() -> None:
 def test_without_an_index_the_rendered_index_is_counted(tmp_path: Path) -> None:
     copy = copy_tree(BANK, tmp_path / "memory-bank")
     (copy / "_index.md").unlink()
-    bank = Bank.load(copy)
+    bank = load_bank(copy)
     assert Router(bank).index_tokens == token_estimate(len(update_index_text(None, bank)))
 
 
@@ -242,7 +241,7 @@ def test_table_from_the_index_routes_like_the_bank(router: Router) -> None:
 def test_table_from_a_blocks_index_routes_like_the_bank(tmp_path: Path, router: Router) -> None:
     copy = copy_tree(BANK, tmp_path / "memory-bank")
     index = copy / "_index.md"
-    index.write_text(update_index_text(None, Bank.load(copy), "blocks"))
+    index.write_text(update_index_text(None, load_bank(copy), "blocks"))
     fast = Router(read_route_table(copy, Config(), full_read_limit=0, load=read_headers))
     for q in QUERIES:
         assert fast.route(q).as_dict()["loaded"] == router.route(q).as_dict()["loaded"], q
@@ -364,7 +363,7 @@ def test_a_first_query_searches_and_later_ones_use_the_index_alike() -> None:
     samples = Path(__file__).resolve().parents[2] / "samples" / "mentat"
     queries = [q["query"] for q in yaml.safe_load((samples / "queries.yaml").read_text(encoding="utf-8"))]
     queries += ["jwt tokens cookies", "oauth2 pkce login", "sessoin refresh tokens", "nothing here at all"]
-    for bank in (Bank.load(samples / "memory-bank"), Bank.load(BANK)):
+    for bank in (load_bank(samples / "memory-bank"), load_bank(BANK)):
         warm = Router(bank)
         warm.route("warm up")
         for query in queries:

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.project.discovery import find_banks
 from ckp_lsp.core.routing import keyword_boost, ranked
 from ckp_lsp.core.routing.analysis import QueryWord
@@ -19,6 +18,7 @@ from ckp_lsp.core.routing.peer import PlainBM25
 from ckp_lsp.core.routing.postings import Postings
 from ckp_lsp.core.routing.ranked import RankedRouter
 from ckp_lsp.core.routing.route_table import related
+from ckp_lsp.faces.banks import load_bank
 from tests.unit.builders import write_files
 from tests.unit.test_ranked_route import FILLER, SAMPLES, header
 
@@ -40,7 +40,7 @@ def router(tmp_path: Path, status_heading: str) -> RankedRouter:
         "deploy.md": header("deploy", "deploy, release") + FILLER,
         "billing.md": header("billing", "billing, invoices") + FILLER,
     }
-    return RankedRouter(Bank.load(write_files(tmp_path / "memory-bank", files)))
+    return RankedRouter(load_bank(write_files(tmp_path / "memory-bank", files)))
 
 
 @pytest.fixture
@@ -103,7 +103,7 @@ def test_a_high_file_keeps_its_place_whatever_ranks_above_it(tmp_path: Path) -> 
         "setup.md": header("setup", "setup, install") + FILLER,
         "deploy.md": header("deploy", "deploy, release") + FILLER,
     }
-    r = RankedRouter(Bank.load(write_files(tmp_path / "memory-bank", files)))
+    r = RankedRouter(load_bank(write_files(tmp_path / "memory-bank", files)))
     loaded = {e.file: e.reason for e in r.route(QUESTION).loaded}
     assert loaded == {"overview.md": "match", "setup.md": "high"}
 
@@ -130,7 +130,7 @@ def test_a_question_saying_404ing_routes_to_the_file_that_says_404(tmp_path: Pat
         "guides.md": header("guides", "guides, navigation") + FILLER + "The Learn more links open a 4.\n",
         "deploy.md": header("deploy", "deploy, release") + FILLER,
     }
-    r = RankedRouter(Bank.load(write_files(tmp_path / "memory-bank", files)))
+    r = RankedRouter(load_bank(write_files(tmp_path / "memory-bank", files)))
     question = "Why were the Learn more links 404ing?"
     assert [e.file for e in r.route(question).primaries][:1] == ["subpages.md"]
     assert PlainBM25(r.texts).top(question, 1) == ["subpages.md"]  # the peer reads the word alike
@@ -148,7 +148,7 @@ def _rendering_bank(tmp_path: Path, mid: str = "") -> RankedRouter:
             ("deploy", "Releases are tagged on Fridays.\n"),
         )
     }
-    return RankedRouter(Bank.load(write_files(tmp_path / "memory-bank", files)))
+    return RankedRouter(load_bank(write_files(tmp_path / "memory-bank", files)))
 
 
 SSG = "Why does the public area use SSG and the panel SSR?"
@@ -196,7 +196,7 @@ def _weak_deploy_bank(tmp_path: Path, mid: str = "") -> RankedRouter:
         + "The public area is deployed on Fridays.\n",
         "billing.md": header("billing", "billing") + FILLER,
     }
-    return RankedRouter(Bank.load(write_files(tmp_path / "memory-bank", files)))
+    return RankedRouter(load_bank(write_files(tmp_path / "memory-bank", files)))
 
 
 def test_a_mid_file_holding_the_question_in_its_body_alone_and_scoring_low_is_not_loaded(
@@ -223,7 +223,7 @@ def _keyword_bank(tmp_path: Path) -> RankedRouter:
         for name in ("deck", "hand", "discard", "market")
     }
     files["turns.md"] = header("turns", "reaction, turns") + FILLER + "A reaction interrupts the turn.\n"
-    return RankedRouter(Bank.load(write_files(tmp_path / "memory-bank", files)))
+    return RankedRouter(load_bank(write_files(tmp_path / "memory-bank", files)))
 
 
 def test_a_keyword_every_file_holds_boosts_half_a_keyword_one_file_holds(tmp_path: Path) -> None:
@@ -285,7 +285,7 @@ def assert_primaries_and_their_relationships(r: RankedRouter, question: str) -> 
 @pytest.mark.parametrize("sample", sorted(p.parent.name for p in SAMPLES.glob("*/queries.yaml")))
 def test_on_every_sample_question_the_loaded_files_are_primaries_and_their_relationships(sample: str) -> None:
     (root,) = find_banks([SAMPLES / sample])
-    r = RankedRouter(Bank.load(root))
+    r = RankedRouter(load_bank(root))
     questions = [
         q["query"] for q in yaml.safe_load((SAMPLES / sample / "queries.yaml").read_text(encoding="utf-8"))
     ]

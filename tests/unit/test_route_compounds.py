@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.routing.compounds import held_apart
 from ckp_lsp.core.routing.ranked import RankedRouter
+from ckp_lsp.faces.banks import load_bank
 from tests.unit.builders import write_files
 from tests.unit.test_ranked_route import FILLER, header
 
@@ -40,7 +40,7 @@ def bank(tmp_path: Path, tech_body: str) -> RankedRouter:
         "queries.md": header("queries", "intent, query") + "# Queries\n\n" + RAG + FILLER,
     }
     files = {k: v + (RAG if k != "billing.md" else "") for k, v in files.items()}
-    return RankedRouter(Bank.load(write_files(tmp_path / "memory-bank", files)))
+    return RankedRouter(load_bank(write_files(tmp_path / "memory-bank", files)))
 
 
 APART = (
@@ -78,7 +78,7 @@ def test_a_compound_of_words_the_bank_writes_routes_as_before(tmp_path: Path) ->
         "api.md": header("api", "rest, endpunkte") + "# API\n\nDie Endpunkte lesen die Datenbank.\n" + FILLER,
         "ui.md": header("ui", "oberfläche") + "# Oberfläche\n\nDie Seiten zeigen Berichte.\n" + FILLER,
     }
-    r = RankedRouter(Bank.load(write_files(tmp_path / "memory-bank", files)))
+    r = RankedRouter(load_bank(write_files(tmp_path / "memory-bank", files)))
     assert [e.file for e in r.route(question).loaded][:1] == ["daten.md"]
 
 
@@ -94,7 +94,7 @@ def test_a_file_holding_one_piece_of_a_compound_in_another_form_holds_it_as_any_
         + FILLER,
         "ui.md": header("ui", "oberfläche") + "# Oberfläche\n\nDie Leiste zeigt den Kontext an.\n" + FILLER,
     }
-    r = RankedRouter(Bank.load(write_files(tmp_path / "memory-bank", files)))
+    r = RankedRouter(load_bank(write_files(tmp_path / "memory-bank", files)))
     found = r.ranking(question)
     assert r.table.paths[found.ranked[0][0]] == "tech.md"
     assert held_apart(question, found.groups, found.ranked[0][0], r.postings, ()) == frozenset()

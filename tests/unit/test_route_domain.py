@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.routing import domain
 from ckp_lsp.core.routing.ranked import RankedRouter
+from ckp_lsp.faces.banks import load_bank
 from tests.unit.builders import write_files
 from tests.unit.test_ranked_route import FILLER, header
 
@@ -25,7 +25,7 @@ def router(tmp_path: Path) -> RankedRouter:
         + "The cluster keeps two replicas of the search data for full-text queries.\n",
         "regions.md": header("regions", "regions, hosting") + FILLER + "The servers run in Tokyo.\n",
     }
-    return RankedRouter(Bank.load(write_files(tmp_path / "memory-bank", files)))
+    return RankedRouter(load_bank(write_files(tmp_path / "memory-bank", files)))
 
 
 def test_two_words_of_the_question_in_one_body_route_though_the_rest_is_said_in_other_words(
@@ -64,7 +64,7 @@ def test_a_stop_word_written_as_a_name_counts_where_the_bank_holds_it(tmp_path: 
             ("compare", "두 PDF 파일을 비교합니다.\n"),
         )
     }
-    r = RankedRouter(Bank.load(write_files(tmp_path / "memory-bank", files)))
+    r = RankedRouter(load_bank(write_files(tmp_path / "memory-bank", files)))
     question = "지원하는 파일 확장자는 .pdf와 .md 뿐이야?"  # "md" is on ISO's English stop list
     assert ("md",) in [w.terms for w, _ in r.groups(question)]
     assert [e.file for e in r.route(question).primaries][:1] == ["formats.md"]

@@ -11,14 +11,13 @@ from typing import Any
 import pytest
 import yaml
 
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.project.config import config_for_bank
 from ckp_lsp.core.project.discovery import find_banks
 from ckp_lsp.core.routing import ranked, route_table, snapshot
 from ckp_lsp.core.routing.index_pattern import Router
 from ckp_lsp.core.routing.ranked import RankedRouter
 from ckp_lsp.core.routing.snapshot import index_router, ranked_router
-from ckp_lsp.faces.banks import read_headers
+from ckp_lsp.faces.banks import load_bank, read_headers
 from tests.copies import copy_tree
 from tests.unit.builders import write_files
 
@@ -59,7 +58,7 @@ def test_on_every_sample_the_snapshot_routes_every_query_as_the_bank_read_in_ful
     root = tmp_path / sample / found.relative_to(SAMPLES / sample)
     items = yaml.safe_load((SAMPLES / sample / "queries.yaml").read_text(encoding="utf-8"))
     queries = [item["query"] for item in items]
-    full = answers(RankedRouter(Bank.load(root)), queries)
+    full = answers(RankedRouter(load_bank(root)), queries)
     first = answers(ranked_router(root, load=read_headers), queries)  # builds, and writes the snapshot
     assert (root / SNAPSHOT).is_file()
     with monkeypatch.context() as m:
@@ -84,7 +83,7 @@ def test_the_index_mode_routes_from_the_snapshot_as_from_the_bank_read_in_full(
     def index_answers(router: Router) -> list[dict[str, Any]]:
         return [router.route(q).as_dict() for q in queries]
 
-    full = index_answers(Router(Bank.load(root)))
+    full = index_answers(Router(load_bank(root)))
     assert (
         index_answers(index_router(root, config, load=read_headers)) == full
     )  # no snapshot yet: the table read
@@ -94,7 +93,7 @@ def test_the_index_mode_routes_from_the_snapshot_as_from_the_bank_read_in_full(
         assert index_answers(index_router(root, config, load=read_headers)) == full
     extra = root / "zz-notes.md"
     extra.write_text(header("zz-notes", "zebra crossing") + "Notes.\n", encoding="utf-8")
-    changed = index_answers(Router(Bank.load(root)))
+    changed = index_answers(Router(load_bank(root)))
     assert (
         index_answers(index_router(root, config, load=read_headers)) == changed
     )  # the snapshot no longer matches

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.bank.checks import check_file
 from ckp_lsp.core.edit import writes
 from ckp_lsp.core.edit.writes import CannotWrite, ChangedOnDisk, NotUtf8, write_atomic
 from ckp_lsp.core.project.discovery import knowledge_files
+from ckp_lsp.faces.banks import load_bank
 from tests.unit.builders import FAULTY, bare_header, copy_bank, write_files
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -112,7 +112,7 @@ def test_temporary_files_are_hidden_and_never_knowledge_files(
     assert names and names[0].startswith(".a.md.") and not names[0].endswith(".md")
     (bank / names[0]).write_text(bare_header(CONCEPT="ghost"))  # a leftover of a killed writer
     assert knowledge_files(bank) == ["a.md"]
-    assert Bank.load(bank).by_concept == {"ghost": ["a.md"]}
+    assert load_bank(bank).by_concept == {"ghost": ["a.md"]}
 
 
 # --- the commands refuse what changed since they read it -----------------------------------------
@@ -236,7 +236,7 @@ def test_killing_ckp_fix_mid_write_leaves_the_original_byte_for_byte(
     tmp_path: Path, big_original: bytes, where: str
 ) -> None:
     bank = _bank_with(tmp_path, big_original)
-    before = [(f.code, f.span, f.message) for f in check_file(Bank.load(bank), "huge.md")]
+    before = [(f.code, f.span, f.message) for f in check_file(load_bank(bank), "huge.md")]
     marker = tmp_path / "writing"
     child = subprocess.Popen(
         [sys.executable, "-c", textwrap.dedent(_CHILD), str(marker), where, "fix", str(bank)],
@@ -258,7 +258,7 @@ def test_killing_ckp_fix_mid_write_leaves_the_original_byte_for_byte(
     assert leftovers and all(name.startswith(".huge.md.") for name in leftovers)  # what SIGKILL leaves
     # ... is not a knowledge file: the bank reads exactly as before.
     assert knowledge_files(bank) == ["huge.md"]
-    assert [(f.code, f.span, f.message) for f in check_file(Bank.load(bank), "huge.md")] == before
+    assert [(f.code, f.span, f.message) for f in check_file(load_bank(bank), "huge.md")] == before
 
 
 @pytest.mark.scale

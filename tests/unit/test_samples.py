@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 import yaml
 
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.edit.rewrite import body_of
 from ckp_lsp.core.language import has_cjk, is_japanese, languages, sentences
 from ckp_lsp.core.project.discovery import find_banks
 from ckp_lsp.core.routing.index_pattern import MAX_PRIMARY, Router
+from ckp_lsp.faces.banks import load_bank
 from tests.copies import copy_tree
 from tests.unit.builders import run_cli, snapshot_files
 
@@ -40,14 +40,14 @@ def bank_of(sample: str) -> Path:
 
 def test_the_samples_include_banks_without_spaces_an_inflected_one_and_a_front_matter_bank() -> None:
     assert {"mentat", "cline-ja", "cline-zh", "cline-ru", "adr"} <= set(WITH_QUERIES)
-    ja = Bank.load(bank_of("cline-ja"))
+    ja = load_bank(bank_of("cline-ja"))
     assert all(is_japanese(kf.tldr) for kf in ja.files.values())
-    zh = Bank.load(bank_of("cline-zh"))
+    zh = load_bank(bank_of("cline-zh"))
     assert all(has_cjk(kf.tldr) and not is_japanese(kf.tldr) for kf in zh.files.values())
     assert {"activeContext.md", "progress.md", "projectbrief.md"} <= set(ja.files)
-    ru = Bank.load(bank_of("cline-ru"))
+    ru = load_bank(bank_of("cline-ru"))
     assert all(languages(kf.tldr) == ("en", "ru") for kf in ru.files.values())
-    adr = Bank.load(bank_of("adr"))
+    adr = load_bank(bank_of("adr"))
     assert all(kf.header is not None and kf.header.form == "frontmatter" for kf in adr.files.values())
     assert all(
         {"title", "status", "tags"} <= set(kf.header.user_keys) for kf in adr.files.values() if kf.header
@@ -114,7 +114,7 @@ def test_bench_meets_every_expectation_and_the_figures(
 @pytest.mark.parametrize("sample", WITH_QUERIES)
 def test_every_query_loads_at_most_three_matching_files_and_their_relationships(sample: str) -> None:
     """More than three files loaded are relationships of the primaries, never more matches."""
-    router = Router(Bank.load(bank_of(sample)))
+    router = Router(load_bank(bank_of(sample)))
     for item in yaml.safe_load((SAMPLES / sample / "queries.yaml").read_text(encoding="utf-8")):
         result = router.route(item["query"])
         assert len(result.primaries) <= MAX_PRIMARY, item["query"]
@@ -127,7 +127,7 @@ def test_every_query_loads_at_most_three_matching_files_and_their_relationships(
 
 @pytest.mark.parametrize("sample", WITH_QUERIES)
 def test_every_tldr_is_one_sentence_in_the_files_language(sample: str) -> None:
-    bank = Bank.load(bank_of(sample))
+    bank = load_bank(bank_of(sample))
     for rel, kf in bank.files.items():
         assert len(sentences(kf.tldr)) == 1, (rel, kf.tldr)
         body = body_of((bank.root / rel).read_text(encoding="utf-8"))
@@ -179,7 +179,7 @@ def test_a_bank_adopted_from_scratch_routes_its_queries(
 ) -> None:
     """Headers stripped, ``compile --all`` offline and ``index``: the sample's queries still find
     their files (each must_load concept stands for the concept the compiler gave its file)."""
-    original = Bank.load(bank_of(sample))
+    original = load_bank(bank_of(sample))
     copy = tmp_path / sample
     copy_tree(SAMPLES / sample, copy)
     bank = bank_of_copy(copy)
@@ -189,7 +189,7 @@ def test_a_bank_adopted_from_scratch_routes_its_queries(
     (bank / "_index.md").unlink()
     assert run_cli(capsys, "compile", "--all", str(bank))[0] == 0
     assert run_cli(capsys, "index", str(bank))[0] == 0
-    adopted = Bank.load(bank)
+    adopted = load_bank(bank)
     renamed = {kf.concept: adopted.files[rel].concept for rel, kf in original.files.items()}
     queries = yaml.safe_load((SAMPLES / sample / "queries.yaml").read_text(encoding="utf-8"))
     for query in queries:
@@ -214,6 +214,6 @@ def test_adopted_mentat_keywords_name_topics_not_units_fields_or_verbs(
     jwt = bank / "patterns" / "jwt.md"
     jwt.write_text(_without_ckp_header(jwt.read_text(encoding="utf-8")), encoding="utf-8")
     assert run_cli(capsys, "compile", "--all", str(bank))[0] == 0
-    keywords = [k.casefold() for k in Bank.load(bank).files["patterns/jwt.md"].keyword_texts]
+    keywords = [k.casefold() for k in load_bank(bank).files["patterns/jwt.md"].keyword_texts]
     assert not {"minutes", "tid", "revokes"} & set(keywords), keywords
     assert {"jwt", "token", "algorithm"} <= set(keywords), keywords

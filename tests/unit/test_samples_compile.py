@@ -20,11 +20,12 @@ from ckp_lsp.core.format.text import decode
 from ckp_lsp.core.project.config import config_for_bank
 from ckp_lsp.core.project.discovery import find_banks
 from ckp_lsp.core.routing import route
+from ckp_lsp.faces.banks import load_bank
 from tests.copies import copy_tree
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "mentat"
 QUERIES: list[dict[str, Any]] = yaml.safe_load((SAMPLE / "queries.yaml").read_text(encoding="utf-8"))
-ORIGINAL = Bank.load(SAMPLE / "memory-bank")
+ORIGINAL = load_bank(SAMPLE / "memory-bank")
 #: the sample's concepts, as its queries name them, and the files that declare them
 FILE_OF = {concept: paths[0] for concept, paths in ORIGINAL.by_concept.items()}
 ROUTED = [q for q in QUERIES if q.get("must_load")]
@@ -41,10 +42,10 @@ def recompiled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Bank, dict[str
         path = root / rel
         bodies[rel] = body_of(decode(path.read_bytes())[0])
         path.write_text(bodies[rel], encoding="utf-8", newline="")
-    stripped = Bank.load(root)
+    stripped = load_bank(root)
     assert all(kf.header is None for kf in stripped.files.values())
     assert main(["compile", "--all", str(root)]) == 0
-    return Bank.load(root), bodies
+    return load_bank(root), bodies
 
 
 def test_every_file_gets_a_header_and_keeps_its_body(recompiled: tuple[Bank, dict[str, str]]) -> None:
@@ -113,14 +114,14 @@ def test_every_sample_recompiles_to_a_fixed_point_with_one_sentence_tldrs(
     project = tmp_path / sample.name
     copy_tree(sample, project)
     (root,) = find_banks([project])
-    for rel in Bank.load(root, config_for_bank(root)).files:
+    for rel in load_bank(root, config_for_bank(root)).files:
         path = root / rel
         path.write_text(body_of(decode(path.read_bytes())[0]), encoding="utf-8", newline="")
     assert main(["compile", "--all", str(root)]) == 0
     first = {p: p.read_bytes() for p in sorted(root.rglob("*.md"))}
     assert main(["compile", "--all", str(root)]) == 0
     assert {p: p.read_bytes() for p in sorted(root.rglob("*.md"))} == first
-    bank = Bank.load(root, config_for_bank(root))
+    bank = load_bank(root, config_for_bank(root))
     errors = [
         f"{rel}: {f.code}"
         for rel in bank.files

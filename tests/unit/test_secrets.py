@@ -11,7 +11,6 @@ import pytest
 
 from ckp_lsp.core.agent.redaction import placeholder, redact
 from ckp_lsp.core.agent.secrets import ALLOW_COMMENT, find_secrets
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.bank.cache import FileCache
 from ckp_lsp.core.bank.checks import check_file
 from ckp_lsp.core.bank.findings import Severity
@@ -19,6 +18,7 @@ from ckp_lsp.core.edit.fixes import apply_edits, fix_text, fixes_for
 from ckp_lsp.core.edit.rewrite import body_of
 from ckp_lsp.core.format.text import index_of_utf16, line_offsets, split_lines
 from ckp_lsp.core.project.config import Config
+from ckp_lsp.faces.banks import load_bank
 from tests.secret_corpus import Planted, fake_secrets, look_alikes, placements, settings
 from tests.unit.builders import bank_of_texts, run_cli, write_files
 
@@ -160,7 +160,7 @@ def test_ckp_check_exits_1_on_a_secret(tmp_path: Path, capsys: pytest.CaptureFix
 def test_a_file_with_a_secret_is_reported_again_from_the_cache(tmp_path: Path) -> None:
     root = write_files(tmp_path / "memory-bank", {"deploy.md": placements(PLANTED[0])["bare_header"]})
     for _ in range(2):  # the second load takes unchanged files from the cache
-        bank = Bank.load(root, Config(), FileCache(tmp_path / "cache.marshal"))
+        bank = load_bank(root, Config(), FileCache(tmp_path / "cache.marshal"))
         assert [f.code for f in check_file(bank, "deploy.md")] == ["CKP080"]
 
 

@@ -12,6 +12,7 @@ from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.bank.checks import check_file
 from ckp_lsp.core.compile.compiler import compile_header
 from ckp_lsp.core.project.config import Config
+from ckp_lsp.faces.banks import load_bank
 from ckp_lsp.server.state import WorkspaceState
 from tests.unit.builders import copy_bank
 
@@ -23,7 +24,7 @@ def loaded(tmp_path: Path) -> tuple[WorkspaceState, Bank]:
     root = copy_bank(MENTAT, tmp_path / "memory-bank").resolve()
     state = WorkspaceState()
     state.folders = [tmp_path.resolve()]
-    bank = Bank.load(root, Config())
+    bank = load_bank(root, Config())
     state.reload_all([bank])
     return state, bank
 

@@ -11,6 +11,7 @@ from lsprotocol import types
 
 from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.navigation.outline import outline
+from ckp_lsp.faces.banks import load_bank
 from ckp_lsp.server.convert import uri_of
 from ckp_lsp.server.features.symbols import document_symbols, flatten, workspace_symbols
 from ckp_lsp.server.state import Doc
@@ -22,12 +23,12 @@ MENTAT = ROOT / "samples" / "mentat" / "memory-bank"
 
 @pytest.fixture(scope="module")
 def bank() -> Bank:
-    return Bank.load(CLEAN.resolve())
+    return load_bank(CLEAN.resolve())
 
 
 @pytest.fixture(scope="module")
 def mentat() -> Bank:
-    return Bank.load(MENTAT.resolve())
+    return load_bank(MENTAT.resolve())
 
 
 def symbols(bank: Bank, rel: str) -> list[types.DocumentSymbol]:

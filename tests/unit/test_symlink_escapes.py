@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from ckp_lsp.cli.main import main
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.edit.writes import WriteRefused, write_atomic
 from ckp_lsp.core.project.within import inside
+from ckp_lsp.faces.banks import load_bank
 from ckp_lsp.server.features.actions import regenerate_index
 from ckp_lsp.server.features.index_upkeep import index_edit
 from tests.unit.builders import bank_in_cwd, bare_header
@@ -77,12 +77,12 @@ def test_the_server_offers_no_index_edit_through_a_link_out_of_the_bank(bank: Pa
     if target == "existing":
         outside.write_text(OUTSIDE_TEXT)
     (bank / "_index.md").symlink_to(outside)
-    loaded = Bank.load(bank)
+    loaded = load_bank(bank)
     assert index_edit(loaded) is None
     assert regenerate_index(loaded) == []
     (bank / "_index.md").unlink()  # a plain missing index: the edit is offered
-    assert index_edit(Bank.load(bank)) is not None
-    assert [a.title for a in regenerate_index(Bank.load(bank))] == ["Regenerate the index"]
+    assert index_edit(load_bank(bank)) is not None
+    assert [a.title for a in regenerate_index(load_bank(bank))] == ["Regenerate the index"]
 
 
 def test_ckp_init_writes_no_index_through_a_link_out_of_the_bank(

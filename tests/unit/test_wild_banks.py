@@ -21,6 +21,7 @@ from ckp_lsp.core.format.index_format import INDEX_END, INDEX_START
 from ckp_lsp.core.format.text import Span
 from ckp_lsp.core.project.config import Config
 from ckp_lsp.core.project.discovery import find_banks, knowledge_files
+from ckp_lsp.faces.banks import load_bank
 from tests.unit.builders import bank_of_texts, bare_header, run_cli, snapshot_files, write_files
 
 ADR = (
@@ -153,7 +154,7 @@ def test_a_file_full_of_placeholders_is_a_template_without_ckp001(tmp_path: Path
     bank = write_files(
         tmp_path / "memory-bank", {"feature-spec.md": TEMPLATE, "notes.md": "# Notes\n\nPlain.\n"}
     )
-    loaded = Bank.load(bank)
+    loaded = load_bank(bank)
     assert codes(loaded, "feature-spec.md") == [] and codes(loaded, "notes.md") == ["CKP001"]
     before = (bank / "feature-spec.md").read_bytes()
     assert run_cli_quiet(["compile", "--all", str(bank)]) == 0

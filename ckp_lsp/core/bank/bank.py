@@ -8,20 +8,18 @@ from __future__ import annotations
 
 import bisect
 import copy
-import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from ckp_lsp.core.bank.cache import FileCache
 from ckp_lsp.core.bank.claims import Claims
-from ckp_lsp.core.bank.reading import read_file, read_index
 from ckp_lsp.core.bank.updated import UpdatedDates
 from ckp_lsp.core.format.dates import CkpDate
 from ckp_lsp.core.format.knowledge import KnowledgeFile, read_knowledge_file
 from ckp_lsp.core.format.limits import CLAIM_LIMIT
 from ckp_lsp.core.format.suggest import NAME_WORD, suggest_concept
 from ckp_lsp.core.project.config import Config
-from ckp_lsp.core.project.discovery import INDEX_NAME, knowledge_files
+from ckp_lsp.core.project.discovery import INDEX_NAME
 from ckp_lsp.core.project.within import Folder
 
 #: changes remembered for ``changed_since``; who asks about older ones starts over
@@ -95,65 +93,12 @@ class Bank:
         snap._words = None  # made again if the snapshot is asked for a suggestion
         return snap
 
-    @classmethod
-    def load(
-        cls,
-        root: Path,
-        config: Config | None = None,
-        cache: FileCache | None = None,
-        dates: UpdatedDates | None = None,
-        today: CkpDate | None = None,
-    ) -> Bank:
-        """A bank read from disk; with a ``cache``, unchanged files are taken from it (and the
-        cache is saved with what was read); ``dates`` serves the git and mtime staleness sources
-        (in git mode the commit dates are read here too: a check never asks for them), ``today``
-        is the day (see ``__init__``)."""
-        bank = cls(root, config, dates, today)
-        rels = knowledge_files(root, bank.config.exclude, bank.unreadable)
-        if cache is None:
-            bank._read(rels)
-        else:
-            bank._read_cached(rels, cache)
-        bank.index_text, why = read_index(bank.disk)
-        if why is not None:
-            bank.unreadable[INDEX_NAME] = why
-        else:
-            bank.unreadable.pop(INDEX_NAME, None)
-        if cache is not None:
-            cache.save()
-        if bank.config.staleness == "git":  # the commit dates, from the face's source: a check asks none
-            bank.take_dates(dates.committed(root) if dates is not None else None)
-        return bank
-
-    def _read_cached(self, rels: list[str], cache: FileCache) -> None:
-        get, put, add = cache.get, cache.put, self._add
-        disk, base = self.disk, self.disk.base
-        for rel in rels:
-            path = base + rel
-            try:
-                st = os.stat(path)
-            except OSError:
-                self._take(read_file(disk, rel))  # says why it cannot be read
-                continue
-            kf = get(rel, st)
-            if kf is not None:
-                add(kf)
-                continue
-            got = self._take(read_file(disk, rel))
-            if not isinstance(got, tuple):
-                put(rel, st, got)
-
-    def _read(self, rels: list[str]) -> None:
-        for rel in rels:
-            self._take(read_file(self.disk, rel))
-
-    def _take(self, got: KnowledgeFile | tuple[str, str]) -> KnowledgeFile | tuple[str, str]:
-        """Add what ``read_file`` got: a file, or why one is not read."""
+    def take_read(self, got: KnowledgeFile | tuple[str, str]) -> None:
+        """Add a file its loader read: the file, or (its path, why it is not read)."""
         if isinstance(got, tuple):
             self.unreadable[got[0]] = got[1]
         else:
             self._add(got)
-        return got
 
     @property
     def index_path(self) -> Path:

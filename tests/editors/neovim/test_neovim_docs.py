@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from test_neovim import DOCS, EDITORS, HERE, SAMPLES, TIMEOUT, Unavailable, find_nvim, in_ci, server_command
 
-from ckp_lsp.core.bank.bank import Bank
 from ckp_lsp.core.bank.checks import check_file
 from ckp_lsp.core.bank.findings import Severity
 from ckp_lsp.core.bank.index_checks import check_index
+from ckp_lsp.faces.banks import load_bank
 from tests.copies import copy_tree
 from tests.mentat import MENTAT_REFERRERS
 
@@ -27,7 +27,7 @@ EXTRAS = HERE / "extras.lua"
 
 
 def errors(root: Path) -> set[tuple[str, str]]:
-    bank = Bank.load(root.resolve())
+    bank = load_bank(root.resolve())
     found = {
         (rel, f.code) for rel in bank.files for f in check_file(bank, rel) if f.severity == Severity.ERROR
     }
