@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import functools
 import json
 import logging
 import sys
@@ -119,8 +120,6 @@ class ReadAhead:
             self.waiting.append(body)
 
     def full(self) -> bool:
-        futures = self.protocol._request_futures
-        self.handed = {msg_id for msg_id in self.handed if msg_id in futures}
         return len(self.handed) >= READ_AHEAD
 
     def hand(self, body: bytes) -> None:
@@ -128,7 +127,11 @@ class ReadAhead:
         future = self.protocol._request_futures.get(msg_id) if msg_id is not None else None
         if future is not None and not future.done():
             self.handed.add(msg_id)
-            future.add_done_callback(lambda _: asyncio.get_running_loop().call_soon(self.hand_waiting))
+            future.add_done_callback(functools.partial(self._answered, msg_id))
+
+    def _answered(self, msg_id: Any, _: object) -> None:
+        self.handed.discard(msg_id)
+        asyncio.get_running_loop().call_soon(self.hand_waiting)
 
     def hand_waiting(self) -> None:
         while self.waiting and not self.full():
